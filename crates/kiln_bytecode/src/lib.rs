@@ -1,0 +1,547 @@
+//! Kiln's instruction set and compiled-program format.
+//!
+//! The compiler (`kiln_compiler`) produces a [`Script`]; the virtual machine
+//! (`kiln`) executes it. This crate is the contract between the two and holds
+//! no behaviour beyond encoding and printing.
+//!
+//! # Machine model
+//!
+//! Kiln is a register machine. Each function activation owns a window of
+//! `register_count` registers on the engine's value stack:
+//!
+//! - `r0` holds the `this` value as passed by the caller (raw: the VM applies
+//!   sloppy-mode coercion in [`Instr::LoadThis`]).
+//! - `r1 ..= rN` hold the formal parameters (`N = param_count`); missing
+//!   arguments are `undefined`, extra arguments are only reachable through
+//!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`], which must run
+//!   before the function's first call instruction.
+//! - the remaining registers are locals and temporaries.
+//!
+//! Variables captured by an inner function live in heap environments instead
+//! of registers. [`Instr::PushEnv`] makes a new environment whose parent is
+//! the current one; [`Instr::GetEnv`] / [`Instr::SetEnv`] address a slot by
+//! `(depth, slot)` where depth 0 is the current environment. The frame tracks
+//! its environment depth, so an exception handler can restore it
+//! ([`Handler::env_depth`]).
+//!
+//! Unresolved names and top-level declarations of scripts are globals:
+//! [`Instr::GetGlobal`] / [`Instr::SetGlobal`] through a property site whose
+//! name is in [`FunctionCode::property_sites`].
+//!
+//! The hole value ([`Instr::LoadHole`]) marks an uninitialised lexical binding
+//! (temporal dead zone) and an elided array-literal element; it never escapes
+//! to JavaScript.
+
+use std::fmt;
+
+/// A register index in the current frame.
+pub type Reg = u16;
+/// An index into [`FunctionCode::constants`].
+pub type ConstIdx = u16;
+/// An index into [`FunctionCode::property_sites`]; each names a property and
+/// owns one inline cache.
+pub type Site = u16;
+/// A jump offset relative to the instruction *after* the jump.
+pub type Offset = i32;
+
+/// One instruction. Every variant fits in 8 bytes; operands are registers
+/// unless their type says otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Instr {
+    // ---- moves and constants ----
+    /// `r[dst] = r[src]`
+    Mov { dst: Reg, src: Reg },
+    /// `r[dst] = constants[idx]` (numbers, strings, BigInts)
+    LoadConst { dst: Reg, idx: ConstIdx },
+    /// `r[dst] = value`
+    LoadInt { dst: Reg, value: i32 },
+    /// `r[dst] = undefined`
+    LoadUndefined { dst: Reg },
+    /// `r[dst] = null`
+    LoadNull { dst: Reg },
+    /// `r[dst] = true`
+    LoadTrue { dst: Reg },
+    /// `r[dst] = false`
+    LoadFalse { dst: Reg },
+    /// `r[dst] = <hole>` (uninitialised binding / elision)
+    LoadHole { dst: Reg },
+    /// `r[dst] = this` (sloppy functions: undefined/null -> global object, primitives -> wrapper)
+    LoadThis { dst: Reg },
+    /// `r[dst] = new.target`
+    LoadNewTarget { dst: Reg },
+    /// `r[dst] = the running function object`
+    LoadCallee { dst: Reg },
+    /// `r[dst] = import.meta`
+    LoadImportMeta { dst: Reg },
+
+    // ---- environments ----
+    /// push a new environment of `size` slots (all holes) whose parent is the current one
+    PushEnv { size: u16 },
+    /// pop the current environment
+    PopEnv,
+    /// replace the current environment with a copy of it (per-iteration `let` bindings)
+    CloneEnv,
+    /// `r[dst] = env(depth)[slot]`
+    GetEnv { dst: Reg, depth: u8, slot: u16 },
+    /// `r[dst] = env(depth)[slot]`, throwing ReferenceError naming constants[name] if it is the hole
+    GetEnvChecked { dst: Reg, depth: u8, slot: u16, name: ConstIdx },
+    /// `env(depth)[slot] = r[src]`
+    SetEnv { src: Reg, depth: u8, slot: u16 },
+    /// throw ReferenceError (constants[name] is not initialised) if r[src] is the hole
+    ThrowIfHole { src: Reg, name: ConstIdx },
+
+    // ---- globals ----
+    /// `r[dst] = global binding named by site`; ReferenceError if absent
+    GetGlobal { dst: Reg, site: Site },
+    /// like GetGlobal but yields undefined for a missing binding (`typeof x`)
+    GetGlobalOrUndefined { dst: Reg, site: Site },
+    /// assign the global binding named by site (strict mode: ReferenceError if absent)
+    SetGlobal { src: Reg, site: Site },
+    /// script start: declare `var`/function name as a global property (site names it)
+    DeclareGlobalVar { site: Site },
+    /// script start: declare a global lexical binding (let/const/class), uninitialised; flag: is const
+    DeclareGlobalLexical { site: Site, is_const: bool },
+    /// initialise a global lexical binding (the declaration itself executes)
+    InitGlobalLexical { src: Reg, site: Site },
+
+    // ---- properties ----
+    /// `r[dst] = r[obj][site.name]`
+    GetNamed { dst: Reg, obj: Reg, site: Site },
+    /// `r[obj][site.name] = r[src]` (strict: throw on failure)
+    SetNamed { obj: Reg, src: Reg, site: Site },
+    /// `r[dst] = r[obj][r[key]]`
+    GetIndex { dst: Reg, obj: Reg, key: Reg },
+    /// `r[obj][r[key]] = r[src]`
+    SetIndex { obj: Reg, key: Reg, src: Reg },
+    /// CreateDataProperty(r[obj], site.name, r[src]) (object literals, class fields)
+    DefineNamed { obj: Reg, src: Reg, site: Site },
+    /// CreateDataProperty(r[obj], r[key], r[src])
+    DefineIndex { obj: Reg, key: Reg, src: Reg },
+    /// define method/accessor r[func] on r[obj] under key r[key]; sets the home object.
+    /// `kind`: see [`MethodKind`]; class members are non-enumerable
+    DefineMethod { obj: Reg, key: Reg, func: Reg, kind: MethodKind },
+    /// `r[dst] = delete r[obj][r[key]]` (strict: TypeError on failure)
+    Delete { dst: Reg, obj: Reg, key: Reg },
+    /// `r[dst] = super[r[key]]` with the current `this` as receiver
+    GetSuper { dst: Reg, key: Reg },
+    /// `super[r[key]] = r[src]` with `this` as receiver
+    SetSuper { key: Reg, src: Reg },
+    /// `r[dst] = r[obj].#name` where r[key] holds the private name
+    GetPrivate { dst: Reg, obj: Reg, key: Reg },
+    /// `r[obj].#name = r[src]`
+    SetPrivate { obj: Reg, key: Reg, src: Reg },
+    /// add private field/method r[key] = r[src] to r[obj] (TypeError if present)
+    DefinePrivate { obj: Reg, key: Reg, src: Reg },
+    /// `r[dst] = #name in r[obj]`
+    HasPrivate { dst: Reg, obj: Reg, key: Reg },
+    /// `r[dst] = a new private name described by constants[desc]`
+    NewPrivateName { dst: Reg, desc: ConstIdx },
+
+    // ---- object construction ----
+    /// `r[dst] = {}`
+    NewObject { dst: Reg },
+    /// `r[dst] = []` with room for `capacity` elements
+    NewArray { dst: Reg, capacity: u16 },
+    /// append r[src] to array r[arr] (a hole appends an elision)
+    ArrayPush { arr: Reg, src: Reg },
+    /// append every value of iterable r[src] to array r[arr]
+    ArraySpread { arr: Reg, src: Reg },
+    /// copy own enumerable properties of r[src] onto r[dst] (object spread)
+    CopyDataProperties { dst: Reg, src: Reg },
+    /// like CopyDataProperties, excluding the keys in array r[excluded] (object rest)
+    CopyDataPropertiesExcept { dst: Reg, src: Reg, excluded: Reg },
+    /// `r[dst] = new closure of constants[func]` over the current environment
+    Closure { dst: Reg, func: ConstIdx },
+    /// create a class: constructor from constants[func], heritage r[heritage] (a hole means
+    /// no `extends`); `r[dst] = constructor`, `r[dst+1] = prototype`
+    CreateClass { dst: Reg, func: ConstIdx, heritage: Reg },
+    /// store closure r[init] as the field initialiser of class constructor r[class]
+    SetClassFields { class: Reg, init: Reg },
+    /// run the running constructor's field initialiser on `this` (base class constructors)
+    InitClassFields,
+    /// `r[dst] = regexp literal constants[idx]`
+    NewRegExp { dst: Reg, idx: ConstIdx },
+    /// `r[dst] = the (cached) template object for constants[idx]`
+    GetTemplateObject { dst: Reg, idx: ConstIdx },
+    /// `r[dst] = arguments object` (mapped onto the parameter environment when `mapped`)
+    CreateArguments { dst: Reg, mapped: bool },
+    /// `r[dst] = array of the arguments from position `from` (0-based) on
+    CreateRestArray { dst: Reg, from: u16 },
+
+    // ---- operators (ToPrimitive/ToNumeric may run JS) ----
+    /// `r[dst] = r[lhs] + r[rhs]`
+    Add { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] + imm`
+    AddImm { dst: Reg, lhs: Reg, imm: i16 },
+    /// `r[dst] = r[lhs] - r[rhs]`
+    Sub { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] * r[rhs]`
+    Mul { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] / r[rhs]`
+    Div { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] % r[rhs]`
+    Mod { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] ** r[rhs]`
+    Exp { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] & r[rhs]`
+    BitAnd { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] | r[rhs]`
+    BitOr { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] ^ r[rhs]`
+    BitXor { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] << r[rhs]`
+    Shl { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] >> r[rhs]`
+    Shr { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] >>> r[rhs]`
+    UShr { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] == r[rhs]`
+    Eq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] != r[rhs]`
+    NotEq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] === r[rhs]`
+    StrictEq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] !== r[rhs]`
+    StrictNotEq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] < r[rhs]`
+    Lt { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] <= r[rhs]`
+    Le { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] > r[rhs]`
+    Gt { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] >= r[rhs]`
+    Ge { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] instanceof r[rhs]`
+    InstanceOf { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = r[lhs] in r[rhs]`
+    In { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `r[dst] = -r[src]`
+    Neg { dst: Reg, src: Reg },
+    /// `r[dst] = ~r[src]`
+    BitNot { dst: Reg, src: Reg },
+    /// `r[dst] = !r[src]`
+    Not { dst: Reg, src: Reg },
+    /// `r[dst] = typeof r[src]`
+    TypeOf { dst: Reg, src: Reg },
+    /// `r[dst] = ToNumber(r[src])` (unary plus)
+    ToNumber { dst: Reg, src: Reg },
+    /// `r[dst] = ToNumeric(r[src])` (old value of postfix `++`/`--`)
+    ToNumeric { dst: Reg, src: Reg },
+    /// `r[dst] = r[src] + 1` on a numeric
+    Inc { dst: Reg, src: Reg },
+    /// `r[dst] = r[src] - 1` on a numeric
+    Dec { dst: Reg, src: Reg },
+    /// `r[dst] = ToString(r[src])` (template literal substitutions)
+    ToString { dst: Reg, src: Reg },
+    /// `r[dst] = ToPropertyKey(r[src])` (computed keys evaluated ahead of their use)
+    ToPropertyKey { dst: Reg, src: Reg },
+    /// `r[dst] = ToObject(r[src])`; TypeError for undefined/null (destructuring)
+    ToObject { dst: Reg, src: Reg },
+    /// TypeError unless r[src] is an object (iterator results, derived constructor returns)
+    ThrowIfNotObject { src: Reg },
+
+    // ---- control ----
+    /// `pc += offset`
+    Jump { offset: Offset },
+    /// backward jump: `pc += offset`; also a safe point (fuel, interrupt, GC)
+    Loop { offset: Offset },
+    /// `if ToBoolean(r[src]) pc += offset`
+    JumpIfTrue { src: Reg, offset: Offset },
+    /// `if !ToBoolean(r[src]) pc += offset`
+    JumpIfFalse { src: Reg, offset: Offset },
+    /// `if r[src] is undefined or null pc += offset`
+    JumpIfNullish { src: Reg, offset: Offset },
+    /// `if r[src] is not undefined or null pc += offset`
+    JumpIfNotNullish { src: Reg, offset: Offset },
+    /// `if r[src] is undefined pc += offset`
+    JumpIfUndefined { src: Reg, offset: Offset },
+    /// `if r[src] is not undefined pc += offset`
+    JumpIfNotUndefined { src: Reg, offset: Offset },
+    /// `if r[src] is the hole pc += offset`
+    JumpIfHole { src: Reg, offset: Offset },
+    /// throw r[src]
+    Throw { src: Reg },
+    /// throw a new error of `kind` with message constants[msg]
+    ThrowError { kind: ErrorKind, msg: ConstIdx },
+    /// return r[src]
+    Return { src: Reg },
+    /// return undefined
+    ReturnUndefined,
+    /// derived constructor return: r[src] if it is an object; r[this] if r[src] is undefined
+    /// (ReferenceError if that is still the hole); TypeError otherwise
+    ReturnDerived { src: Reg, this: Reg },
+    /// end of a `finally` block entered with completion r[kind], r[kind+1]: rethrow,
+    /// return, or fall through (see [`Completion`])
+    EndFinally { kind: Reg },
+
+    // ---- calls ----
+    /// `r[dst] = r[func].call(r[args], r[args+1], ..., r[args+argc])`
+    Call { dst: Reg, func: Reg, args: Reg, argc: u8 },
+    /// like Call, but the current frame is replaced (strict-mode tail position)
+    TailCall { func: Reg, args: Reg, argc: u8 },
+    /// `r[dst] = r[func].apply(r[args], array r[args+1])`
+    CallSpread { dst: Reg, func: Reg, args: Reg },
+    /// `r[dst] = new r[func](r[args+1], ..., r[args+argc])` (r[args] is scratch)
+    New { dst: Reg, func: Reg, args: Reg, argc: u8 },
+    /// `r[dst] = new r[func](...array r[args+1])`
+    NewSpread { dst: Reg, func: Reg, args: Reg },
+    /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this`, runs field initialisers
+    SuperCall { dst: Reg, args: Reg, argc: u8 },
+    /// `r[dst] = super(...array r[args+1])`
+    SuperCallSpread { dst: Reg, args: Reg },
+    /// `r[dst] = eval(r[args+1], ...)` when r[func] is the realm's %eval%, else an ordinary call
+    CallEval { dst: Reg, func: Reg, args: Reg, argc: u8 },
+
+    // ---- iteration ----
+    /// `r[iter] = GetIterator(r[src])`, `r[iter+1] = its next method`
+    GetIterator { iter: Reg, src: Reg },
+    /// `r[iter]`, `r[iter+1]` = GetIterator(r[src], async)
+    GetAsyncIterator { iter: Reg, src: Reg },
+    /// step iterator r[iter]: `r[dst] = value`, `r[dst+1] = done`
+    IteratorNext { dst: Reg, iter: Reg },
+    /// IteratorClose(r[iter]) on a normal exit (calls `return` if present)
+    IteratorClose { iter: Reg },
+    /// `r[dst] = a for-in key iterator over r[src]`
+    ForInPrepare { dst: Reg, src: Reg },
+    /// `r[dst] = next for-in key of r[iter]`, `r[dst+1] = done`
+    ForInNext { dst: Reg, iter: Reg },
+
+    // ---- generators and async functions ----
+    /// suspend a fresh generator after parameter initialisation; the call returns the generator
+    InitialYield,
+    /// yield r[src]; on resumption `r[dst] = sent value` (throw/return resumptions unwind)
+    Yield { dst: Reg, src: Reg },
+    /// await r[src]; on resumption `r[dst] = fulfilled value` (rejection throws)
+    Await { dst: Reg, src: Reg },
+    /// `yield*` one step: delegate resumption of r[iter] and yield its result object as is
+    YieldDelegate { dst: Reg, iter: Reg },
+
+    // ---- miscellany ----
+    /// `debugger` statement: no effect
+    Debugger,
+    /// dynamic `import(r[src])`: `r[dst] = promise`
+    ImportDynamic { dst: Reg, src: Reg },
+}
+
+/// How [`Instr::DefineMethod`] installs a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodKind {
+    /// object-literal method: enumerable data property
+    ObjectMethod,
+    /// object-literal getter: enumerable
+    ObjectGetter,
+    /// object-literal setter: enumerable
+    ObjectSetter,
+    /// class method: non-enumerable data property
+    ClassMethod,
+    /// class getter: non-enumerable
+    ClassGetter,
+    /// class setter: non-enumerable
+    ClassSetter,
+}
+
+/// The error constructors a [`Instr::ThrowError`] can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    TypeError,
+    ReferenceError,
+    SyntaxError,
+    RangeError,
+}
+
+/// Completion kinds stored in the `kind` register of a `finally` block.
+///
+/// The block is entered with `r[kind] = Completion as i32` and `r[kind+1]` the
+/// value. [`Instr::EndFinally`] rethrows a `Throw`, returns a `Return`, and
+/// falls through otherwise; the compiler encodes `break`/`continue` through a
+/// finally as `Jump(n)` values `>= Completion::Jump` and dispatches on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Completion {
+    Normal = 0,
+    Throw = 1,
+    Return = 2,
+    /// `Jump + n` is the n-th break/continue target leaving the try statement
+    Jump = 3,
+}
+
+/// A constant referenced by [`Instr::LoadConst`] and friends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constant {
+    Number(f64),
+    /// a string as UTF-16 code units (lone surrogates are legal)
+    String(Vec<u16>),
+    /// a BigInt literal as decimal digits with optional leading `-`
+    BigInt(String),
+    /// index into [`Script::functions`]
+    Function(u32),
+    RegExp { pattern: Vec<u16>, flags: String },
+    /// a tagged template's strings: cooked (None where invalid escape) and raw
+    Template { cooked: Vec<Option<Vec<u16>>>, raw: Vec<Vec<u16>> },
+}
+
+/// An exception handler: covers `start..end` (instruction indices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handler {
+    pub start: u32,
+    pub end: u32,
+    pub target: u32,
+    /// the frame's environment depth to restore before jumping to `target`
+    pub env_depth: u16,
+    /// catch: the exception goes to `r[reg]`. finally: `r[reg] = Completion::Throw`,
+    /// `r[reg+1] = exception`
+    pub reg: Reg,
+    pub is_finally: bool,
+}
+
+/// What kind of function a [`FunctionCode`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// `function` declaration or expression: callable and constructible
+    Normal,
+    Arrow,
+    /// object or class method, getter or setter: not constructible
+    Method,
+    ClassConstructor,
+    DerivedConstructor,
+    Generator,
+    Async,
+    AsyncArrow,
+    AsyncGenerator,
+    /// top-level code of a script, module or eval
+    Script,
+}
+
+impl FunctionKind {
+    pub fn is_constructor(self) -> bool {
+        matches!(self, Self::Normal | Self::ClassConstructor | Self::DerivedConstructor)
+    }
+    pub fn is_generator(self) -> bool {
+        matches!(self, Self::Generator | Self::AsyncGenerator)
+    }
+    pub fn is_async(self) -> bool {
+        matches!(self, Self::Async | Self::AsyncArrow | Self::AsyncGenerator)
+    }
+    pub fn is_arrow(self) -> bool {
+        matches!(self, Self::Arrow | Self::AsyncArrow)
+    }
+    pub fn is_class_constructor(self) -> bool {
+        matches!(self, Self::ClassConstructor | Self::DerivedConstructor)
+    }
+}
+
+/// One compiled function (or the top level of a script).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionCode {
+    /// the function's `name` property as UTF-16 (may be empty)
+    pub name: Vec<u16>,
+    pub kind: FunctionKind,
+    pub strict: bool,
+    /// the function's `length` property: parameters before the first default/rest
+    pub length: u32,
+    /// number of formal parameter registers `r1 ..= r{param_count}`
+    pub param_count: u16,
+    pub register_count: u16,
+    pub instructions: Vec<Instr>,
+    pub constants: Vec<Constant>,
+    /// property names (UTF-16) of the inline-cached sites
+    pub property_sites: Vec<Vec<u16>>,
+    pub handlers: Vec<Handler>,
+    /// `(instruction index, source byte offset)`, sorted by index: the source position of the
+    /// instructions from that index on
+    pub positions: Vec<(u32, u32)>,
+    /// source byte range of the function (for `Function.prototype.toString`)
+    pub source_start: u32,
+    pub source_end: u32,
+}
+
+impl FunctionCode {
+    /// The source byte offset of the instruction at `pc`.
+    pub fn position_of(&self, pc: usize) -> Option<u32> {
+        let i = self.positions.partition_point(|&(at, _)| at as usize <= pc);
+        i.checked_sub(1).map(|i| self.positions[i].1)
+    }
+}
+
+/// Whether a [`Script`] is a classic script, a module, or eval code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptKind {
+    Script,
+    Module,
+    Eval,
+}
+
+/// A compiled script or module: every function of it, top level first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Script {
+    pub kind: ScriptKind,
+    /// `functions[0]` is the top-level code
+    pub functions: Vec<FunctionCode>,
+    pub source: String,
+    /// the name to show in stack traces (a path, `<eval>`, ...)
+    pub source_name: String,
+}
+
+impl fmt::Display for FunctionCode {
+    /// A readable listing, one instruction per line (the disassembler).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "function {:?} ({:?}, strict={}, params={}, registers={})",
+            String::from_utf16_lossy(&self.name),
+            self.kind,
+            self.strict,
+            self.param_count,
+            self.register_count
+        )?;
+        for (pc, instr) in self.instructions.iter().enumerate() {
+            writeln!(f, "  {pc:4}  {instr:?}")?;
+        }
+        for (i, c) in self.constants.iter().enumerate() {
+            match c {
+                Constant::String(s) => writeln!(f, "  const {i}: {:?}", String::from_utf16_lossy(s))?,
+                other => writeln!(f, "  const {i}: {other:?}")?,
+            }
+        }
+        for (i, s) in self.property_sites.iter().enumerate() {
+            writeln!(f, "  site {i}: {:?}", String::from_utf16_lossy(s))?;
+        }
+        for h in &self.handlers {
+            writeln!(f, "  handler {h:?}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_fit_in_eight_bytes() {
+        assert!(std::mem::size_of::<Instr>() <= 8, "Instr is {} bytes", std::mem::size_of::<Instr>());
+    }
+
+    #[test]
+    fn position_lookup_finds_the_covering_entry() {
+        let code = FunctionCode {
+            name: vec![],
+            kind: FunctionKind::Script,
+            strict: false,
+            length: 0,
+            param_count: 0,
+            register_count: 1,
+            instructions: vec![Instr::ReturnUndefined; 5],
+            constants: vec![],
+            property_sites: vec![],
+            handlers: vec![],
+            positions: vec![(0, 10), (3, 42)],
+            source_start: 0,
+            source_end: 0,
+        };
+        assert_eq!(code.position_of(0), Some(10));
+        assert_eq!(code.position_of(2), Some(10));
+        assert_eq!(code.position_of(3), Some(42));
+        assert_eq!(code.position_of(4), Some(42));
+    }
+}
