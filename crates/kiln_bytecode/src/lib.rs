@@ -71,6 +71,8 @@ pub enum Instr {
     LoadNewTarget { dst: Reg },
     /// `r[dst] = the running function object`
     LoadCallee { dst: Reg },
+    /// `r[dst] = the global object`
+    LoadGlobalObject { dst: Reg },
     /// `r[dst] = import.meta`
     LoadImportMeta { dst: Reg },
 
@@ -132,6 +134,9 @@ pub enum Instr {
     SetPrivate { obj: Reg, key: Reg, src: Reg },
     /// add private field/method r[key] = r[src] to r[obj] (TypeError if present)
     DefinePrivate { obj: Reg, key: Reg, src: Reg },
+    /// add private accessor r[key] to r[obj]: getter r[funcs], setter r[funcs+1] (either may be
+    /// undefined)
+    DefinePrivateAccessor { obj: Reg, key: Reg, funcs: Reg },
     /// `r[dst] = #name in r[obj]`
     HasPrivate { dst: Reg, obj: Reg, key: Reg },
     /// `r[dst] = a new private name described by constants[desc]`
@@ -155,6 +160,8 @@ pub enum Instr {
     /// create a class: constructor from constants[func], heritage r[heritage] (a hole means
     /// no `extends`); `r[dst] = constructor`, `r[dst+1] = prototype`
     CreateClass { dst: Reg, func: ConstIdx, heritage: Reg },
+    /// make r[obj] the home object of function r[func] (`super` lookups start at its prototype)
+    SetHomeObject { func: Reg, obj: Reg },
     /// store closure r[init] as the field initialiser of class constructor r[class]
     SetClassFields { class: Reg, init: Reg },
     /// run the running constructor's field initialiser on `this` (base class constructors)
@@ -267,9 +274,9 @@ pub enum Instr {
     Return { src: Reg },
     /// return undefined
     ReturnUndefined,
-    /// derived constructor return: r[src] if it is an object; r[this] if r[src] is undefined
-    /// (ReferenceError if that is still the hole); TypeError otherwise
-    ReturnDerived { src: Reg, this: Reg },
+    /// derived constructor return: r[src] if it is an object; the frame's `this` if r[src] is
+    /// undefined (ReferenceError if `super()` was never called); TypeError otherwise
+    ReturnDerived { src: Reg },
     /// end of a `finally` block entered with completion r[kind], r[kind+1]: rethrow,
     /// return, or fall through (see [`Completion`])
     EndFinally { kind: Reg },
@@ -301,6 +308,8 @@ pub enum Instr {
     IteratorNext { dst: Reg, iter: Reg },
     /// IteratorClose(r[iter]) on a normal exit (calls `return` if present)
     IteratorClose { iter: Reg },
+    /// IteratorClose(r[iter]) on a throw exit: calls `return` if present, ignoring its errors and result
+    IteratorCloseOnThrow { iter: Reg },
     /// `r[dst] = a for-in key iterator over r[src]`
     ForInPrepare { dst: Reg, src: Reg },
     /// `r[dst] = next for-in key of r[iter]`, `r[dst+1] = done`
@@ -313,7 +322,9 @@ pub enum Instr {
     Yield { dst: Reg, src: Reg },
     /// await r[src]; on resumption `r[dst] = fulfilled value` (rejection throws)
     Await { dst: Reg, src: Reg },
-    /// `yield*` one step: delegate resumption of r[iter] and yield its result object as is
+    /// `yield*`: forward each resumption of this generator (next/throw/return) to iterator
+    /// r[iter] and yield its result objects as they are; the instruction re-executes on every
+    /// resumption until the inner iterator is done, then `r[dst] = the final value`
     YieldDelegate { dst: Reg, iter: Reg },
 
     // ---- miscellany ----
