@@ -1,0 +1,779 @@
+//! The compiler proper: script-wide state, binding resolution, scopes and
+//! environments, and the shared shape of every function (prologue,
+//! parameters, implicit return). Statements, expressions, patterns and
+//! classes are compiled by the sibling modules as further `impl Compiler`
+//! blocks.
+
+use std::collections::{HashMap, HashSet};
+
+use kiln_bytecode::{Constant, ErrorKind, FunctionCode, FunctionKind, Instr, Reg, ScriptKind};
+use oxc_ast::ast::*;
+use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
+use oxc_span::Span;
+use oxc_syntax::scope::ScopeId;
+
+use crate::error::CompileError;
+use crate::function::{FnState, Loc, R, utf16};
+use crate::nesting::MAX_NESTING;
+use crate::scope::{Analysis, ContextKey, function_scope_of};
+
+/// A private name declared by a class body, and where its key lives.
+pub(crate) struct ClassCtx {
+    pub names: HashMap<String, Loc>,
+}
+
+pub(crate) struct Compiler<'a> {
+    pub source: &'a str,
+    pub scoping: &'a Scoping,
+    pub analysis: Analysis,
+    pub functions: Vec<Option<FunctionCode>>,
+    pub script_kind: ScriptKind,
+    /// the function being compiled
+    pub fs: FnState,
+    /// the enclosing functions being compiled, outermost first
+    pub outer: Vec<FnState>,
+    /// compile-time mirror of the run-time environment chain (ids)
+    pub envs: Vec<u32>,
+    next_env: u32,
+    pub locs: HashMap<SymbolId, Loc>,
+    /// the function-activation scope owning each symbol
+    owners: HashMap<SymbolId, ScopeId>,
+    by_function: HashMap<ScopeId, Vec<SymbolId>>,
+    /// the activation scope of the function being compiled (None: synthesized)
+    pub fn_scope: Option<ScopeId>,
+    outer_fn_scopes: Vec<Option<ScopeId>>,
+    pub root_scope: ScopeId,
+    pub classes: Vec<ClassCtx>,
+    pub switch_scopes: HashSet<ScopeId>,
+    /// symbols naming a function expression inside itself (read-only)
+    pub self_names: HashSet<SymbolId>,
+    depth: u32,
+}
+
+impl<'a> Compiler<'a> {
+    pub(crate) fn new(source: &'a str, scoping: &'a Scoping, analysis: Analysis, kind: ScriptKind, root: ScopeId, strict: bool) -> Self {
+        let mut owners = HashMap::new();
+        let mut by_function: HashMap<ScopeId, Vec<SymbolId>> = HashMap::new();
+        for symbol in scoping.symbol_ids() {
+            let owner = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
+            owners.insert(symbol, owner);
+            by_function.entry(owner).or_default().push(symbol);
+        }
+        Compiler {
+            source,
+            scoping,
+            analysis,
+            functions: vec![None],
+            script_kind: kind,
+            fs: FnState::new(FunctionKind::Script, strict, 0),
+            outer: Vec::new(),
+            envs: Vec::new(),
+            next_env: 0,
+            locs: HashMap::new(),
+            owners,
+            by_function,
+            fn_scope: Some(root),
+            outer_fn_scopes: Vec::new(),
+            root_scope: root,
+            classes: Vec::new(),
+            switch_scopes: HashSet::new(),
+            self_names: HashSet::new(),
+            depth: 0,
+        }
+    }
+
+    // ---- recursion guard ----
+
+    pub(crate) fn enter(&mut self, span: Span) -> R<()> {
+        self.depth += 1;
+        if self.depth as usize > MAX_NESTING {
+            return Err(CompileError::new("nesting too deep", span.start));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ---- small emit helpers ----
+
+    pub(crate) fn emit(&mut self, i: Instr) -> usize {
+        self.fs.emit(i)
+    }
+
+    pub(crate) fn pos(&mut self, span: Span) {
+        self.fs.position(span.start);
+    }
+
+    pub(crate) fn unsupported<T>(&self, what: &str, span: Span) -> R<T> {
+        Err(CompileError::unsupported(what, span.start))
+    }
+
+    pub(crate) fn load_str(&mut self, dst: Reg, s: &str) -> R<()> {
+        let idx = self.fs.str(s)?;
+        self.emit(Instr::LoadConst { dst, idx });
+        Ok(())
+    }
+
+    pub(crate) fn load_number(&mut self, dst: Reg, value: f64) -> R<()> {
+        if value.fract() == 0.0 && value.abs() <= i32::MAX as f64 && !(value == 0.0 && value.is_sign_negative()) {
+            self.emit(Instr::LoadInt { dst, value: value as i32 });
+        } else {
+            let idx = self.fs.number(value)?;
+            self.emit(Instr::LoadConst { dst, idx });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn throw_error(&mut self, kind: ErrorKind, msg: &str) -> R<()> {
+        let msg = self.fs.str(msg)?;
+        self.emit(Instr::ThrowError { kind, msg });
+        Ok(())
+    }
+
+    pub(crate) fn env_depth(&self) -> u16 {
+        (self.envs.len() - self.fs.env_base) as u16
+    }
+
+    pub(crate) fn push_env(&mut self, size: u16) -> u32 {
+        let id = self.next_env;
+        self.next_env += 1;
+        self.envs.push(id);
+        self.emit(Instr::PushEnv { size });
+        id
+    }
+
+    pub(crate) fn pop_env(&mut self) {
+        self.envs.pop();
+        self.emit(Instr::PopEnv);
+    }
+
+    /// Emit PopEnv until the function's environment depth is `depth`
+    /// (without changing the compile-time chain: used on jumps out).
+    pub(crate) fn pop_envs_to(&mut self, depth: u16) {
+        for _ in depth..self.env_depth() {
+            self.emit(Instr::PopEnv);
+        }
+    }
+
+    fn env_distance(&self, env: u32, span: Span) -> R<u8> {
+        let Some(index) = self.envs.iter().rposition(|&e| e == env) else {
+            return Err(CompileError::new("internal error: environment not in scope", span.start));
+        };
+        let depth = self.envs.len() - 1 - index;
+        u8::try_from(depth).map_err(|_| CompileError::new("too many nested scopes", span.start))
+    }
+
+    pub(crate) fn get_env(&mut self, dst: Reg, env: u32, slot: u16, checked: Option<&str>, span: Span) -> R<()> {
+        let depth = self.env_distance(env, span)?;
+        match checked {
+            Some(name) => {
+                let name = self.fs.str(name)?;
+                self.emit(Instr::GetEnvChecked { dst, depth, slot, name })
+            }
+            None => self.emit(Instr::GetEnv { dst, depth, slot }),
+        };
+        Ok(())
+    }
+
+    pub(crate) fn set_env(&mut self, src: Reg, env: u32, slot: u16, span: Span) -> R<()> {
+        let depth = self.env_distance(env, span)?;
+        self.emit(Instr::SetEnv { src, depth, slot });
+        Ok(())
+    }
+
+    pub(crate) fn store_loc(&mut self, loc: Loc, src: Reg, span: Span) -> R<()> {
+        match loc {
+            Loc::Reg(r) => {
+                if r != src {
+                    self.emit(Instr::Mov { dst: r, src });
+                }
+            }
+            Loc::Env { env, slot } => self.set_env(src, env, slot, span)?,
+            Loc::Global => return Err(CompileError::new("internal error: global location", span.start)),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn load_loc(&mut self, loc: Loc, dst: Reg, span: Span) -> R<()> {
+        match loc {
+            Loc::Reg(r) => {
+                if r != dst {
+                    self.emit(Instr::Mov { dst, src: r });
+                }
+            }
+            Loc::Env { env, slot } => self.get_env(dst, env, slot, None, span)?,
+            Loc::Global => return Err(CompileError::new("internal error: global location", span.start)),
+        }
+        Ok(())
+    }
+
+    // ---- symbols ----
+
+    pub(crate) fn symbol_of_ref(&self, ident: &IdentifierReference<'_>) -> Option<SymbolId> {
+        ident.reference_id.get().and_then(|id| self.scoping.get_reference(id).symbol_id())
+    }
+
+    pub(crate) fn flags(&self, sym: SymbolId) -> SymbolFlags {
+        self.scoping.symbol_flags(sym)
+    }
+
+    pub(crate) fn is_lexical(&self, sym: SymbolId) -> bool {
+        self.flags(sym).intersects(SymbolFlags::BlockScopedVariable | SymbolFlags::Class)
+            && !self.flags(sym).contains(SymbolFlags::Function)
+    }
+
+    pub(crate) fn is_const(&self, sym: SymbolId) -> bool {
+        self.flags(sym).contains(SymbolFlags::ConstVariable)
+    }
+
+    /// Top-level bindings of scripts are global properties.
+    pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
+        self.script_kind != ScriptKind::Module && self.scoping.symbol_scope_id(sym) == self.root_scope
+    }
+
+    pub(crate) fn loc_of(&self, sym: SymbolId, span: Span) -> R<Loc> {
+        if self.is_global_symbol(sym) {
+            return Ok(Loc::Global);
+        }
+        self.locs
+            .get(&sym)
+            .copied()
+            .ok_or_else(|| CompileError::new(format!("internal error: unplaced binding '{}'", self.scoping.symbol_name(sym)), span.start))
+    }
+
+    /// Whether a read of `sym` here might see the temporal dead zone.
+    pub(crate) fn needs_tdz_check(&self, sym: SymbolId) -> bool {
+        if !self.is_lexical(sym) {
+            return false;
+        }
+        let same_function = self.fn_scope.is_some() && self.owners.get(&sym).copied() == self.fn_scope;
+        let in_switch = self.switch_scopes.contains(&self.scoping.symbol_scope_id(sym));
+        !(same_function && !in_switch && self.fs.initialized.contains(&sym))
+    }
+
+    /// `r[dst] = <binding sym>` with the TDZ check where needed.
+    pub(crate) fn load_symbol(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
+        let name = self.scoping.symbol_name(sym).to_string();
+        let check = self.needs_tdz_check(sym);
+        match self.loc_of(sym, span)? {
+            Loc::Reg(r) => {
+                if check {
+                    let name = self.fs.str(&name)?;
+                    self.emit(Instr::ThrowIfHole { src: r, name });
+                }
+                if r != dst {
+                    self.emit(Instr::Mov { dst, src: r });
+                }
+            }
+            Loc::Env { env, slot } => self.get_env(dst, env, slot, if check { Some(&name) } else { None }, span)?,
+            Loc::Global => {
+                let site = self.fs.site(&name)?;
+                self.pos(span);
+                self.emit(Instr::GetGlobal { dst, site });
+            }
+        }
+        Ok(())
+    }
+
+    /// The register holding `sym` if it lives in one (after any TDZ check).
+    pub(crate) fn symbol_register(&mut self, sym: SymbolId, span: Span) -> R<Option<Reg>> {
+        if let Loc::Reg(r) = self.loc_of(sym, span)? {
+            if self.needs_tdz_check(sym) {
+                let name = self.scoping.symbol_name(sym).to_string();
+                let name = self.fs.str(&name)?;
+                self.emit(Instr::ThrowIfHole { src: r, name });
+            }
+            return Ok(Some(r));
+        }
+        Ok(None)
+    }
+
+    /// Assign r[src] to `sym`. `init` marks the declaration itself (no
+    /// const or TDZ checks; global lexicals get InitGlobalLexical).
+    pub(crate) fn store_symbol(&mut self, sym: SymbolId, src: Reg, init: bool, span: Span) -> R<()> {
+        let name = self.scoping.symbol_name(sym).to_string();
+        if !init {
+            if self.self_names.contains(&sym) {
+                if self.fs.strict {
+                    self.throw_error(ErrorKind::TypeError, "Assignment to constant variable.")?;
+                }
+                return Ok(());
+            }
+            if self.needs_tdz_check(sym) {
+                let tmp = self.fs.alloc()?;
+                self.load_symbol(sym, tmp, span)?;
+                self.fs.release(tmp as u32);
+            }
+            if self.is_const(sym) {
+                self.throw_error(ErrorKind::TypeError, "Assignment to constant variable.")?;
+                return Ok(());
+            }
+        }
+        match self.loc_of(sym, span)? {
+            Loc::Global => {
+                let site = self.fs.site(&name)?;
+                self.pos(span);
+                if init && self.is_lexical(sym) {
+                    self.emit(Instr::InitGlobalLexical { src, site });
+                } else {
+                    self.emit(Instr::SetGlobal { src, site });
+                }
+            }
+            loc => self.store_loc(loc, src, span)?,
+        }
+        if init {
+            self.fs.initialized.insert(sym);
+        }
+        Ok(())
+    }
+
+    /// Symbols bound directly in `scope`, in declaration order.
+    pub(crate) fn scope_symbols(&self, scope: ScopeId) -> Vec<SymbolId> {
+        let mut symbols: Vec<SymbolId> = self.scoping.get_bindings(scope).values().copied().collect();
+        symbols.sort();
+        symbols
+    }
+
+    /// Enter a block-like scope: captured bindings get a fresh environment,
+    /// lexical bindings in registers are reset to the hole. Returns whether
+    /// an environment was pushed.
+    pub(crate) fn enter_scope(&mut self, scope: Option<ScopeId>) -> R<bool> {
+        let Some(scope) = scope else { return Ok(false) };
+        let symbols = self.scope_symbols(scope);
+        let captured: Vec<SymbolId> = symbols.iter().copied().filter(|s| self.analysis.captured.contains(s)).collect();
+        let mut pushed = false;
+        if !captured.is_empty() && !(self.script_kind != ScriptKind::Module && scope == self.root_scope) {
+            let env = self.push_env(captured.len() as u16);
+            for (slot, sym) in captured.iter().enumerate() {
+                self.locs.insert(*sym, Loc::Env { env, slot: slot as u16 });
+            }
+            pushed = true;
+        }
+        for sym in symbols {
+            self.fs.initialized.remove(&sym);
+            if self.is_lexical(sym)
+                && let Some(Loc::Reg(r)) = self.locs.get(&sym).copied()
+            {
+                self.emit(Instr::LoadHole { dst: r });
+            }
+        }
+        Ok(pushed)
+    }
+
+    pub(crate) fn leave_scope(&mut self, pushed: bool) {
+        if pushed {
+            self.pop_env();
+        }
+    }
+
+    // ---- functions ----
+
+    fn needs_of(&self, key: Option<ContextKey>) -> crate::scope::LexicalNeeds {
+        key.map(|k| self.analysis.needs(k)).unwrap_or_default()
+    }
+
+    /// Start compiling a new function: save the current one, set up
+    /// registers, the function environment and the prologue up to (not
+    /// including) parameter initialisers.
+    pub(crate) fn begin_function(
+        &mut self,
+        kind: FunctionKind,
+        strict: bool,
+        scope: Option<ScopeId>,
+        key: Option<ContextKey>,
+        params: Option<&FormalParameters<'a>>,
+    ) -> R<()> {
+        let state = FnState::new(kind, strict, self.envs.len());
+        let saved = std::mem::replace(&mut self.fs, state);
+        self.outer.push(saved);
+        self.outer_fn_scopes.push(self.fn_scope);
+        self.fn_scope = scope;
+
+        let param_count = params.map_or(0, |p| p.items.len()) as u32;
+        if param_count > u16::MAX as u32 - 16 {
+            return Err(CompileError::new("too many parameters", 0));
+        }
+        self.fs.next_reg = 1 + param_count;
+        self.fs.max_reg = self.fs.next_reg;
+
+        let simple = params.is_none_or(|p| {
+            p.rest.is_none()
+                && p.items.iter().all(|i| i.initializer.is_none() && matches!(i.pattern, BindingPattern::BindingIdentifier(_)))
+        });
+        let needs = self.needs_of(key);
+        let is_arrow = kind.is_arrow();
+        let uses_arguments = needs.arguments && !is_arrow && kind != FunctionKind::Script;
+        let mapped = uses_arguments && simple && !strict && !kind.is_class_constructor() && kind != FunctionKind::Method;
+
+        // Simple parameters live in their argument registers unless captured.
+        let mut param_syms: Vec<(u32, SymbolId)> = Vec::new();
+        if let Some(p) = params {
+            for (i, item) in p.items.iter().enumerate() {
+                if let BindingPattern::BindingIdentifier(id) = &item.pattern
+                    && let Some(sym) = id.symbol_id.get()
+                {
+                    param_syms.push((i as u32, sym));
+                }
+            }
+        }
+        let param_sym_set: HashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
+        for &(i, sym) in &param_syms {
+            if !self.analysis.captured.contains(&sym) && !mapped {
+                self.locs.insert(sym, Loc::Reg(1 + i as Reg));
+            }
+        }
+        // Other locals of this activation get registers now.
+        if let Some(scope) = scope {
+            let owned = self.by_function.get(&scope).cloned().unwrap_or_default();
+            for sym in owned {
+                if param_sym_set.contains(&sym) || self.analysis.captured.contains(&sym) || self.is_global_symbol(sym) {
+                    continue;
+                }
+                let r = self.fs.alloc()?;
+                self.locs.insert(sym, Loc::Reg(r));
+            }
+        }
+
+        // The function environment.
+        let mut env_syms: Vec<SymbolId> = Vec::new();
+        if mapped {
+            env_syms.extend(param_syms.iter().map(|p| p.1));
+        }
+        let scope_syms = match scope {
+            Some(s) if !(kind == FunctionKind::Script && self.script_kind != ScriptKind::Module) => self.scope_symbols(s),
+            _ => Vec::new(),
+        };
+        for &sym in &scope_syms {
+            if self.analysis.captured.contains(&sym) && !(mapped && param_sym_set.contains(&sym)) {
+                env_syms.push(sym);
+            }
+        }
+        let mut size = env_syms.len() as u16;
+        let this_slot = (needs.this && !is_arrow).then(|| {
+            size += 1;
+            size - 1
+        });
+        let new_target_slot = (needs.new_target && !is_arrow).then(|| {
+            size += 1;
+            size - 1
+        });
+        let arguments_slot = (needs.arguments_in_arrow && uses_arguments).then(|| {
+            size += 1;
+            size - 1
+        });
+        let env = if size > 0 { Some(self.push_env(size)) } else { None };
+        if let Some(env) = env {
+            // With mapped arguments, slot i is parameter i; a repeated name binds the last.
+            for (slot, &sym) in env_syms.iter().enumerate() {
+                self.locs.insert(sym, Loc::Env { env, slot: slot as u16 });
+            }
+        }
+        let tmp = self.fs.alloc()?;
+        if let (Some(env), Some(slot)) = (env, this_slot) {
+            self.fs.this_loc = Some(Loc::Env { env, slot });
+            if kind != FunctionKind::DerivedConstructor {
+                self.emit(Instr::LoadThis { dst: tmp });
+                self.set_env(tmp, env, slot, Span::default())?;
+            }
+        }
+        if let (Some(env), Some(slot)) = (env, new_target_slot) {
+            self.fs.new_target_loc = Some(Loc::Env { env, slot });
+            self.emit(Instr::LoadNewTarget { dst: tmp });
+            self.set_env(tmp, env, slot, Span::default())?;
+        }
+        // Parameters that live in the environment.
+        if let Some(env) = env {
+            if mapped {
+                for (slot, &(i, _)) in param_syms.iter().enumerate() {
+                    self.set_env(1 + i as Reg, env, slot as u16, Span::default())?;
+                }
+            } else {
+                for &(i, sym) in &param_syms {
+                    if let Some(Loc::Env { env, slot }) = self.locs.get(&sym).copied()
+                        && params.is_some_and(|p| p.items[i as usize].initializer.is_none())
+                    {
+                        self.set_env(1 + i as Reg, env, slot, Span::default())?;
+                    }
+                }
+            }
+        }
+        if uses_arguments {
+            let r = self.fs.alloc()?;
+            self.fs.temp_base = self.fs.next_reg;
+            self.emit(Instr::CreateArguments { dst: r, mapped });
+            if let (Some(env), Some(slot)) = (env, arguments_slot) {
+                self.set_env(r, env, slot, Span::default())?;
+                self.fs.arguments_loc = Some(Loc::Env { env, slot });
+            } else {
+                self.fs.arguments_loc = Some(Loc::Reg(r));
+            }
+        }
+        // Captured `var`s and functions start undefined (environment slots start as holes).
+        let mut undefined_loaded = false;
+        for &sym in &scope_syms {
+            if param_sym_set.contains(&sym) || self.is_lexical(sym) {
+                continue;
+            }
+            if let Some(Loc::Env { env, slot }) = self.locs.get(&sym).copied() {
+                if !undefined_loaded {
+                    self.emit(Instr::LoadUndefined { dst: tmp });
+                    undefined_loaded = true;
+                }
+                self.set_env(tmp, env, slot, Span::default())?;
+            }
+        }
+        self.fs.release(tmp as u32);
+        self.fs.temp_base = self.fs.next_reg;
+        Ok(())
+    }
+
+    /// Initialise parameters with defaults, patterns and rest.
+    pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
+        for (i, item) in params.items.iter().enumerate() {
+            let reg = 1 + i as Reg;
+            if let Some(init) = &item.initializer {
+                let skip = self.emit(Instr::JumpIfNotUndefined { src: reg, offset: 0 });
+                self.expr_named(init, reg, binding_name(&item.pattern).as_deref())?;
+                self.fs.patch_here(skip);
+                self.bind_pattern(&item.pattern, reg, true)?;
+            } else if !matches!(item.pattern, BindingPattern::BindingIdentifier(_)) {
+                self.bind_pattern(&item.pattern, reg, true)?;
+            } else if let BindingPattern::BindingIdentifier(id) = &item.pattern
+                && let Some(sym) = id.symbol_id.get()
+            {
+                self.fs.initialized.insert(sym);
+            }
+        }
+        if let Some(rest) = &params.rest {
+            let mark = self.fs.mark();
+            let r = self.fs.alloc()?;
+            self.emit(Instr::CreateRestArray { dst: r, from: params.items.len() as u16 });
+            self.bind_pattern(&rest.rest.argument, r, true)?;
+            self.fs.release(mark);
+        }
+        Ok(())
+    }
+
+    /// Finish the current function: implicit return, then restore the
+    /// enclosing one. Returns the function's index in `Script::functions`.
+    pub(crate) fn end_function(&mut self, name: Vec<u16>, length: u32, param_count: u16, span: Span) -> R<u32> {
+        self.emit_implicit_return()?;
+        let index = self.functions.len();
+        if index > u32::MAX as usize - 1 {
+            return Err(CompileError::new("too many functions", span.start));
+        }
+        let outer = self.outer.pop().ok_or_else(|| CompileError::new("internal error: function stack", span.start))?;
+        let done = std::mem::replace(&mut self.fs, outer);
+        self.envs.truncate(done.env_base);
+        self.fn_scope = self.outer_fn_scopes.pop().flatten();
+        self.functions.push(Some(done.finish(name, length, param_count, (span.start, span.end))));
+        Ok(index as u32)
+    }
+
+    pub(crate) fn emit_implicit_return(&mut self) -> R<()> {
+        if self.fs.is_derived {
+            let r = self.fs.alloc()?;
+            self.emit(Instr::LoadUndefined { dst: r });
+            self.emit(Instr::ReturnDerived { src: r });
+        } else if let Some(c) = self.fs.completion {
+            self.emit(Instr::Return { src: c });
+        } else {
+            self.emit(Instr::ReturnUndefined);
+        }
+        Ok(())
+    }
+
+    /// `r[dst] = closure` for a compiled function index.
+    pub(crate) fn emit_closure(&mut self, dst: Reg, index: u32) -> R<()> {
+        let func = self.fs.constant(Constant::Function(index))?;
+        self.emit(Instr::Closure { dst, func });
+        Ok(())
+    }
+
+    /// Compile an ordinary function, generator, async function or method
+    /// and return its index.
+    pub(crate) fn compile_function(&mut self, func: &Function<'a>, name: Vec<u16>, kind_override: Option<FunctionKind>) -> R<u32> {
+        self.enter(func.span)?;
+        let Some(body) = &func.body else {
+            return self.unsupported("function without a body", func.span);
+        };
+        let kind = kind_override.unwrap_or(match (func.generator, func.r#async) {
+            (true, true) => FunctionKind::AsyncGenerator,
+            (true, false) => FunctionKind::Generator,
+            (false, true) => FunctionKind::Async,
+            (false, false) => FunctionKind::Normal,
+        });
+        let kind = match (kind, func.generator, func.r#async) {
+            (FunctionKind::Method, true, true) => FunctionKind::AsyncGenerator,
+            (FunctionKind::Method, true, false) => FunctionKind::Generator,
+            (FunctionKind::Method, false, true) => FunctionKind::Async,
+            (k, _, _) => k,
+        };
+        let strict = self.fs.strict || body.has_use_strict_directive();
+        let scope = func.scope_id.get();
+        self.begin_function(kind, strict, scope, scope.map(ContextKey::Scope), Some(&func.params))?;
+        if kind.is_class_constructor() && kind == FunctionKind::ClassConstructor {
+            self.emit(Instr::InitClassFields);
+        }
+        if func.is_expression()
+            && let Some(id) = &func.id
+            && let Some(sym) = id.symbol_id.get()
+            && self.locs.contains_key(&sym)
+        {
+            self.self_names.insert(sym);
+            let r = self.fs.alloc()?;
+            self.emit(Instr::LoadCallee { dst: r });
+            self.store_symbol(sym, r, true, id.span)?;
+            self.fs.release(r as u32);
+        }
+        self.compile_params(&func.params)?;
+        if kind.is_generator() {
+            self.emit(Instr::InitialYield);
+        }
+        self.function_body_statements(&body.statements)?;
+        let length = params_length(&func.params);
+        let index = self.end_function(name, length, func.params.items.len() as u16, func.span)?;
+        self.leave();
+        Ok(index)
+    }
+
+    pub(crate) fn compile_arrow(&mut self, arrow: &ArrowFunctionExpression<'a>, name: Vec<u16>) -> R<u32> {
+        self.enter(arrow.span)?;
+        let kind = if arrow.r#async { FunctionKind::AsyncArrow } else { FunctionKind::Arrow };
+        let strict = self.fs.strict || arrow.has_use_strict_directive();
+        let scope = arrow.scope_id.get();
+        self.begin_function(kind, strict, scope, scope.map(ContextKey::Scope), Some(&arrow.params))?;
+        self.compile_params(&arrow.params)?;
+        match &arrow.body {
+            ArrowFunctionBody::FunctionBody(body) => self.function_body_statements(&body.statements)?,
+            other => {
+                if let Some(e) = other.as_expression() {
+                    let r = self.fs.alloc()?;
+                    self.expr(e, r)?;
+                    self.emit(Instr::Return { src: r });
+                }
+            }
+        }
+        let length = params_length(&arrow.params);
+        let index = self.end_function(name, length, arrow.params.items.len() as u16, arrow.span)?;
+        self.leave();
+        Ok(index)
+    }
+
+    /// Hoist the function declarations of a statement list, then compile it.
+    pub(crate) fn function_body_statements(&mut self, statements: &[Statement<'a>]) -> R<()> {
+        // Lexical bindings of the function scope in registers start as holes.
+        if let Some(scope) = self.fn_scope {
+            for sym in self.scope_symbols(scope) {
+                if self.is_lexical(sym)
+                    && !self.is_global_symbol(sym)
+                    && let Some(Loc::Reg(r)) = self.locs.get(&sym).copied()
+                {
+                    self.emit(Instr::LoadHole { dst: r });
+                }
+            }
+        }
+        self.hoist_functions(statements)?;
+        for s in statements {
+            self.statement(s)?;
+        }
+        Ok(())
+    }
+
+    /// Create the closures of function declarations directly in `statements`.
+    pub(crate) fn hoist_functions(&mut self, statements: &[Statement<'a>]) -> R<()> {
+        for s in statements {
+            if let Statement::FunctionDeclaration(f) = s
+                && let Some(id) = &f.id
+                && let Some(sym) = id.symbol_id.get()
+            {
+                let index = self.compile_function(f, utf16(&id.name), None)?;
+                let r = self.fs.alloc()?;
+                self.emit_closure(r, index)?;
+                self.store_symbol(sym, r, true, id.span)?;
+                self.fs.release(r as u32);
+            }
+        }
+        Ok(())
+    }
+
+    /// The register holding `this` for the code being compiled.
+    pub(crate) fn load_this(&mut self, dst: Reg, span: Span) -> R<()> {
+        if !self.fs.is_arrow {
+            self.emit(Instr::LoadThis { dst });
+            return Ok(());
+        }
+        let loc = self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.this_loc);
+        match loc {
+            Some(Loc::Env { env, slot }) => {
+                let checked = self.outer.iter().rev().find(|f| !f.is_arrow).is_some_and(|f| f.is_derived);
+                self.get_env(dst, env, slot, if checked { Some("this") } else { None }, span)
+            }
+            _ => {
+                // An arrow at the top level of a script (no enclosing function env).
+                self.emit(Instr::LoadThis { dst });
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn load_new_target(&mut self, dst: Reg, span: Span) -> R<()> {
+        if !self.fs.is_arrow {
+            self.emit(Instr::LoadNewTarget { dst });
+            return Ok(());
+        }
+        match self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.new_target_loc) {
+            Some(Loc::Env { env, slot }) => self.get_env(dst, env, slot, None, span),
+            _ => {
+                self.emit(Instr::LoadUndefined { dst });
+                Ok(())
+            }
+        }
+    }
+
+    /// The location of the implicit `arguments` object, if any.
+    pub(crate) fn arguments_loc(&self) -> Option<Loc> {
+        if !self.fs.is_arrow {
+            return self.fs.arguments_loc;
+        }
+        self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.arguments_loc)
+    }
+
+    /// After `super()` in a derived constructor, refresh the `this` slot arrows read.
+    pub(crate) fn after_super_call(&mut self) -> R<()> {
+        if let Some(Loc::Env { env, slot }) = self.fs.this_loc {
+            let r = self.fs.alloc()?;
+            self.emit(Instr::LoadThis { dst: r });
+            self.set_env(r, env, slot, Span::default())?;
+            self.fs.release(r as u32);
+        }
+        Ok(())
+    }
+}
+
+/// The `length` of a parameter list: parameters before the first default or rest.
+pub(crate) fn params_length(params: &FormalParameters<'_>) -> u32 {
+    params.items.iter().take_while(|p| p.initializer.is_none()).count() as u32
+}
+
+/// The name a function/class gets from a simple binding (NamedEvaluation).
+pub(crate) fn binding_name(pattern: &BindingPattern<'_>) -> Option<String> {
+    match pattern {
+        BindingPattern::BindingIdentifier(id) => Some(id.name.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether an expression is an anonymous function or class (gets a name
+/// from its binding).
+pub(crate) fn is_anonymous_function(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::FunctionExpression(f) => f.id.is_none(),
+        Expression::ArrowFunctionExpression(_) => true,
+        Expression::ClassExpression(c) => c.id.is_none(),
+        Expression::ParenthesizedExpression(p) => is_anonymous_function(&p.expression),
+        _ => false,
+    }
+}

@@ -1,0 +1,1328 @@
+//! Expressions: literals, operators, assignments, calls, member access,
+//! optional chains, templates, object/array literals, functions, and the
+//! generator/async operators.
+//!
+//! `expr(e, dst)` writes the value to `dst`. `expr_reg(e)` may instead hand
+//! back the register of a local variable, saving a move; callers must then
+//! not write to it, and must not use it across code that can assign that
+//! variable (`may_assign`).
+
+use kiln_bytecode::{Constant, ErrorKind, Instr, MethodKind, Reg};
+use oxc_ast::ast::*;
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::operator::{AssignmentOperator, BinaryOperator, LogicalOperator, UnaryOperator, UpdateOperator};
+
+use crate::compiler::{Compiler, is_anonymous_function};
+use crate::error::CompileError;
+use crate::function::{Loc, R, decode_lone_surrogates, utf16};
+
+/// Whether compiling `e` straight into a variable's own register is safe:
+/// the destination is written only after every operand has been read.
+pub(crate) fn writes_destination_last(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::BooleanLiteral(_)
+        | Expression::NullLiteral(_)
+        | Expression::NumericLiteral(_)
+        | Expression::StringLiteral(_)
+        | Expression::BigIntLiteral(_)
+        | Expression::RegExpLiteral(_)
+        | Expression::Identifier(_)
+        | Expression::ThisExpression(_)
+        | Expression::FunctionExpression(_)
+        | Expression::ArrowFunctionExpression(_)
+        | Expression::StaticMemberExpression(_)
+        | Expression::ComputedMemberExpression(_)
+        | Expression::CallExpression(_)
+        | Expression::NewExpression(_) => true,
+        Expression::BinaryExpression(_) => true,
+        Expression::UnaryExpression(u) => u.operator != UnaryOperator::Delete,
+        Expression::TemplateLiteral(t) => t.expressions.is_empty(),
+        Expression::ParenthesizedExpression(p) => writes_destination_last(&p.expression),
+        _ => false,
+    }
+}
+
+/// Conservatively: may evaluating `e` assign a local variable of this
+/// function? (Only assignments and updates can; calls cannot reach
+/// register-resident variables.)
+pub(crate) fn may_assign(e: &Expression<'_>) -> bool {
+    fn walk(e: &Expression<'_>, budget: &mut u32) -> bool {
+        if *budget == 0 {
+            return true;
+        }
+        *budget -= 1;
+        match e {
+            Expression::BooleanLiteral(_)
+            | Expression::NullLiteral(_)
+            | Expression::NumericLiteral(_)
+            | Expression::StringLiteral(_)
+            | Expression::BigIntLiteral(_)
+            | Expression::RegExpLiteral(_)
+            | Expression::Identifier(_)
+            | Expression::ThisExpression(_)
+            | Expression::FunctionExpression(_)
+            | Expression::ArrowFunctionExpression(_) => false,
+            Expression::StaticMemberExpression(m) => walk(&m.object, budget),
+            Expression::ComputedMemberExpression(m) => walk(&m.object, budget) || walk(&m.expression, budget),
+            Expression::BinaryExpression(b) => walk(&b.left, budget) || walk(&b.right, budget),
+            Expression::LogicalExpression(b) => walk(&b.left, budget) || walk(&b.right, budget),
+            Expression::UnaryExpression(u) => walk(&u.argument, budget),
+            Expression::ParenthesizedExpression(p) => walk(&p.expression, budget),
+            Expression::ConditionalExpression(c) => walk(&c.test, budget) || walk(&c.consequent, budget) || walk(&c.alternate, budget),
+            Expression::CallExpression(c) => {
+                walk(&c.callee, budget) || c.arguments.iter().any(|a| a.as_expression().is_none_or(|e| walk(e, budget)))
+            }
+            Expression::ArrayExpression(a) => a.elements.iter().any(|el| match el {
+                ArrayExpressionElement::Elision(_) => false,
+                ArrayExpressionElement::SpreadElement(s) => walk(&s.argument, budget),
+                _ => el.as_expression().is_none_or(|e| walk(e, budget)),
+            }),
+            _ => true,
+        }
+    }
+    let mut budget = 64;
+    walk(e, &mut budget)
+}
+
+fn binary_instr(op: BinaryOperator, dst: Reg, lhs: Reg, rhs: Reg) -> Option<Instr> {
+    use BinaryOperator as B;
+    Some(match op {
+        B::Addition => Instr::Add { dst, lhs, rhs },
+        B::Subtraction => Instr::Sub { dst, lhs, rhs },
+        B::Multiplication => Instr::Mul { dst, lhs, rhs },
+        B::Division => Instr::Div { dst, lhs, rhs },
+        B::Remainder => Instr::Mod { dst, lhs, rhs },
+        B::Exponential => Instr::Exp { dst, lhs, rhs },
+        B::BitwiseAnd => Instr::BitAnd { dst, lhs, rhs },
+        B::BitwiseOR => Instr::BitOr { dst, lhs, rhs },
+        B::BitwiseXOR => Instr::BitXor { dst, lhs, rhs },
+        B::ShiftLeft => Instr::Shl { dst, lhs, rhs },
+        B::ShiftRight => Instr::Shr { dst, lhs, rhs },
+        B::ShiftRightZeroFill => Instr::UShr { dst, lhs, rhs },
+        B::Equality => Instr::Eq { dst, lhs, rhs },
+        B::Inequality => Instr::NotEq { dst, lhs, rhs },
+        B::StrictEquality => Instr::StrictEq { dst, lhs, rhs },
+        B::StrictInequality => Instr::StrictNotEq { dst, lhs, rhs },
+        B::LessThan => Instr::Lt { dst, lhs, rhs },
+        B::LessEqualThan => Instr::Le { dst, lhs, rhs },
+        B::GreaterThan => Instr::Gt { dst, lhs, rhs },
+        B::GreaterEqualThan => Instr::Ge { dst, lhs, rhs },
+        B::Instanceof => Instr::InstanceOf { dst, lhs, rhs },
+        B::In => Instr::In { dst, lhs, rhs },
+    })
+}
+
+fn compound_binary(op: AssignmentOperator) -> Option<BinaryOperator> {
+    use AssignmentOperator as A;
+    use BinaryOperator as B;
+    Some(match op {
+        A::Addition => B::Addition,
+        A::Subtraction => B::Subtraction,
+        A::Multiplication => B::Multiplication,
+        A::Division => B::Division,
+        A::Remainder => B::Remainder,
+        A::Exponential => B::Exponential,
+        A::ShiftLeft => B::ShiftLeft,
+        A::ShiftRight => B::ShiftRight,
+        A::ShiftRightZeroFill => B::ShiftRightZeroFill,
+        A::BitwiseOR => B::BitwiseOR,
+        A::BitwiseXOR => B::BitwiseXOR,
+        A::BitwiseAnd => B::BitwiseAnd,
+        _ => return None,
+    })
+}
+
+/// A small integer literal usable as an immediate.
+fn small_int(e: &Expression<'_>) -> Option<i16> {
+    match e.without_parentheses() {
+        Expression::NumericLiteral(n) if n.value.fract() == 0.0 && n.value.abs() <= i16::MAX as f64 && !(n.value == 0.0 && n.value.is_sign_negative()) => {
+            Some(n.value as i16)
+        }
+        _ => None,
+    }
+}
+
+/// A reference evaluated for a compound assignment or update.
+pub(crate) enum Place {
+    Symbol(oxc_semantic::SymbolId, Span),
+    Global(String, Span),
+    Named { obj: Reg, name: String },
+    Index { obj: Reg, key: Reg },
+    Private { obj: Reg, key: Reg },
+    Super { key: Reg },
+}
+
+impl<'a> Compiler<'a> {
+    pub(crate) fn expr(&mut self, e: &Expression<'a>, dst: Reg) -> R<()> {
+        self.enter(e.span())?;
+        let mark = self.fs.mark();
+        let result = self.expr_inner(e, dst);
+        self.fs.release(mark);
+        self.leave();
+        result
+    }
+
+    /// The value of `e` in some register (a local's own register or a new temporary).
+    pub(crate) fn expr_reg(&mut self, e: &Expression<'a>) -> R<Reg> {
+        if let Expression::Identifier(id) = e.without_parentheses()
+            && let Some(sym) = self.symbol_of_ref(id)
+            && let Some(r) = self.symbol_register(sym, id.span)?
+        {
+            return Ok(r);
+        }
+        let r = self.fs.alloc()?;
+        self.expr(e, r)?;
+        Ok(r)
+    }
+
+    /// Like `expr_reg`, but copies a local if `later` may assign it.
+    fn expr_reg_before(&mut self, e: &Expression<'a>, later: &[&Expression<'a>]) -> R<Reg> {
+        if later.iter().any(|l| may_assign(l)) {
+            let r = self.fs.alloc()?;
+            self.expr(e, r)?;
+            Ok(r)
+        } else {
+            self.expr_reg(e)
+        }
+    }
+
+    /// Evaluate `e` for its effects only.
+    pub(crate) fn expr_effect(&mut self, e: &Expression<'a>) -> R<()> {
+        let mark = self.fs.mark();
+        match e.without_parentheses() {
+            Expression::AssignmentExpression(a) => {
+                self.enter(a.span)?;
+                self.assignment(a, None)?;
+                self.leave();
+            }
+            Expression::UpdateExpression(u) => {
+                self.enter(u.span)?;
+                self.update(u, None)?;
+                self.leave();
+            }
+            Expression::SequenceExpression(s) => {
+                for e in &s.expressions {
+                    self.expr_effect(e)?;
+                }
+            }
+            other => {
+                let r = self.fs.alloc()?;
+                self.expr(other, r)?;
+            }
+        }
+        self.fs.release(mark);
+        Ok(())
+    }
+
+    /// Compile `e`, naming it `name` if it is an anonymous function or class.
+    pub(crate) fn expr_named(&mut self, e: &Expression<'a>, dst: Reg, name: Option<&str>) -> R<()> {
+        match (name, e.without_parentheses()) {
+            (Some(name), inner) if is_anonymous_function(inner) => {
+                self.enter(e.span())?;
+                match inner {
+                    Expression::FunctionExpression(f) => {
+                        let index = self.compile_function(f, utf16(name), None)?;
+                        self.emit_closure(dst, index)?;
+                    }
+                    Expression::ArrowFunctionExpression(a) => {
+                        let index = self.compile_arrow(a, utf16(name))?;
+                        self.emit_closure(dst, index)?;
+                    }
+                    Expression::ClassExpression(c) => self.class(c, dst, Some(utf16(name)))?,
+                    _ => {}
+                }
+                self.leave();
+                Ok(())
+            }
+            _ => self.expr(e, dst),
+        }
+    }
+
+    fn expr_inner(&mut self, e: &Expression<'a>, dst: Reg) -> R<()> {
+        match e {
+            Expression::BooleanLiteral(b) => {
+                self.emit(if b.value { Instr::LoadTrue { dst } } else { Instr::LoadFalse { dst } });
+            }
+            Expression::NullLiteral(_) => {
+                self.emit(Instr::LoadNull { dst });
+            }
+            Expression::NumericLiteral(n) => self.load_number(dst, n.value)?,
+            Expression::StringLiteral(s) => {
+                let value = if s.lone_surrogates { decode_lone_surrogates(&s.value) } else { utf16(&s.value) };
+                let idx = self.fs.string(value)?;
+                self.emit(Instr::LoadConst { dst, idx });
+            }
+            Expression::BigIntLiteral(b) => {
+                let idx = self.fs.constant(Constant::BigInt(b.value.to_string()))?;
+                self.emit(Instr::LoadConst { dst, idx });
+            }
+            Expression::RegExpLiteral(r) => {
+                let raw = &self.source[r.span.start as usize..r.span.end as usize];
+                let (pattern, flags) = match raw.rfind('/') {
+                    Some(i) if i > 0 => (&raw[1..i], &raw[i + 1..]),
+                    _ => (raw, ""),
+                };
+                let idx = self.fs.constant(Constant::RegExp { pattern: utf16(pattern), flags: flags.to_string() })?;
+                self.pos(r.span);
+                self.emit(Instr::NewRegExp { dst, idx });
+            }
+            Expression::TemplateLiteral(t) => self.template(t, dst)?,
+            Expression::Identifier(id) => self.identifier(id, dst)?,
+            Expression::ThisExpression(t) => self.load_this(dst, t.span)?,
+            Expression::Super(s) => return self.unsupported("bare super", s.span),
+            Expression::ArrayExpression(a) => self.array(a, dst)?,
+            Expression::ObjectExpression(o) => self.object(o, dst)?,
+            Expression::FunctionExpression(f) => {
+                let name = f.id.as_ref().map(|id| utf16(&id.name)).unwrap_or_default();
+                let index = self.compile_function(f, name, None)?;
+                self.emit_closure(dst, index)?;
+            }
+            Expression::ArrowFunctionExpression(a) => {
+                let index = self.compile_arrow(a, Vec::new())?;
+                self.emit_closure(dst, index)?;
+            }
+            Expression::ClassExpression(c) => self.class(c, dst, None)?,
+            Expression::AssignmentExpression(a) => self.assignment(a, Some(dst))?,
+            Expression::UpdateExpression(u) => self.update(u, Some(dst))?,
+            Expression::UnaryExpression(u) => self.unary(u, dst)?,
+            Expression::BinaryExpression(b) => self.binary(b, dst)?,
+            Expression::PrivateInExpression(p) => {
+                let obj = self.expr_reg(&p.right)?;
+                let key = self.private_key(&p.left.name, p.span)?;
+                self.pos(p.span);
+                self.emit(Instr::HasPrivate { dst, obj, key });
+            }
+            Expression::LogicalExpression(l) => {
+                self.expr(&l.left, dst)?;
+                let j = match l.operator {
+                    LogicalOperator::And => self.emit(Instr::JumpIfFalse { src: dst, offset: 0 }),
+                    LogicalOperator::Or => self.emit(Instr::JumpIfTrue { src: dst, offset: 0 }),
+                    LogicalOperator::Coalesce => self.emit(Instr::JumpIfNotNullish { src: dst, offset: 0 }),
+                };
+                self.expr(&l.right, dst)?;
+                self.fs.patch_here(j);
+            }
+            Expression::ConditionalExpression(c) => {
+                let else_jumps = self.jump_if_false(&c.test)?;
+                self.expr(&c.consequent, dst)?;
+                let end = self.fs.jump();
+                self.fs.patch_all_here(&else_jumps);
+                self.expr(&c.alternate, dst)?;
+                self.fs.patch_here(end);
+            }
+            Expression::SequenceExpression(s) => {
+                let n = s.expressions.len();
+                for (i, e) in s.expressions.iter().enumerate() {
+                    if i + 1 == n {
+                        self.expr(e, dst)?;
+                    } else {
+                        self.expr_effect(e)?;
+                    }
+                }
+            }
+            Expression::ParenthesizedExpression(p) => self.expr(&p.expression, dst)?,
+            Expression::CallExpression(c) => self.call(c, dst)?,
+            Expression::NewExpression(n) => self.new_expression(n, dst)?,
+            Expression::StaticMemberExpression(_) | Expression::ComputedMemberExpression(_) | Expression::PrivateFieldExpression(_) => {
+                if let Some(m) = e.as_member_expression() {
+                    self.member(m, dst)?;
+                }
+            }
+            Expression::ChainExpression(c) => {
+                self.fs.chain_jumps.push(Vec::new());
+                match &c.expression {
+                    ChainElement::CallExpression(call) => self.call(call, dst)?,
+                    ChainElement::TSNonNullExpression(t) => return self.unsupported("TypeScript syntax", t.span),
+                    other => {
+                        if let Some(m) = other.as_member_expression() {
+                            self.member(m, dst)?;
+                        }
+                    }
+                }
+                let jumps = self.fs.chain_jumps.pop().unwrap_or_default();
+                if !jumps.is_empty() {
+                    let end = self.fs.jump();
+                    self.fs.patch_all_here(&jumps);
+                    self.emit(Instr::LoadUndefined { dst });
+                    self.fs.patch_here(end);
+                }
+            }
+            Expression::TaggedTemplateExpression(t) => self.tagged_template(t, dst)?,
+            Expression::YieldExpression(y) => self.yield_expression(y, dst)?,
+            Expression::AwaitExpression(a) => {
+                let v = self.expr_reg(&a.argument)?;
+                self.pos(a.span);
+                self.emit(Instr::Await { dst, src: v });
+            }
+            Expression::NewTarget(n) => self.load_new_target(dst, n.span)?,
+            Expression::ImportMeta(m) => {
+                if self.script_kind != kiln_bytecode::ScriptKind::Module {
+                    return Err(CompileError::new("Cannot use 'import.meta' outside a module", m.span.start));
+                }
+                self.emit(Instr::LoadImportMeta { dst });
+            }
+            Expression::ImportExpression(i) => {
+                let src = self.expr_reg(&i.source)?;
+                if let Some(opts) = &i.options {
+                    self.expr_effect(opts)?;
+                }
+                self.pos(i.span);
+                self.emit(Instr::ImportDynamic { dst, src });
+            }
+            Expression::JSXElement(_) | Expression::JSXFragment(_) => return self.unsupported("JSX", e.span()),
+            Expression::V8IntrinsicExpression(v) => return self.unsupported("V8 intrinsics", v.span),
+            _ => return self.unsupported("TypeScript syntax", e.span()),
+        }
+        Ok(())
+    }
+
+    fn identifier(&mut self, id: &IdentifierReference<'a>, dst: Reg) -> R<()> {
+        if let Some(sym) = self.symbol_of_ref(id) {
+            return self.load_symbol(sym, dst, id.span);
+        }
+        match id.name.as_str() {
+            "undefined" => {
+                self.emit(Instr::LoadUndefined { dst });
+                return Ok(());
+            }
+            "arguments" => {
+                if let Some(loc) = self.arguments_loc() {
+                    return self.load_loc(loc, dst, id.span);
+                }
+            }
+            _ => {}
+        }
+        let site = self.fs.site(&id.name)?;
+        self.pos(id.span);
+        self.emit(Instr::GetGlobal { dst, site });
+        Ok(())
+    }
+
+    // ---- conditions ----
+
+    /// Jumps taken when `e` is falsy (falls through when truthy).
+    pub(crate) fn jump_if_false(&mut self, e: &Expression<'a>) -> R<Vec<usize>> {
+        self.enter(e.span())?;
+        let result = match e {
+            Expression::ParenthesizedExpression(p) => self.jump_if_false(&p.expression),
+            Expression::BooleanLiteral(b) if b.value => Ok(Vec::new()),
+            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => self.jump_if_true(&u.argument),
+            Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
+                let mut jumps = self.jump_if_false(&l.left)?;
+                jumps.extend(self.jump_if_false(&l.right)?);
+                Ok(jumps)
+            }
+            Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
+                let to_true = self.jump_if_true(&l.left)?;
+                let jumps = self.jump_if_false(&l.right)?;
+                self.fs.patch_all_here(&to_true);
+                Ok(jumps)
+            }
+            _ => {
+                let mark = self.fs.mark();
+                let r = self.expr_reg(e)?;
+                self.fs.release(mark);
+                Ok(vec![self.emit(Instr::JumpIfFalse { src: r, offset: 0 })])
+            }
+        };
+        self.leave();
+        result
+    }
+
+    /// Jumps taken when `e` is truthy.
+    pub(crate) fn jump_if_true(&mut self, e: &Expression<'a>) -> R<Vec<usize>> {
+        self.enter(e.span())?;
+        let result = match e {
+            Expression::ParenthesizedExpression(p) => self.jump_if_true(&p.expression),
+            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => self.jump_if_false(&u.argument),
+            Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
+                let mut jumps = self.jump_if_true(&l.left)?;
+                jumps.extend(self.jump_if_true(&l.right)?);
+                Ok(jumps)
+            }
+            Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
+                let to_false = self.jump_if_false(&l.left)?;
+                let jumps = self.jump_if_true(&l.right)?;
+                self.fs.patch_all_here(&to_false);
+                Ok(jumps)
+            }
+            _ => {
+                let mark = self.fs.mark();
+                let r = self.expr_reg(e)?;
+                self.fs.release(mark);
+                Ok(vec![self.emit(Instr::JumpIfTrue { src: r, offset: 0 })])
+            }
+        };
+        self.leave();
+        result
+    }
+
+    // ---- operators ----
+
+    fn binary(&mut self, b: &BinaryExpression<'a>, dst: Reg) -> R<()> {
+        if b.operator == BinaryOperator::Addition
+            && let Some(imm) = small_int(&b.right)
+        {
+            let lhs = self.expr_reg(&b.left)?;
+            self.pos(b.span);
+            self.emit(Instr::AddImm { dst, lhs, imm });
+            return Ok(());
+        }
+        let lhs = self.expr_reg_before(&b.left, &[&b.right])?;
+        let rhs = self.expr_reg(&b.right)?;
+        self.pos(b.span);
+        if let Some(i) = binary_instr(b.operator, dst, lhs, rhs) {
+            self.emit(i);
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self, u: &UnaryExpression<'a>, dst: Reg) -> R<()> {
+        match u.operator {
+            UnaryOperator::UnaryNegation => {
+                if let Expression::NumericLiteral(n) = &u.argument {
+                    return self.load_number(dst, -n.value);
+                }
+                let src = self.expr_reg(&u.argument)?;
+                self.pos(u.span);
+                self.emit(Instr::Neg { dst, src });
+            }
+            UnaryOperator::UnaryPlus => {
+                let src = self.expr_reg(&u.argument)?;
+                self.pos(u.span);
+                self.emit(Instr::ToNumber { dst, src });
+            }
+            UnaryOperator::LogicalNot => {
+                let src = self.expr_reg(&u.argument)?;
+                self.emit(Instr::Not { dst, src });
+            }
+            UnaryOperator::BitwiseNot => {
+                let src = self.expr_reg(&u.argument)?;
+                self.pos(u.span);
+                self.emit(Instr::BitNot { dst, src });
+            }
+            UnaryOperator::Void => {
+                self.expr_effect(&u.argument)?;
+                self.emit(Instr::LoadUndefined { dst });
+            }
+            UnaryOperator::Typeof => {
+                if let Expression::Identifier(id) = u.argument.without_parentheses()
+                    && self.symbol_of_ref(id).is_none()
+                    && !(id.name == "arguments" && self.arguments_loc().is_some())
+                {
+                    if id.name == "undefined" {
+                        self.emit(Instr::LoadUndefined { dst });
+                    } else {
+                        let site = self.fs.site(&id.name)?;
+                        self.emit(Instr::GetGlobalOrUndefined { dst, site });
+                    }
+                    self.emit(Instr::TypeOf { dst, src: dst });
+                    return Ok(());
+                }
+                let src = self.expr_reg(&u.argument)?;
+                self.emit(Instr::TypeOf { dst, src });
+            }
+            UnaryOperator::Delete => self.delete(&u.argument, dst, u.span)?,
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, arg: &Expression<'a>, dst: Reg, span: Span) -> R<()> {
+        match arg.without_parentheses() {
+            Expression::StaticMemberExpression(m) => {
+                if matches!(m.object, Expression::Super(_)) {
+                    return self.throw_error(ErrorKind::ReferenceError, "Unsupported reference to 'super'");
+                }
+                let obj = self.expr_reg(&m.object)?;
+                let key = self.fs.alloc()?;
+                self.load_str(key, &m.property.name)?;
+                self.pos(span);
+                self.emit(Instr::Delete { dst, obj, key });
+            }
+            Expression::ComputedMemberExpression(m) => {
+                if matches!(m.object, Expression::Super(_)) {
+                    return self.throw_error(ErrorKind::ReferenceError, "Unsupported reference to 'super'");
+                }
+                let obj = self.expr_reg_before(&m.object, &[&m.expression])?;
+                let key = self.expr_reg(&m.expression)?;
+                self.pos(span);
+                self.emit(Instr::Delete { dst, obj, key });
+            }
+            Expression::ChainExpression(c) => {
+                // `delete a?.b`: undefined/null base gives true.
+                let Some(m) = c.expression.as_member_expression() else {
+                    self.expr_effect(arg)?;
+                    self.emit(Instr::LoadTrue { dst });
+                    return Ok(());
+                };
+                let obj = self.fs.alloc()?;
+                self.expr(m.object(), obj)?;
+                let skip = if m.optional() { Some(self.emit(Instr::JumpIfNullish { src: obj, offset: 0 })) } else { None };
+                let key = self.fs.alloc()?;
+                match m {
+                    MemberExpression::StaticMemberExpression(s) => self.load_str(key, &s.property.name)?,
+                    MemberExpression::ComputedMemberExpression(c) => self.expr(&c.expression, key)?,
+                    MemberExpression::PrivateFieldExpression(p) => return self.unsupported("delete of a private field", p.span),
+                }
+                self.emit(Instr::Delete { dst, obj, key });
+                if let Some(skip) = skip {
+                    let end = self.fs.jump();
+                    self.fs.patch_here(skip);
+                    self.emit(Instr::LoadTrue { dst });
+                    self.fs.patch_here(end);
+                }
+            }
+            Expression::Identifier(id) => {
+                if self.symbol_of_ref(id).is_some_and(|s| !self.is_global_symbol(s)) || (id.name == "arguments" && self.arguments_loc().is_some()) {
+                    self.emit(Instr::LoadFalse { dst });
+                } else {
+                    // Unqualified delete of a global (sloppy mode only).
+                    let obj = self.fs.alloc()?;
+                    self.emit(Instr::LoadGlobalObject { dst: obj });
+                    let key = self.fs.alloc()?;
+                    self.load_str(key, &id.name)?;
+                    self.emit(Instr::Delete { dst, obj, key });
+                }
+            }
+            other => {
+                self.expr_effect(other)?;
+                self.emit(Instr::LoadTrue { dst });
+            }
+        }
+        Ok(())
+    }
+
+    // ---- references for compound assignment ----
+
+    fn simple_target_place(&mut self, target: &SimpleAssignmentTarget<'a>, later: &[&Expression<'a>]) -> R<Place> {
+        match target {
+            SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => Ok(self.identifier_place(id)),
+            _ => match target.as_member_expression() {
+                Some(m) => self.member_place(m, later),
+                None => self.unsupported("TypeScript syntax", target.span()),
+            },
+        }
+    }
+
+    pub(crate) fn identifier_place(&mut self, id: &IdentifierReference<'a>) -> Place {
+        match self.symbol_of_ref(id) {
+            Some(sym) => Place::Symbol(sym, id.span),
+            None => Place::Global(id.name.to_string(), id.span),
+        }
+    }
+
+    pub(crate) fn member_place(&mut self, m: &MemberExpression<'a>, later: &[&Expression<'a>]) -> R<Place> {
+        match m {
+            MemberExpression::StaticMemberExpression(s) => {
+                if matches!(s.object, Expression::Super(_)) {
+                    let key = self.fs.alloc()?;
+                    self.load_str(key, &s.property.name)?;
+                    return Ok(Place::Super { key });
+                }
+                let obj = self.expr_reg_before(&s.object, later)?;
+                Ok(Place::Named { obj, name: s.property.name.to_string() })
+            }
+            MemberExpression::ComputedMemberExpression(c) => {
+                if matches!(c.object, Expression::Super(_)) {
+                    let key = self.fs.alloc()?;
+                    self.expr(&c.expression, key)?;
+                    self.emit(Instr::ToPropertyKey { dst: key, src: key });
+                    return Ok(Place::Super { key });
+                }
+                let mut after: Vec<&Expression<'a>> = vec![&c.expression];
+                after.extend_from_slice(later);
+                let obj = self.expr_reg_before(&c.object, &after)?;
+                let key = self.expr_reg_before(&c.expression, later)?;
+                Ok(Place::Index { obj, key })
+            }
+            MemberExpression::PrivateFieldExpression(p) => {
+                let obj = self.expr_reg_before(&p.object, later)?;
+                let key = self.private_key(&p.field.name, p.span)?;
+                Ok(Place::Private { obj, key })
+            }
+        }
+    }
+
+    fn read_place(&mut self, place: &Place, dst: Reg) -> R<()> {
+        match place {
+            Place::Symbol(sym, span) => self.load_symbol(*sym, dst, *span)?,
+            Place::Global(name, span) => {
+                if name == "arguments"
+                    && let Some(loc) = self.arguments_loc()
+                {
+                    return self.load_loc(loc, dst, *span);
+                }
+                let site = self.fs.site(name)?;
+                self.pos(*span);
+                self.emit(Instr::GetGlobal { dst, site });
+            }
+            Place::Named { obj, name } => {
+                let site = self.fs.site(name)?;
+                self.emit(Instr::GetNamed { dst, obj: *obj, site });
+            }
+            Place::Index { obj, key } => {
+                self.emit(Instr::GetIndex { dst, obj: *obj, key: *key });
+            }
+            Place::Private { obj, key } => {
+                self.emit(Instr::GetPrivate { dst, obj: *obj, key: *key });
+            }
+            Place::Super { key } => {
+                self.emit(Instr::GetSuper { dst, key: *key });
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn write_place(&mut self, place: &Place, src: Reg) -> R<()> {
+        match place {
+            Place::Symbol(sym, span) => self.store_symbol(*sym, src, false, *span)?,
+            Place::Global(name, span) => {
+                if name == "arguments"
+                    && let Some(loc) = self.arguments_loc()
+                {
+                    return self.store_loc(loc, src, *span);
+                }
+                let site = self.fs.site(name)?;
+                self.pos(*span);
+                self.emit(Instr::SetGlobal { src, site });
+            }
+            Place::Named { obj, name } => {
+                let site = self.fs.site(name)?;
+                self.emit(Instr::SetNamed { obj: *obj, src, site });
+            }
+            Place::Index { obj, key } => {
+                self.emit(Instr::SetIndex { obj: *obj, key: *key, src });
+            }
+            Place::Private { obj, key } => {
+                self.emit(Instr::SetPrivate { obj: *obj, key: *key, src });
+            }
+            Place::Super { key } => {
+                self.emit(Instr::SetSuper { key: *key, src });
+            }
+        }
+        Ok(())
+    }
+
+    // ---- assignment ----
+
+    fn assignment(&mut self, a: &AssignmentExpression<'a>, dst: Option<Reg>) -> R<()> {
+        let op = a.operator;
+        if op == AssignmentOperator::Assign {
+            match &a.left {
+                AssignmentTarget::AssignmentTargetIdentifier(id) => {
+                    // Straight into a register-resident variable when safe.
+                    if let Some(sym) = self.symbol_of_ref(id)
+                        && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+                        && writes_destination_last(&a.right)
+                        && !self.is_const(sym)
+                        && !self.needs_tdz_check(sym)
+                        && !self.self_names.contains(&sym)
+                    {
+                        self.expr_named(&a.right, r, Some(&id.name))?;
+                        if let Some(d) = dst
+                            && d != r
+                        {
+                            self.emit(Instr::Mov { dst: d, src: r });
+                        }
+                        return Ok(());
+                    }
+                    let v = match dst {
+                        Some(d) => d,
+                        None => self.fs.alloc()?,
+                    };
+                    self.expr_named(&a.right, v, Some(&id.name))?;
+                    let place = self.identifier_place(id);
+                    self.pos(a.span);
+                    return self.write_place(&place, v);
+                }
+                AssignmentTarget::ArrayAssignmentTarget(_) | AssignmentTarget::ObjectAssignmentTarget(_) => {
+                    let v = match dst {
+                        Some(d) => d,
+                        None => self.fs.alloc()?,
+                    };
+                    self.expr(&a.right, v)?;
+                    // The pattern may overwrite locals `v` aliases: keep the value in v.
+                    return self.assign_target(&a.left, v);
+                }
+                _ => {}
+            }
+            let Some(simple) = a.left.as_simple_assignment_target() else {
+                return self.unsupported("this assignment target", a.span);
+            };
+            let place = self.simple_target_place(simple, &[&a.right])?;
+            let v = match dst {
+                Some(d) => d,
+                None => self.fs.alloc()?,
+            };
+            self.expr(&a.right, v)?;
+            self.pos(a.span);
+            return self.write_place(&place, v);
+        }
+        let Some(simple) = a.left.as_simple_assignment_target() else {
+            return self.unsupported("this assignment target", a.span);
+        };
+        let place = self.simple_target_place(simple, &[&a.right])?;
+        let v = match dst {
+            Some(d) => d,
+            None => self.fs.alloc()?,
+        };
+        let v = if matches!(place, Place::Symbol(..)) && dst.is_some() { self.fs.alloc()? } else { v };
+        self.pos(a.span);
+        self.read_place(&place, v)?;
+        match op {
+            AssignmentOperator::LogicalAnd | AssignmentOperator::LogicalOr | AssignmentOperator::LogicalNullish => {
+                let j = match op {
+                    AssignmentOperator::LogicalAnd => self.emit(Instr::JumpIfFalse { src: v, offset: 0 }),
+                    AssignmentOperator::LogicalOr => self.emit(Instr::JumpIfTrue { src: v, offset: 0 }),
+                    _ => self.emit(Instr::JumpIfNotNullish { src: v, offset: 0 }),
+                };
+                let name = match simple {
+                    SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => Some(id.name.as_str()),
+                    _ => None,
+                };
+                self.expr_named(&a.right, v, name)?;
+                self.pos(a.span);
+                self.write_place(&place, v)?;
+                self.fs.patch_here(j);
+            }
+            _ => {
+                let Some(bop) = compound_binary(op) else {
+                    return self.unsupported("this assignment operator", a.span);
+                };
+                let rhs = self.expr_reg(&a.right)?;
+                self.pos(a.span);
+                if let Some(i) = binary_instr(bop, v, v, rhs) {
+                    self.emit(i);
+                }
+                self.write_place(&place, v)?;
+            }
+        }
+        if let Some(d) = dst
+            && d != v
+        {
+            self.emit(Instr::Mov { dst: d, src: v });
+        }
+        Ok(())
+    }
+
+    fn update(&mut self, u: &UpdateExpression<'a>, dst: Option<Reg>) -> R<()> {
+        let inc = u.operator == UpdateOperator::Increment;
+        let step = |dst: Reg, src: Reg| if inc { Instr::Inc { dst, src } } else { Instr::Dec { dst, src } };
+        // Fast path: a variable in a register.
+        if let SimpleAssignmentTarget::AssignmentTargetIdentifier(id) = &u.argument
+            && let Some(sym) = self.symbol_of_ref(id)
+            && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+            && !self.is_const(sym)
+            && !self.needs_tdz_check(sym)
+            && !self.self_names.contains(&sym)
+        {
+            self.pos(u.span);
+            match dst {
+                Some(d) if !u.prefix => {
+                    self.emit(Instr::ToNumeric { dst: d, src: r });
+                    self.emit(step(r, d));
+                }
+                Some(d) => {
+                    self.emit(Instr::ToNumeric { dst: r, src: r });
+                    self.emit(step(r, r));
+                    self.emit(Instr::Mov { dst: d, src: r });
+                }
+                None => {
+                    self.emit(Instr::ToNumeric { dst: r, src: r });
+                    self.emit(step(r, r));
+                }
+            }
+            return Ok(());
+        }
+        let place = self.simple_target_place(&u.argument, &[])?;
+        let old = self.fs.alloc()?;
+        self.pos(u.span);
+        self.read_place(&place, old)?;
+        self.emit(Instr::ToNumeric { dst: old, src: old });
+        let new = self.fs.alloc()?;
+        self.emit(step(new, old));
+        self.write_place(&place, new)?;
+        if let Some(d) = dst {
+            self.emit(Instr::Mov { dst: d, src: if u.prefix { new } else { old } });
+        }
+        Ok(())
+    }
+
+    // ---- member access ----
+
+    pub(crate) fn member(&mut self, m: &MemberExpression<'a>, dst: Reg) -> R<()> {
+        match m {
+            MemberExpression::StaticMemberExpression(s) => {
+                if matches!(s.object, Expression::Super(_)) {
+                    let key = self.fs.alloc()?;
+                    self.load_str(key, &s.property.name)?;
+                    self.pos(s.span);
+                    self.emit(Instr::GetSuper { dst, key });
+                    return Ok(());
+                }
+                let obj = self.expr_reg(&s.object)?;
+                if s.optional {
+                    self.optional_check(obj);
+                }
+                let site = self.fs.site(&s.property.name)?;
+                self.fs.position(s.property.span.start);
+                self.emit(Instr::GetNamed { dst, obj, site });
+            }
+            MemberExpression::ComputedMemberExpression(c) => {
+                if matches!(c.object, Expression::Super(_)) {
+                    let key = self.fs.alloc()?;
+                    self.expr(&c.expression, key)?;
+                    self.pos(c.span);
+                    self.emit(Instr::GetSuper { dst, key });
+                    return Ok(());
+                }
+                let obj = self.expr_reg_before(&c.object, &[&c.expression])?;
+                if c.optional {
+                    self.optional_check(obj);
+                }
+                let key = self.expr_reg(&c.expression)?;
+                self.pos(c.span);
+                self.emit(Instr::GetIndex { dst, obj, key });
+            }
+            MemberExpression::PrivateFieldExpression(p) => {
+                let obj = self.expr_reg(&p.object)?;
+                if p.optional {
+                    self.optional_check(obj);
+                }
+                let key = self.private_key(&p.field.name, p.span)?;
+                self.pos(p.span);
+                self.emit(Instr::GetPrivate { dst, obj, key });
+            }
+        }
+        Ok(())
+    }
+
+    fn optional_check(&mut self, obj: Reg) {
+        let j = self.emit(Instr::JumpIfNullish { src: obj, offset: 0 });
+        if let Some(list) = self.fs.chain_jumps.last_mut() {
+            list.push(j);
+        }
+    }
+
+    /// A register holding the private name `#name` of an enclosing class.
+    pub(crate) fn private_key(&mut self, name: &str, span: Span) -> R<Reg> {
+        let loc = self.classes.iter().rev().find_map(|c| c.names.get(name).copied());
+        let Some(loc) = loc else {
+            return Err(CompileError::new(format!("Private field '#{name}' must be declared in an enclosing class"), span.start));
+        };
+        let r = self.fs.alloc()?;
+        self.load_loc(loc, r, span)?;
+        Ok(r)
+    }
+
+    // ---- calls ----
+
+    fn has_spread(args: &[Argument<'a>]) -> bool {
+        args.len() > 255 || args.iter().any(|a| matches!(a, Argument::SpreadElement(_)))
+    }
+
+    /// Put the arguments at r[base+1..] (or an array at r[base+1] for the spread form).
+    fn arguments(&mut self, args: &[Argument<'a>], base: Reg, spread: bool) -> R<()> {
+        if spread {
+            let arr = base + 1;
+            self.emit(Instr::NewArray { dst: arr, capacity: args.len().min(u16::MAX as usize) as u16 });
+            let t = self.fs.alloc()?;
+            for a in args {
+                match a {
+                    Argument::SpreadElement(s) => {
+                        self.expr(&s.argument, t)?;
+                        self.pos(s.span);
+                        self.emit(Instr::ArraySpread { arr, src: t });
+                    }
+                    _ => {
+                        if let Some(e) = a.as_expression() {
+                            self.expr(e, t)?;
+                            self.emit(Instr::ArrayPush { arr, src: t });
+                        }
+                    }
+                }
+            }
+        } else {
+            for (i, a) in args.iter().enumerate() {
+                if let Some(e) = a.as_expression() {
+                    self.expr(e, base + 1 + i as Reg)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, call: &CallExpression<'a>, dst: Reg) -> R<()> {
+        if matches!(call.callee, Expression::Super(_)) {
+            return self.super_call(&call.arguments, dst, call.span);
+        }
+        let spread = Self::has_spread(&call.arguments);
+        let argc = if spread { 1 } else { call.arguments.len() as u32 };
+        let func = self.fs.alloc()?;
+        let base = self.fs.alloc_n(1 + argc)?;
+        self.callee_and_this(&call.callee, func, base)?;
+        if call.optional {
+            self.optional_check(func);
+        }
+        self.arguments(&call.arguments, base, spread)?;
+        self.pos(call.span);
+        let is_eval = matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
+            && !matches!(call.callee, Expression::ParenthesizedExpression(_));
+        if spread {
+            self.emit(Instr::CallSpread { dst, func, args: base });
+        } else if is_eval {
+            self.emit(Instr::CallEval { dst, func, args: base, argc: argc as u8 });
+        } else {
+            self.emit(Instr::Call { dst, func, args: base, argc: argc as u8 });
+        }
+        Ok(())
+    }
+
+    /// `return f(...)` in tail position: emit TailCall if the call is an
+    /// ordinary one. Returns false (emitting nothing) otherwise.
+    pub(crate) fn tail_call(&mut self, call: &CallExpression<'a>) -> R<bool> {
+        if matches!(call.callee, Expression::Super(_)) || call.optional || Self::has_spread(&call.arguments) || matches!(call.callee.without_parentheses(), Expression::ChainExpression(_)) {
+            return Ok(false);
+        }
+        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval") {
+            return Ok(false);
+        }
+        let argc = call.arguments.len() as u32;
+        let func = self.fs.alloc()?;
+        let base = self.fs.alloc_n(1 + argc)?;
+        self.callee_and_this(&call.callee, func, base)?;
+        self.arguments(&call.arguments, base, false)?;
+        self.pos(call.span);
+        self.emit(Instr::TailCall { func, args: base, argc: argc as u8 });
+        Ok(true)
+    }
+
+    /// r[func] = the callee, r[base] = the `this` value for the call.
+    fn callee_and_this(&mut self, callee: &Expression<'a>, func: Reg, base: Reg) -> R<()> {
+        match callee {
+            Expression::StaticMemberExpression(s) => {
+                if matches!(s.object, Expression::Super(_)) {
+                    self.load_this(base, s.span)?;
+                    let key = self.fs.alloc()?;
+                    self.load_str(key, &s.property.name)?;
+                    self.emit(Instr::GetSuper { dst: func, key });
+                    return Ok(());
+                }
+                self.expr(&s.object, base)?;
+                if s.optional {
+                    self.optional_check(base);
+                }
+                let site = self.fs.site(&s.property.name)?;
+                self.fs.position(s.property.span.start);
+                self.emit(Instr::GetNamed { dst: func, obj: base, site });
+            }
+            Expression::ComputedMemberExpression(c) => {
+                if matches!(c.object, Expression::Super(_)) {
+                    self.load_this(base, c.span)?;
+                    let key = self.fs.alloc()?;
+                    self.expr(&c.expression, key)?;
+                    self.emit(Instr::GetSuper { dst: func, key });
+                    return Ok(());
+                }
+                self.expr(&c.object, base)?;
+                if c.optional {
+                    self.optional_check(base);
+                }
+                let key = self.expr_reg(&c.expression)?;
+                self.pos(c.span);
+                self.emit(Instr::GetIndex { dst: func, obj: base, key });
+            }
+            Expression::PrivateFieldExpression(p) => {
+                self.expr(&p.object, base)?;
+                if p.optional {
+                    self.optional_check(base);
+                }
+                let key = self.private_key(&p.field.name, p.span)?;
+                self.pos(p.span);
+                self.emit(Instr::GetPrivate { dst: func, obj: base, key });
+            }
+            Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
+                self.callee_and_this(&p.expression, func, base)?;
+            }
+            _ => {
+                self.expr(callee, func)?;
+                self.emit(Instr::LoadUndefined { dst: base });
+            }
+        }
+        Ok(())
+    }
+
+    fn super_call(&mut self, args: &[Argument<'a>], dst: Reg, span: Span) -> R<()> {
+        if self.fs.is_arrow {
+            return self.unsupported("super() inside an arrow function", span);
+        }
+        let spread = Self::has_spread(args);
+        let argc = if spread { 1 } else { args.len() as u32 };
+        let base = self.fs.alloc_n(1 + argc)?;
+        self.arguments(args, base, spread)?;
+        self.pos(span);
+        if spread {
+            self.emit(Instr::SuperCallSpread { dst, args: base });
+        } else {
+            self.emit(Instr::SuperCall { dst, args: base, argc: argc as u8 });
+        }
+        self.after_super_call()
+    }
+
+    fn new_expression(&mut self, n: &NewExpression<'a>, dst: Reg) -> R<()> {
+        let spread = Self::has_spread(&n.arguments);
+        let argc = if spread { 1 } else { n.arguments.len() as u32 };
+        let func = self.fs.alloc()?;
+        self.expr(&n.callee, func)?;
+        let base = self.fs.alloc_n(1 + argc)?;
+        self.arguments(&n.arguments, base, spread)?;
+        self.pos(n.span);
+        if spread {
+            self.emit(Instr::NewSpread { dst, func, args: base });
+        } else {
+            self.emit(Instr::New { dst, func, args: base, argc: argc as u8 });
+        }
+        Ok(())
+    }
+
+    // ---- templates ----
+
+    fn cooked(q: &TemplateElement<'_>) -> Option<Vec<u16>> {
+        q.value.cooked.as_ref().map(|c| if q.lone_surrogates { decode_lone_surrogates(c) } else { utf16(c) })
+    }
+
+    fn template(&mut self, t: &TemplateLiteral<'a>, dst: Reg) -> R<()> {
+        let first = t.quasis.first().and_then(Self::cooked).unwrap_or_default();
+        let idx = self.fs.string(first)?;
+        self.emit(Instr::LoadConst { dst, idx });
+        let tmp = self.fs.alloc()?;
+        for (i, e) in t.expressions.iter().enumerate() {
+            self.expr(e, tmp)?;
+            self.pos(e.span());
+            self.emit(Instr::ToString { dst: tmp, src: tmp });
+            self.emit(Instr::Add { dst, lhs: dst, rhs: tmp });
+            if let Some(q) = t.quasis.get(i + 1) {
+                let s = Self::cooked(q).unwrap_or_default();
+                if !s.is_empty() {
+                    let idx = self.fs.string(s)?;
+                    self.emit(Instr::LoadConst { dst: tmp, idx });
+                    self.emit(Instr::Add { dst, lhs: dst, rhs: tmp });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn tagged_template(&mut self, t: &TaggedTemplateExpression<'a>, dst: Reg) -> R<()> {
+        let n = t.quasi.expressions.len() as u32;
+        let func = self.fs.alloc()?;
+        let base = self.fs.alloc_n(2 + n)?;
+        self.callee_and_this(&t.tag, func, base)?;
+        let cooked = t.quasi.quasis.iter().map(Self::cooked).collect();
+        let raw = t.quasi.quasis.iter().map(|q| utf16(&q.value.raw)).collect();
+        let idx = self.fs.constant(Constant::Template { cooked, raw })?;
+        self.emit(Instr::GetTemplateObject { dst: base + 1, idx });
+        for (i, e) in t.quasi.expressions.iter().enumerate() {
+            self.expr(e, base + 2 + i as Reg)?;
+        }
+        self.pos(t.span);
+        if n + 1 > 255 {
+            return self.unsupported("tagged templates with more than 254 substitutions", t.span);
+        }
+        self.emit(Instr::Call { dst, func, args: base, argc: (n + 1) as u8 });
+        Ok(())
+    }
+
+    // ---- literals ----
+
+    fn array(&mut self, a: &ArrayExpression<'a>, dst: Reg) -> R<()> {
+        // Build in a temporary: elements may read the variable `dst` belongs to.
+        let arr = self.fs.alloc()?;
+        self.emit(Instr::NewArray { dst: arr, capacity: a.elements.len().min(u16::MAX as usize) as u16 });
+        let t = self.fs.alloc()?;
+        for el in &a.elements {
+            match el {
+                ArrayExpressionElement::Elision(_) => {
+                    self.emit(Instr::LoadHole { dst: t });
+                    self.emit(Instr::ArrayPush { arr, src: t });
+                }
+                ArrayExpressionElement::SpreadElement(s) => {
+                    let v = self.expr_reg(&s.argument)?;
+                    self.pos(s.span);
+                    self.emit(Instr::ArraySpread { arr, src: v });
+                }
+                _ => {
+                    if let Some(e) = el.as_expression() {
+                        let v = self.expr_reg(e)?;
+                        self.emit(Instr::ArrayPush { arr, src: v });
+                        self.fs.release(t as u32 + 1);
+                    }
+                }
+            }
+        }
+        self.emit(Instr::Mov { dst, src: arr });
+        Ok(())
+    }
+
+    /// The static name of a property key, if it has one.
+    pub(crate) fn static_key(&self, key: &PropertyKey<'a>) -> Option<Vec<u16>> {
+        match key {
+            PropertyKey::StaticIdentifier(id) => Some(utf16(&id.name)),
+            PropertyKey::StringLiteral(s) => Some(if s.lone_surrogates { decode_lone_surrogates(&s.value) } else { utf16(&s.value) }),
+            PropertyKey::NumericLiteral(n) => Some(utf16(&number_to_string(n.value))),
+            PropertyKey::BigIntLiteral(b) => Some(utf16(&b.value)),
+            _ => None,
+        }
+    }
+
+    /// r[dst] = the key (ToPropertyKey applied to computed keys).
+    pub(crate) fn property_key(&mut self, key: &PropertyKey<'a>, dst: Reg) -> R<()> {
+        if let Some(name) = self.static_key(key) {
+            let idx = self.fs.string(name)?;
+            self.emit(Instr::LoadConst { dst, idx });
+            return Ok(());
+        }
+        match key.as_expression() {
+            Some(e) => {
+                self.expr(e, dst)?;
+                self.pos(e.span());
+                self.emit(Instr::ToPropertyKey { dst, src: dst });
+                Ok(())
+            }
+            None => self.unsupported("this property key", key.span()),
+        }
+    }
+
+    fn object(&mut self, o: &ObjectExpression<'a>, dst: Reg) -> R<()> {
+        let obj = self.fs.alloc()?;
+        self.emit(Instr::NewObject { dst: obj });
+        for prop in &o.properties {
+            let mark = self.fs.mark();
+            match prop {
+                ObjectPropertyKind::SpreadProperty(s) => {
+                    let v = self.expr_reg(&s.argument)?;
+                    self.pos(s.span);
+                    self.emit(Instr::CopyDataProperties { dst: obj, src: v });
+                }
+                ObjectPropertyKind::ObjectProperty(p) => {
+                    let static_name = if p.computed { None } else { self.static_key(&p.key) };
+                    match p.kind {
+                        PropertyKind::Init if !p.method => {
+                            let is_proto = static_name.as_deref() == Some(&utf16("__proto__")[..]) && !p.shorthand;
+                            let v = self.fs.alloc()?;
+                            match static_name {
+                                Some(name) => {
+                                    let fname = String::from_utf16_lossy(&name);
+                                    self.expr_named(&p.value, v, Some(&fname))?;
+                                    let site = self.fs.site_utf16(name)?;
+                                    if is_proto {
+                                        // `__proto__: v` sets the prototype (through Object.prototype.__proto__).
+                                        self.emit(Instr::SetNamed { obj, src: v, site });
+                                    } else {
+                                        self.emit(Instr::DefineNamed { obj, src: v, site });
+                                    }
+                                }
+                                None => {
+                                    let key = self.fs.alloc()?;
+                                    self.property_key(&p.key, key)?;
+                                    self.expr(&p.value, v)?;
+                                    self.emit(Instr::DefineIndex { obj, key, src: v });
+                                }
+                            }
+                        }
+                        _ => {
+                            let key = self.fs.alloc()?;
+                            self.property_key(&p.key, key)?;
+                            let Expression::FunctionExpression(f) = &p.value else {
+                                return self.unsupported("this object member", p.span);
+                            };
+                            let base_name = static_name.map(|n| String::from_utf16_lossy(&n)).unwrap_or_default();
+                            let (name, kind) = match p.kind {
+                                PropertyKind::Get => (format!("get {base_name}"), MethodKind::ObjectGetter),
+                                PropertyKind::Set => (format!("set {base_name}"), MethodKind::ObjectSetter),
+                                PropertyKind::Init => (base_name, MethodKind::ObjectMethod),
+                            };
+                            let index = self.compile_function(f, utf16(&name), Some(kiln_bytecode::FunctionKind::Method))?;
+                            let func = self.fs.alloc()?;
+                            self.emit_closure(func, index)?;
+                            self.emit(Instr::DefineMethod { obj, key, func, kind });
+                        }
+                    }
+                }
+            }
+            self.fs.release(mark);
+        }
+        self.emit(Instr::Mov { dst, src: obj });
+        Ok(())
+    }
+
+    // ---- generators ----
+
+    fn yield_expression(&mut self, y: &YieldExpression<'a>, dst: Reg) -> R<()> {
+        let is_async = self.fs.kind.is_async();
+        if y.delegate {
+            let src = match &y.argument {
+                Some(a) => self.expr_reg(a)?,
+                None => return self.unsupported("yield* without an operand", y.span),
+            };
+            let iter = self.fs.alloc_n(2)?;
+            self.pos(y.span);
+            if is_async {
+                self.emit(Instr::GetAsyncIterator { iter, src });
+            } else {
+                self.emit(Instr::GetIterator { iter, src });
+            }
+            self.emit(Instr::YieldDelegate { dst, iter });
+            return Ok(());
+        }
+        let v = self.fs.alloc()?;
+        match &y.argument {
+            Some(a) => self.expr(a, v)?,
+            None => {
+                self.emit(Instr::LoadUndefined { dst: v });
+            }
+        }
+        self.pos(y.span);
+        if is_async {
+            self.emit(Instr::Await { dst: v, src: v });
+        }
+        self.emit(Instr::Yield { dst, src: v });
+        Ok(())
+    }
+}
+
+/// Number::toString for property keys written as numeric literals.
+pub(crate) fn number_to_string(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.fract() == 0.0 && v.abs() < 1e21 {
+        return format!("{}", v as i128);
+    }
+    // Shortest round-trip digits, then ECMAScript's exponent layout.
+    let s = format!("{v:e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let body = if k <= n && n <= 21 {
+        format!("{}{}", digits, "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{}", "0".repeat((-n) as usize), digits)
+    } else {
+        let e = n - 1;
+        let sign = if e >= 0 { "+" } else { "-" };
+        if k == 1 { format!("{}e{}{}", digits, sign, e.abs()) } else { format!("{}.{}e{}{}", &digits[..1], &digits[1..], sign, e.abs()) }
+    };
+    if negative { format!("-{body}") } else { body }
+}

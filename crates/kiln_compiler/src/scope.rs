@@ -1,0 +1,205 @@
+//! Binding analysis: decides which variables must live in heap environments.
+//!
+//! oxc_semantic resolves every identifier to a symbol. A symbol needs an
+//! environment slot only when some reference to it runs in a different
+//! function activation than its declaration: inside a nested function or
+//! arrow, or inside a class field initialiser (those run in a synthesized
+//! initializer closure). This module also finds which functions must store
+//! `this`, `new.target` and `arguments` in their environment because an arrow
+//! function inside them reads them.
+
+use std::collections::{HashMap, HashSet};
+
+use oxc_ast::ast::*;
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SymbolId};
+use oxc_syntax::reference::ReferenceId;
+use oxc_syntax::scope::{ScopeFlags, ScopeId};
+
+/// What an ordinary (non-arrow) function needs because of its arrows.
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct LexicalNeeds {
+    /// an arrow inside reads `this` (or `super`)
+    pub this: bool,
+    /// an arrow inside reads `new.target`
+    pub new_target: bool,
+    /// an arrow inside reads `arguments`
+    pub arguments_in_arrow: bool,
+    /// the function body itself or one of its arrows reads `arguments`
+    pub arguments: bool,
+}
+
+/// The key of a function-like context: a real function's scope, or a class
+/// scope for its synthesized field initialisers (`static` or not).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum ContextKey {
+    Scope(ScopeId),
+    Fields { class: ScopeId, is_static: bool },
+}
+
+pub(crate) struct Analysis {
+    /// symbols that must live in an environment slot
+    pub captured: HashSet<SymbolId>,
+    pub needs: HashMap<ContextKey, LexicalNeeds>,
+}
+
+impl Analysis {
+    pub(crate) fn needs(&self, key: ContextKey) -> LexicalNeeds {
+        self.needs.get(&key).copied().unwrap_or_default()
+    }
+}
+
+/// The nearest enclosing scope that starts a new function activation.
+pub(crate) fn function_scope_of(scoping: &Scoping, mut scope: ScopeId) -> ScopeId {
+    loop {
+        let flags = scoping.scope_flags(scope);
+        if flags.intersects(ScopeFlags::Top | ScopeFlags::Function | ScopeFlags::ClassStaticBlock) {
+            return scope;
+        }
+        match scoping.scope_parent_id(scope) {
+            Some(parent) => scope = parent,
+            None => return scope,
+        }
+    }
+}
+
+pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
+    let mut visitor = Collector { stack: Vec::new(), field_refs: HashSet::new(), needs: HashMap::new(), scoping, current_class: Vec::new() };
+    visitor.stack.push(Ctx { key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))), arrow: false });
+    visitor.visit_program(program);
+    let mut captured = HashSet::new();
+    for symbol in scoping.symbol_ids() {
+        let home = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
+        for &reference_id in scoping.get_resolved_reference_ids(symbol) {
+            let reference = scoping.get_reference(reference_id);
+            if visitor.field_refs.contains(&reference_id) || function_scope_of(scoping, reference.scope_id()) != home {
+                captured.insert(symbol);
+                break;
+            }
+        }
+    }
+    Analysis { captured, needs: visitor.needs }
+}
+
+struct Ctx {
+    key: ContextKey,
+    arrow: bool,
+}
+
+struct Collector<'s> {
+    stack: Vec<Ctx>,
+    field_refs: HashSet<ReferenceId>,
+    needs: HashMap<ContextKey, LexicalNeeds>,
+    scoping: &'s Scoping,
+    current_class: Vec<Option<ScopeId>>,
+}
+
+impl Collector<'_> {
+    /// The nearest non-arrow context and whether an arrow lies in between.
+    fn owner(&mut self) -> (&mut LexicalNeeds, bool) {
+        let mut through_arrow = false;
+        let mut key = self.stack[0].key;
+        for ctx in self.stack.iter().rev() {
+            if ctx.arrow {
+                through_arrow = true;
+            } else {
+                key = ctx.key;
+                break;
+            }
+        }
+        (self.needs.entry(key).or_default(), through_arrow)
+    }
+
+    fn in_fields(&self) -> bool {
+        matches!(self.stack.last(), Some(Ctx { key: ContextKey::Fields { .. }, .. }))
+    }
+}
+
+impl<'a> Visit<'a> for Collector<'_> {
+    fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+        if let Some(scope) = it.scope_id.get() {
+            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: false });
+            walk::walk_function(self, it, flags);
+            self.stack.pop();
+        }
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        if let Some(scope) = it.scope_id.get() {
+            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: true });
+            walk::walk_arrow_function_expression(self, it);
+            self.stack.pop();
+        }
+    }
+
+    fn visit_static_block(&mut self, it: &StaticBlock<'a>) {
+        if let Some(scope) = it.scope_id.get() {
+            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: false });
+            walk::walk_static_block(self, it);
+            self.stack.pop();
+        }
+    }
+
+    fn visit_class(&mut self, it: &Class<'a>) {
+        // Remember the class scope for the field initialisers below.
+        self.current_class.push(it.scope_id.get());
+        walk::walk_class(self, it);
+        self.current_class.pop();
+    }
+
+    fn visit_property_definition(&mut self, it: &PropertyDefinition<'a>) {
+        self.visit_property_key(&it.key);
+        if let (Some(value), Some(Some(class))) = (&it.value, self.current_class.last().copied()) {
+            self.stack.push(Ctx { key: ContextKey::Fields { class, is_static: it.r#static }, arrow: false });
+            self.visit_expression(value);
+            self.stack.pop();
+        }
+    }
+
+    fn visit_accessor_property(&mut self, it: &AccessorProperty<'a>) {
+        self.visit_property_key(&it.key);
+        if let (Some(value), Some(Some(class))) = (&it.value, self.current_class.last().copied()) {
+            self.stack.push(Ctx { key: ContextKey::Fields { class, is_static: it.r#static }, arrow: false });
+            self.visit_expression(value);
+            self.stack.pop();
+        }
+    }
+
+    fn visit_this_expression(&mut self, _it: &ThisExpression) {
+        let (needs, through_arrow) = self.owner();
+        if through_arrow {
+            needs.this = true;
+        }
+    }
+
+    fn visit_super(&mut self, _it: &Super) {
+        let (needs, through_arrow) = self.owner();
+        if through_arrow {
+            needs.this = true;
+        }
+    }
+
+    fn visit_new_target(&mut self, _it: &NewTarget) {
+        let (needs, through_arrow) = self.owner();
+        if through_arrow {
+            needs.new_target = true;
+        }
+    }
+
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        if self.in_fields()
+            && let Some(id) = it.reference_id.get()
+        {
+            self.field_refs.insert(id);
+        }
+        if it.name == "arguments"
+            && it.reference_id.get().is_none_or(|id| self.scoping.get_reference(id).symbol_id().is_none())
+        {
+            let (needs, through_arrow) = self.owner();
+            needs.arguments = true;
+            if through_arrow {
+                needs.arguments_in_arrow = true;
+            }
+        }
+    }
+}

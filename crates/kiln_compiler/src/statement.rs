@@ -1,0 +1,601 @@
+//! Statements: blocks and declarations, control flow, loops (with
+//! per-iteration environments and iterator closing), switch, labels and
+//! try/catch/finally with the completion protocol of `EndFinally`.
+
+use kiln_bytecode::{Completion, Handler, Instr, Reg};
+use oxc_ast::ast::*;
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeId;
+
+use crate::compiler::{Compiler, binding_name};
+use crate::error::CompileError;
+use crate::function::{Ctl, CtlKind, Exit, R};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExitKind {
+    Break,
+    Continue,
+    Return,
+}
+
+impl<'a> Compiler<'a> {
+    pub(crate) fn statement(&mut self, s: &Statement<'a>) -> R<()> {
+        self.enter(s.span())?;
+        let result = self.statement_inner(s);
+        self.leave();
+        result
+    }
+
+    fn statement_inner(&mut self, s: &Statement<'a>) -> R<()> {
+        if !matches!(s, Statement::LabeledStatement(_) | Statement::BlockStatement(_) | Statement::EmptyStatement(_)) {
+            self.pos(s.span());
+        }
+        let is_loop = matches!(
+            s,
+            Statement::WhileStatement(_) | Statement::DoWhileStatement(_) | Statement::ForStatement(_) | Statement::ForInStatement(_) | Statement::ForOfStatement(_)
+        );
+        if !is_loop && !matches!(s, Statement::LabeledStatement(_)) && !self.fs.pending_labels.is_empty() {
+            // A labelled non-loop statement: only `break label` can target it.
+            let labels = std::mem::take(&mut self.fs.pending_labels);
+            self.push_ctl(CtlKind::Label, labels);
+            self.statement_inner(s)?;
+            let ctl = self.pop_ctl();
+            self.fs.patch_all_here(&ctl.break_jumps);
+            return Ok(());
+        }
+        let mark = self.fs.mark();
+        match s {
+            Statement::BlockStatement(b) => self.block(b.scope_id.get(), &b.body)?,
+            Statement::EmptyStatement(_) => {}
+            Statement::DebuggerStatement(_) => {
+                self.emit(Instr::Debugger);
+            }
+            Statement::ExpressionStatement(e) => {
+                if let Some(c) = self.fs.completion {
+                    self.expr(&e.expression, c)?;
+                } else {
+                    self.expr_effect(&e.expression)?;
+                }
+            }
+            Statement::VariableDeclaration(d) => self.variable_declaration(d)?,
+            Statement::FunctionDeclaration(_) => {}
+            Statement::ClassDeclaration(c) => {
+                let r = self.fs.alloc()?;
+                self.class(c, r, None)?;
+            }
+            Statement::IfStatement(i) => {
+                if let Some(c) = self.fs.completion {
+                    self.emit(Instr::LoadUndefined { dst: c });
+                }
+                let else_jumps = self.jump_if_false(&i.test)?;
+                self.statement(&i.consequent)?;
+                if let Some(alt) = &i.alternate {
+                    let end = self.fs.jump();
+                    self.fs.patch_all_here(&else_jumps);
+                    self.statement(alt)?;
+                    self.fs.patch_here(end);
+                } else {
+                    self.fs.patch_all_here(&else_jumps);
+                }
+            }
+            Statement::WhileStatement(w) => {
+                let labels = std::mem::take(&mut self.fs.pending_labels);
+                self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+                let top = self.fs.pc();
+                let exits = self.jump_if_false(&w.test)?;
+                self.statement(&w.body)?;
+                let ctl = self.pop_ctl();
+                self.fs.patch_all_here(&ctl.continue_jumps);
+                self.fs.loop_to(top);
+                self.fs.patch_all_here(&exits);
+                self.fs.patch_all_here(&ctl.break_jumps);
+            }
+            Statement::DoWhileStatement(d) => {
+                let labels = std::mem::take(&mut self.fs.pending_labels);
+                self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+                let top = self.fs.pc();
+                self.statement(&d.body)?;
+                let ctl = self.pop_ctl();
+                self.fs.patch_all_here(&ctl.continue_jumps);
+                self.pos(d.test.span());
+                let exits = self.jump_if_false(&d.test)?;
+                self.fs.loop_to(top);
+                self.fs.patch_all_here(&exits);
+                self.fs.patch_all_here(&ctl.break_jumps);
+            }
+            Statement::ForStatement(f) => self.for_statement(f)?,
+            Statement::ForInStatement(f) => self.for_in_statement(f)?,
+            Statement::ForOfStatement(f) => self.for_of_statement(f)?,
+            Statement::LabeledStatement(l) => {
+                self.fs.pending_labels.push(l.label.name.to_string());
+                self.statement(&l.body)?;
+                self.fs.pending_labels.clear();
+            }
+            Statement::BreakStatement(b) => {
+                let target = self.find_target(b.label.as_ref().map(|l| l.name.as_str()), false, b.span)?;
+                self.emit_exit(Some(target), ExitKind::Break, None)?;
+            }
+            Statement::ContinueStatement(c) => {
+                let target = self.find_target(c.label.as_ref().map(|l| l.name.as_str()), true, c.span)?;
+                self.emit_exit(Some(target), ExitKind::Continue, None)?;
+            }
+            Statement::ReturnStatement(r) => self.return_statement(r)?,
+            Statement::ThrowStatement(t) => {
+                let r = self.expr_reg(&t.argument)?;
+                self.pos(t.span);
+                self.emit(Instr::Throw { src: r });
+            }
+            Statement::TryStatement(t) => self.try_statement(t)?,
+            Statement::SwitchStatement(s) => self.switch_statement(s)?,
+            Statement::WithStatement(w) => return self.unsupported("with statement", w.span),
+            Statement::ImportDeclaration(_)
+            | Statement::ExportAllDeclaration(_)
+            | Statement::ExportDefaultDeclaration(_)
+            | Statement::ExportNamedDeclaration(_)
+            | Statement::ExportDeclaration(_)
+            | Statement::ExportFromDeclaration(_) => return self.unsupported("modules", s.span()),
+            _ => return self.unsupported("TypeScript syntax", s.span()),
+        }
+        self.fs.release(mark);
+        Ok(())
+    }
+
+    pub(crate) fn block(&mut self, scope: Option<ScopeId>, body: &[Statement<'a>]) -> R<()> {
+        let pushed = self.enter_scope(scope)?;
+        self.hoist_functions(body)?;
+        for s in body {
+            self.statement(s)?;
+        }
+        self.leave_scope(pushed);
+        Ok(())
+    }
+
+    pub(crate) fn variable_declaration(&mut self, d: &VariableDeclaration<'a>) -> R<()> {
+        if matches!(d.kind, VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing) {
+            return self.unsupported("using declarations", d.span);
+        }
+        for decl in &d.declarations {
+            let mark = self.fs.mark();
+            match &decl.init {
+                Some(init) => {
+                    // A register-resident binding can take the value directly.
+                    if let BindingPattern::BindingIdentifier(id) = &decl.id
+                        && let Some(sym) = id.symbol_id.get()
+                        && let Ok(crate::function::Loc::Reg(r)) = self.loc_of(sym, id.span)
+                        && crate::expression::writes_destination_last(init)
+                    {
+                        self.expr_named(init, r, Some(&id.name))?;
+                        self.fs.initialized.insert(sym);
+                    } else {
+                        let r = self.fs.alloc()?;
+                        self.expr_named(init, r, binding_name(&decl.id).as_deref())?;
+                        self.bind_pattern(&decl.id, r, true)?;
+                    }
+                }
+                None if d.kind != VariableDeclarationKind::Var => {
+                    let r = self.fs.alloc()?;
+                    self.emit(Instr::LoadUndefined { dst: r });
+                    self.bind_pattern(&decl.id, r, true)?;
+                }
+                None => {}
+            }
+            self.fs.release(mark);
+        }
+        Ok(())
+    }
+
+    fn return_statement(&mut self, r: &ReturnStatement<'a>) -> R<()> {
+        let mark = self.fs.mark();
+        let value = match &r.argument {
+            Some(arg) => {
+                if self.can_tail_call()
+                    && let Expression::CallExpression(call) = arg.without_parentheses()
+                    && self.tail_call(call)?
+                {
+                    self.fs.release(mark);
+                    return Ok(());
+                }
+                let v = self.expr_reg(arg)?;
+                if self.fs.kind.is_async() && self.fs.kind.is_generator() {
+                    // `return x` in an async generator awaits x.
+                    let t = self.fs.alloc()?;
+                    self.emit(Instr::Await { dst: t, src: v });
+                    t
+                } else {
+                    v
+                }
+            }
+            None => {
+                let v = self.fs.alloc()?;
+                self.emit(Instr::LoadUndefined { dst: v });
+                v
+            }
+        };
+        self.emit_exit(None, ExitKind::Return, Some(value))?;
+        self.fs.release(mark);
+        Ok(())
+    }
+
+    /// Whether `return f()` here may replace the frame.
+    fn can_tail_call(&self) -> bool {
+        self.fs.strict
+            && matches!(self.fs.kind, kiln_bytecode::FunctionKind::Normal | kiln_bytecode::FunctionKind::Arrow | kiln_bytecode::FunctionKind::Method)
+            && self.fs.ctl.iter().all(|c| match &c.kind {
+                CtlKind::Finally { .. } | CtlKind::Protected => false,
+                CtlKind::Loop { iterator, .. } => iterator.is_none(),
+                _ => true,
+            })
+    }
+
+    // ---- control stack ----
+
+    pub(crate) fn push_ctl(&mut self, kind: CtlKind, labels: Vec<String>) {
+        let depth = self.env_depth();
+        self.fs.ctl.push(Ctl { labels, kind, env_depth: depth, continue_depth: depth, break_jumps: Vec::new(), continue_jumps: Vec::new() });
+    }
+
+    pub(crate) fn pop_ctl(&mut self) -> Ctl {
+        self.fs.ctl.pop().unwrap_or(Ctl {
+            labels: Vec::new(),
+            kind: CtlKind::Label,
+            env_depth: 0,
+            continue_depth: 0,
+            break_jumps: Vec::new(),
+            continue_jumps: Vec::new(),
+        })
+    }
+
+    fn find_target(&self, label: Option<&str>, is_continue: bool, span: Span) -> R<usize> {
+        for (i, c) in self.fs.ctl.iter().enumerate().rev() {
+            let ok = match label {
+                Some(l) => c.labels.iter().any(|x| x == l) && (!is_continue || matches!(c.kind, CtlKind::Loop { .. })),
+                None => matches!(c.kind, CtlKind::Loop { .. }) || (!is_continue && matches!(c.kind, CtlKind::Switch)),
+            };
+            if ok {
+                return Ok(i);
+            }
+        }
+        Err(CompileError::new("Illegal break or continue statement", span.start))
+    }
+
+    /// Leave to `target` (or return from the function), closing for-of
+    /// iterators and running finally bodies on the way.
+    fn emit_exit(&mut self, target: Option<usize>, kind: ExitKind, value: Option<Reg>) -> R<()> {
+        let bottom = target.map_or(0, |t| t + 1);
+        for i in (bottom..self.fs.ctl.len()).rev() {
+            match &self.fs.ctl[i].kind {
+                CtlKind::Loop { iterator: Some(iter), .. } => {
+                    let iter = *iter;
+                    self.emit(Instr::IteratorClose { iter });
+                }
+                CtlKind::Finally { kind: kind_reg, .. } => {
+                    let kind_reg = *kind_reg;
+                    let depth = self.fs.ctl[i].env_depth;
+                    self.pop_envs_to(depth);
+                    let exit = match kind {
+                        ExitKind::Break => Exit::Break(target.unwrap_or(0)),
+                        ExitKind::Continue => Exit::Continue(target.unwrap_or(0)),
+                        ExitKind::Return => {
+                            if let Some(v) = value {
+                                self.emit(Instr::Mov { dst: kind_reg + 1, src: v });
+                            }
+                            Exit::Return
+                        }
+                    };
+                    let CtlKind::Finally { exits, .. } = &mut self.fs.ctl[i].kind else { unreachable!() };
+                    exits.push(exit);
+                    let n = exits.len() as i32 - 1;
+                    self.emit(Instr::LoadInt { dst: kind_reg, value: Completion::Jump as i32 + n });
+                    let j = self.fs.jump();
+                    if let CtlKind::Finally { entry_jumps, .. } = &mut self.fs.ctl[i].kind {
+                        entry_jumps.push(j);
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        match (kind, target) {
+            (ExitKind::Return, _) | (_, None) => {
+                let v = match value {
+                    Some(v) => v,
+                    None => {
+                        let v = self.fs.alloc()?;
+                        self.emit(Instr::LoadUndefined { dst: v });
+                        v
+                    }
+                };
+                if self.fs.is_derived {
+                    self.emit(Instr::ReturnDerived { src: v });
+                } else {
+                    self.emit(Instr::Return { src: v });
+                }
+            }
+            (ExitKind::Break, Some(t)) => {
+                if let CtlKind::Loop { iterator: Some(iter), .. } = self.fs.ctl[t].kind {
+                    self.emit(Instr::IteratorClose { iter });
+                }
+                let depth = self.fs.ctl[t].env_depth;
+                self.pop_envs_to(depth);
+                let j = self.fs.jump();
+                self.fs.ctl[t].break_jumps.push(j);
+            }
+            (ExitKind::Continue, Some(t)) => {
+                let depth = self.fs.ctl[t].continue_depth;
+                self.pop_envs_to(depth);
+                let j = self.fs.jump();
+                self.fs.ctl[t].continue_jumps.push(j);
+            }
+        }
+        Ok(())
+    }
+
+    // ---- loops ----
+
+    fn for_statement(&mut self, f: &ForStatement<'a>) -> R<()> {
+        let labels = std::mem::take(&mut self.fs.pending_labels);
+        let pushed = self.enter_scope(f.scope_id.get())?;
+        let outer_depth = self.env_depth() - pushed as u16;
+        match &f.init {
+            Some(ForStatementInit::VariableDeclaration(d)) => self.variable_declaration(d)?,
+            Some(init) => {
+                if let Some(e) = init.as_expression() {
+                    self.expr_effect(e)?;
+                }
+            }
+            None => {}
+        }
+        if pushed {
+            self.emit(Instr::CloneEnv);
+        }
+        self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+        if let Some(c) = self.fs.ctl.last_mut() {
+            c.env_depth = outer_depth;
+        }
+        let top = self.fs.pc();
+        let exits = match &f.test {
+            Some(t) => self.jump_if_false(t)?,
+            None => Vec::new(),
+        };
+        self.statement(&f.body)?;
+        let ctl = self.pop_ctl();
+        self.fs.patch_all_here(&ctl.continue_jumps);
+        if pushed {
+            self.emit(Instr::CloneEnv);
+        }
+        if let Some(u) = &f.update {
+            self.pos(u.span());
+            self.expr_effect(u)?;
+        }
+        self.fs.loop_to(top);
+        self.fs.patch_all_here(&exits);
+        self.leave_scope(pushed);
+        self.fs.patch_all_here(&ctl.break_jumps);
+        Ok(())
+    }
+
+    /// Assign the loop value r[value] to the for-in/for-of left-hand side.
+    fn for_left(&mut self, left: &ForStatementLeft<'a>, value: Reg) -> R<()> {
+        match left {
+            ForStatementLeft::VariableDeclaration(d) => {
+                if matches!(d.kind, VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing) {
+                    return self.unsupported("using declarations", d.span);
+                }
+                if let Some(decl) = d.declarations.first() {
+                    self.bind_pattern(&decl.id, value, true)?;
+                }
+                Ok(())
+            }
+            _ => match left.as_assignment_target() {
+                Some(target) => self.assign_target(target, value),
+                None => self.unsupported("this for-in/of target", left.span()),
+            },
+        }
+    }
+
+    fn for_in_statement(&mut self, f: &ForInStatement<'a>) -> R<()> {
+        let labels = std::mem::take(&mut self.fs.pending_labels);
+        // The right side sees the loop's lexical bindings in their TDZ.
+        let pushed = self.enter_scope(f.scope_id.get())?;
+        let iter = self.fs.alloc()?;
+        let src = self.expr_reg(&f.right)?;
+        self.leave_scope(pushed);
+        self.pos(f.right.span());
+        self.emit(Instr::ForInPrepare { dst: iter, src });
+        let pair = self.fs.alloc_n(2)?;
+        self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+        let top = self.fs.pc();
+        self.emit(Instr::ForInNext { dst: pair, iter });
+        let exit = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+        let pushed = self.enter_scope(f.scope_id.get())?;
+        if let Some(c) = self.fs.ctl.last_mut() {
+            c.continue_depth += pushed as u16;
+        }
+        self.for_left(&f.left, pair)?;
+        self.statement(&f.body)?;
+        let ctl = self.pop_ctl();
+        self.fs.patch_all_here(&ctl.continue_jumps);
+        self.leave_scope(pushed);
+        self.fs.loop_to(top);
+        self.fs.patch_here(exit);
+        self.fs.patch_all_here(&ctl.break_jumps);
+        Ok(())
+    }
+
+    fn for_of_statement(&mut self, f: &ForOfStatement<'a>) -> R<()> {
+        let labels = std::mem::take(&mut self.fs.pending_labels);
+        let is_async = f.r#await;
+        let depth = self.env_depth();
+        let pushed = self.enter_scope(f.scope_id.get())?;
+        let iter = self.fs.alloc_n(2)?;
+        let src = self.expr_reg(&f.right)?;
+        self.leave_scope(pushed);
+        self.pos(f.right.span());
+        if is_async {
+            self.emit(Instr::GetAsyncIterator { iter, src });
+        } else {
+            self.emit(Instr::GetIterator { iter, src });
+        }
+        let pair = self.fs.alloc_n(2)?;
+        let call_base = if is_async { self.fs.alloc()? } else { 0 };
+        self.push_ctl(CtlKind::Loop { iterator: Some(iter) }, labels);
+        let top = self.fs.pc();
+        if is_async {
+            // result = await next.call(iter); if (!IsObject(result)) throw; done/value.
+            self.emit(Instr::Mov { dst: call_base, src: iter });
+            self.emit(Instr::Call { dst: pair, func: iter + 1, args: call_base, argc: 0 });
+            self.emit(Instr::Await { dst: pair, src: pair });
+            self.emit(Instr::ThrowIfNotObject { src: pair });
+            let done = self.fs.site("done")?;
+            self.emit(Instr::GetNamed { dst: pair + 1, obj: pair, site: done });
+            let exit_probe = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+            let value = self.fs.site("value")?;
+            self.emit(Instr::GetNamed { dst: pair, obj: pair, site: value });
+            self.for_of_body(f, iter, pair, top, exit_probe)?;
+        } else {
+            self.emit(Instr::IteratorNext { dst: pair, iter });
+            let exit = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+            self.for_of_body(f, iter, pair, top, exit)?;
+        }
+        let _ = depth;
+        Ok(())
+    }
+
+    fn for_of_body(&mut self, f: &ForOfStatement<'a>, iter: Reg, pair: Reg, top: usize, exit: usize) -> R<()> {
+        let depth = self.env_depth();
+        let start = self.fs.pc();
+        let pushed = self.enter_scope(f.scope_id.get())?;
+        if let Some(c) = self.fs.ctl.last_mut() {
+            c.continue_depth += pushed as u16;
+        }
+        self.for_left(&f.left, pair)?;
+        self.statement(&f.body)?;
+        let ctl = self.pop_ctl();
+        self.fs.patch_all_here(&ctl.continue_jumps);
+        self.leave_scope(pushed);
+        self.fs.loop_to(top);
+        let end = self.fs.pc();
+        // A throw out of the body closes the iterator, then propagates.
+        let exc = self.fs.alloc()?;
+        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: end as u32, env_depth: depth, reg: exc, is_finally: false });
+        self.emit(Instr::IteratorCloseOnThrow { iter });
+        self.emit(Instr::Throw { src: exc });
+        self.fs.patch_here(exit);
+        self.fs.patch_all_here(&ctl.break_jumps);
+        Ok(())
+    }
+
+    // ---- switch ----
+
+    fn switch_statement(&mut self, s: &SwitchStatement<'a>) -> R<()> {
+        let labels = std::mem::take(&mut self.fs.pending_labels);
+        let d = self.fs.alloc()?;
+        self.expr(&s.discriminant, d)?;
+        if let Some(scope) = s.scope_id.get() {
+            self.switch_scopes.insert(scope);
+        }
+        let pushed = self.enter_scope(s.scope_id.get())?;
+        for case in &s.cases {
+            self.hoist_functions(&case.consequent)?;
+        }
+        self.push_ctl(CtlKind::Switch, labels);
+        if let Some(c) = self.fs.ctl.last_mut() {
+            c.env_depth -= pushed as u16;
+        }
+        let mut case_jumps = Vec::with_capacity(s.cases.len());
+        let t = self.fs.alloc()?;
+        for case in &s.cases {
+            match &case.test {
+                Some(test) => {
+                    self.expr(test, t)?;
+                    self.emit(Instr::StrictEq { dst: t, lhs: d, rhs: t });
+                    case_jumps.push(Some(self.emit(Instr::JumpIfTrue { src: t, offset: 0 })));
+                }
+                None => case_jumps.push(None),
+            }
+        }
+        let to_default = self.fs.jump();
+        let mut default_found = false;
+        for (case, jump) in s.cases.iter().zip(case_jumps) {
+            match jump {
+                Some(j) => self.fs.patch_here(j),
+                None => {
+                    self.fs.patch_here(to_default);
+                    default_found = true;
+                }
+            }
+            for st in &case.consequent {
+                self.statement(st)?;
+            }
+        }
+        let ctl = self.pop_ctl();
+        if !default_found {
+            self.fs.patch_here(to_default);
+        }
+        self.leave_scope(pushed);
+        self.fs.patch_all_here(&ctl.break_jumps);
+        Ok(())
+    }
+
+    // ---- try ----
+
+    fn try_statement(&mut self, t: &TryStatement<'a>) -> R<()> {
+        let depth = self.env_depth();
+        let Some(finalizer) = &t.finalizer else {
+            return self.try_catch(t, depth);
+        };
+        let kind = self.fs.alloc_n(2)?;
+        self.push_ctl(CtlKind::Finally { kind, exits: Vec::new(), entry_jumps: Vec::new() }, Vec::new());
+        let start = self.fs.pc();
+        self.try_catch(t, depth)?;
+        self.emit(Instr::LoadInt { dst: kind, value: Completion::Normal as i32 });
+        let end = self.fs.pc();
+        let ctl = self.pop_ctl();
+        let CtlKind::Finally { exits, entry_jumps, .. } = ctl.kind else { unreachable!() };
+        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: end as u32, env_depth: depth, reg: kind, is_finally: true });
+        self.fs.patch_all_here(&entry_jumps);
+        // The completion register must survive the finally body.
+        let saved_completion = self.fs.completion;
+        self.block(finalizer.scope_id.get(), &finalizer.body)?;
+        self.fs.completion = saved_completion;
+        self.emit(Instr::EndFinally { kind });
+        for (n, exit) in exits.into_iter().enumerate() {
+            let probe = self.fs.alloc()?;
+            self.emit(Instr::LoadInt { dst: probe, value: Completion::Jump as i32 + n as i32 });
+            self.emit(Instr::StrictEq { dst: probe, lhs: kind, rhs: probe });
+            let next = self.emit(Instr::JumpIfFalse { src: probe, offset: 0 });
+            match exit {
+                Exit::Break(target) => self.emit_exit(Some(target), ExitKind::Break, None)?,
+                Exit::Continue(target) => self.emit_exit(Some(target), ExitKind::Continue, None)?,
+                Exit::Return => self.emit_exit(None, ExitKind::Return, Some(kind + 1))?,
+            }
+            self.fs.patch_here(next);
+            self.fs.release(probe as u32);
+        }
+        Ok(())
+    }
+
+    fn try_catch(&mut self, t: &TryStatement<'a>, depth: u16) -> R<()> {
+        let Some(handler) = &t.handler else {
+            return self.block(t.block.scope_id.get(), &t.block.body);
+        };
+        self.push_ctl(CtlKind::Protected, Vec::new());
+        let start = self.fs.pc();
+        self.block(t.block.scope_id.get(), &t.block.body)?;
+        let end = self.fs.pc();
+        self.pop_ctl();
+        let skip = self.fs.jump();
+        let mark = self.fs.mark();
+        let exc = self.fs.alloc()?;
+        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: self.fs.pc() as u32, env_depth: depth, reg: exc, is_finally: false });
+        let pushed = self.enter_scope(handler.scope_id.get())?;
+        if let Some(param) = &handler.param {
+            self.bind_pattern(&param.pattern, exc, true)?;
+        }
+        self.block(handler.body.scope_id.get(), &handler.body.body)?;
+        self.leave_scope(pushed);
+        self.fs.release(mark);
+        self.fs.patch_here(skip);
+        Ok(())
+    }
+}
