@@ -1,0 +1,422 @@
+//! Iteration: the iterator protocol operations the interpreter and the
+//! built-ins share, `%IteratorPrototype%`, array iterators and `for-in`
+//! key enumeration ([spec](https://tc39.es/ecma262/#sec-iteration)).
+
+use super::{define_symbol_method, define_to_string_tag};
+use crate::JsResult;
+use crate::heap::ObjectId;
+use crate::interpreter::{Args, Vm};
+use crate::object::{Elements, ForInState, IterationKind, ObjectKind, PropertyKey, array_length};
+use crate::value::Value;
+
+pub fn init(vm: &mut Vm) {
+    let iterator_proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    vm.intrinsics.iterator_prototype = iterator_proto;
+    define_symbol_method(vm, iterator_proto, vm.symbols.iterator, "[Symbol.iterator]", return_this, 0);
+    let async_proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    vm.intrinsics.async_iterator_prototype = async_proto;
+    define_symbol_method(vm, async_proto, vm.symbols.async_iterator, "[Symbol.asyncIterator]", return_this, 0);
+    let array_iter = vm.heap.new_object(Some(iterator_proto), ObjectKind::Ordinary);
+    vm.intrinsics.array_iterator_prototype = array_iter;
+    vm.define_native(array_iter, "next", array_iterator_next, 0);
+    define_to_string_tag(vm, array_iter, "Array Iterator");
+}
+
+pub fn return_this(_vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    Ok(this)
+}
+
+/// %ArrayIteratorPrototype%.next
+fn array_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let Some(it) = this.as_object() else {
+        return Err(vm.type_error("next called on incompatible receiver"));
+    };
+    let ObjectKind::ArrayIterator { target, index, kind } = vm.heap.object(it).kind else {
+        return Err(vm.type_error("next called on incompatible receiver"));
+    };
+    if target.is_undefined() {
+        return Ok(vm.iter_result(Value::UNDEFINED, true));
+    }
+    let len = vm.length_of_array_like(target)?;
+    if index as f64 >= len {
+        if let ObjectKind::ArrayIterator { target, .. } = &mut vm.heap.object_mut(it).kind {
+            *target = Value::UNDEFINED;
+        }
+        return Ok(vm.iter_result(Value::UNDEFINED, true));
+    }
+    if let ObjectKind::ArrayIterator { index: i, .. } = &mut vm.heap.object_mut(it).kind {
+        *i += 1;
+    }
+    let value = match kind {
+        IterationKind::Keys => Value::number(index as f64),
+        IterationKind::Values => vm.get(target, PropertyKey::Index(index))?,
+        IterationKind::Entries => {
+            let v = vm.get(target, PropertyKey::Index(index))?;
+            Value::object(vm.array_from_values(vec![Value::number(index as f64), v]))
+        }
+    };
+    Ok(vm.iter_result(value, false))
+}
+
+/// Group `items` by the key `callback` returns (Object.groupBy / Map.groupBy).
+pub fn group_by(vm: &mut Vm, items: Value, callback: Value, property_keys: bool) -> JsResult<Vec<(Value, Vec<Value>)>> {
+    if items.is_nullish() {
+        return Err(vm.type_error("groupBy called on null or undefined"));
+    }
+    if !vm.is_callable(callback) {
+        return Err(vm.type_error("groupBy callback is not a function"));
+    }
+    let (iter, next) = vm.get_iterator(items)?;
+    let mark = vm.roots.len();
+    vm.roots.push(iter);
+    let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+    let mut k = 0u64;
+    loop {
+        let (value, done) = vm.iterator_step(iter, next)?;
+        if done {
+            break;
+        }
+        vm.roots.push(value);
+        let key = match vm.call(callback, Value::UNDEFINED, &[value, Value::number(k as f64)]).and_then(|key| {
+            if property_keys {
+                let pk = vm.to_property_key(key)?;
+                Ok(vm.key_to_value(pk))
+            } else if key.as_number() == Some(0.0) {
+                Ok(Value::int(0))
+            } else {
+                Ok(key)
+            }
+        }) {
+            Ok(key) => key,
+            Err(t) => {
+                let saved = vm.exception;
+                let _ = vm.iterator_close(iter);
+                vm.exception = saved;
+                return Err(t);
+            }
+        };
+        vm.roots.push(key);
+        let mut found = false;
+        for (gk, values) in groups.iter_mut() {
+            let gk = *gk;
+            if vm.same_value(gk, key) {
+                values.push(value);
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            groups.push((key, vec![value]));
+        }
+        k += 1;
+    }
+    vm.roots.truncate(mark);
+    Ok(groups)
+}
+
+impl Vm {
+    /// `{ value, done }`
+    pub fn iter_result(&mut self, value: Value, done: bool) -> Value {
+        let obj = super::new_plain_object(self);
+        self.define_builtin(obj, PropertyKey::String(self.atoms.value), value, crate::object::Attrs::DEFAULT);
+        self.define_builtin(obj, PropertyKey::String(self.atoms.done), Value::bool(done), crate::object::Attrs::DEFAULT);
+        Value::object(obj)
+    }
+
+    /// A new array iterator over `target`.
+    pub fn new_array_iterator(&mut self, target: Value, kind: IterationKind) -> Value {
+        let proto = self.intrinsics.array_iterator_prototype;
+        Value::object(self.heap.new_object(Some(proto), ObjectKind::ArrayIterator { target, index: 0, kind }))
+    }
+
+    /// [GetIterator](https://tc39.es/ecma262/#sec-getiterator)(v, sync): the iterator and its `next`.
+    pub fn get_iterator(&mut self, v: Value) -> JsResult<(Value, Value)> {
+        let method = self.get(v, PropertyKey::Symbol(self.symbols.iterator))?;
+        if !self.is_callable(method) {
+            let what = self.display(v);
+            return Err(self.type_error(format!("{what} is not iterable")));
+        }
+        self.get_iterator_from_method(v, method)
+    }
+
+    pub fn get_iterator_from_method(&mut self, v: Value, method: Value) -> JsResult<(Value, Value)> {
+        let iter = self.call(method, v, &[])?;
+        if !iter.is_object() {
+            return Err(self.type_error("Result of the Symbol.iterator method is not an object"));
+        }
+        let next = self.get(iter, PropertyKey::String(self.atoms.next))?;
+        Ok((iter, next))
+    }
+
+    /// GetIterator(v, async): falls back to a sync iterator wrapped for async use.
+    pub fn get_async_iterator(&mut self, v: Value) -> JsResult<(Value, Value)> {
+        let method = self.get(v, PropertyKey::Symbol(self.symbols.async_iterator))?;
+        if method.is_nullish() {
+            let (iter, next) = self.get_iterator(v)?;
+            let wrapper = crate::builtins::generator::create_async_from_sync_iterator(self, iter, next);
+            let next = self.get(wrapper, PropertyKey::String(self.atoms.next))?;
+            return Ok((wrapper, next));
+        }
+        if !self.is_callable(method) {
+            return Err(self.type_error("Symbol.asyncIterator is not a function"));
+        }
+        self.get_iterator_from_method(v, method)
+    }
+
+    /// IteratorStep + IteratorValue: `(value, done)`.
+    pub fn iterator_step(&mut self, iter: Value, next: Value) -> JsResult<(Value, bool)> {
+        // Fast path: an untouched array iterator over a dense array.
+        if let Some(it) = iter.as_object()
+            && next == Value::object(self.array_iterator_next_fn())
+            && let ObjectKind::ArrayIterator { target, index, kind: IterationKind::Values } = self.heap.object(it).kind
+            && let Some(arr) = target.as_object()
+            && let ObjectKind::Array { .. } = self.heap.object(arr).kind
+            && let Elements::Dense(elements) = &self.heap.object(arr).elements
+        {
+            let len = elements.len() as u32;
+            if index >= len {
+                if let ObjectKind::ArrayIterator { target, .. } = &mut self.heap.object_mut(it).kind {
+                    *target = Value::UNDEFINED;
+                }
+                return Ok((Value::UNDEFINED, true));
+            }
+            let v = elements[index as usize];
+            if !v.is_hole() {
+                if let ObjectKind::ArrayIterator { index, .. } = &mut self.heap.object_mut(it).kind {
+                    *index += 1;
+                }
+                return Ok((v, false));
+            }
+        }
+        let result = self.call(next, iter, &[])?;
+        if !result.is_object() {
+            let what = self.display(result);
+            return Err(self.type_error(format!("Iterator result {what} is not an object")));
+        }
+        let done = self.get(result, PropertyKey::String(self.atoms.done))?;
+        if self.to_boolean(done) {
+            return Ok((Value::UNDEFINED, true));
+        }
+        let value = self.get(result, PropertyKey::String(self.atoms.value))?;
+        Ok((value, false))
+    }
+
+    fn array_iterator_next_fn(&mut self) -> ObjectId {
+        let proto = self.intrinsics.array_iterator_prototype;
+        let key = PropertyKey::String(self.atoms.next);
+        self.heap.own_property(proto, key).and_then(|p| p.value.as_object()).unwrap_or(proto)
+    }
+
+    /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a normal completion.
+    pub fn iterator_close(&mut self, iter: Value) -> JsResult<()> {
+        let ret = self.get(iter, PropertyKey::String(self.atoms.return_))?;
+        if ret.is_nullish() {
+            return Ok(());
+        }
+        let result = self.call(ret, iter, &[])?;
+        if !result.is_object() {
+            return Err(self.type_error("Iterator result is not an object"));
+        }
+        Ok(())
+    }
+
+    /// IteratorToList(GetIterator(v)).
+    pub fn iterable_to_list(&mut self, v: Value) -> JsResult<Vec<Value>> {
+        let (iter, next) = self.get_iterator(v)?;
+        let mark = self.roots.len();
+        self.roots.push(iter);
+        let mut out = Vec::new();
+        loop {
+            let (value, done) = self.iterator_step(iter, next)?;
+            if done {
+                break;
+            }
+            self.roots.push(value);
+            out.push(value);
+        }
+        self.roots.truncate(mark);
+        Ok(out)
+    }
+
+    /// The values of a spread argument (`f(...xs)`); arrays with the built-in iterator skip the protocol.
+    pub fn spread_values(&mut self, v: Value) -> JsResult<Vec<Value>> {
+        if let Some(o) = v.as_object()
+            && self.is_plain_array_iteration(o)
+            && let Elements::Dense(e) = &self.heap.object(o).elements
+            && !e.iter().any(|v| v.is_hole())
+        {
+            return Ok(e.clone());
+        }
+        self.iterable_to_list(v)
+    }
+
+    /// True if iterating `o` is unobservable: a dense array whose iteration methods are the originals.
+    fn is_plain_array_iteration(&mut self, o: ObjectId) -> bool {
+        let object = self.heap.object(o);
+        if !object.is_array() || object.proto != Some(self.intrinsics.array_prototype) {
+            return false;
+        }
+        let iter_key = PropertyKey::Symbol(self.symbols.iterator);
+        if self.heap.own_property(o, iter_key).is_some() {
+            return false;
+        }
+        let proto_iter = self.heap.own_property(self.intrinsics.array_prototype, iter_key).map(|p| p.value);
+        if proto_iter != Some(Value::object(self.intrinsics.array_prototype_values)) {
+            return false;
+        }
+        let next_key = PropertyKey::String(self.atoms.next);
+        let next = self.heap.own_property(self.intrinsics.array_iterator_prototype, next_key).map(|p| p.value);
+        next == Some(Value::object(self.array_iterator_next_fn()))
+    }
+
+    /// `ArraySpread`: append the values of iterable `v` to array `arr`.
+    pub fn array_spread(&mut self, arr: Value, v: Value) -> JsResult<()> {
+        let values = self.spread_values(v)?;
+        if let Some(a) = arr.as_object()
+            && let Elements::Dense(e) = &mut self.heap.object_mut(a).elements
+        {
+            e.extend_from_slice(&values);
+        }
+        Ok(())
+    }
+
+    /// [CreateListFromArrayLike](https://tc39.es/ecma262/#sec-createlistfromarraylike)
+    pub fn create_list_from_array_like(&mut self, v: Value) -> JsResult<Vec<Value>> {
+        let Some(obj) = v.as_object() else {
+            return Err(self.type_error("CreateListFromArrayLike called on non-object"));
+        };
+        if let ObjectKind::Array { .. } | ObjectKind::Arguments { env: None, .. } = self.heap.object(obj).kind
+            && let Elements::Dense(e) = &self.heap.object(obj).elements
+            && !e.iter().any(|v| v.is_hole())
+            && self.heap.object(obj).is_array()
+        {
+            return Ok(e.clone());
+        }
+        let len = self.length_of_array_like(v)?;
+        if len > 10_000_000.0 {
+            return Err(self.range_error("Too many arguments in function call"));
+        }
+        let mut out = Vec::with_capacity(len as usize);
+        for i in 0..len as u32 {
+            out.push(self.get(v, PropertyKey::Index(i))?);
+        }
+        Ok(out)
+    }
+
+    /// [LengthOfArrayLike](https://tc39.es/ecma262/#sec-lengthofarraylike)
+    pub fn length_of_array_like(&mut self, v: Value) -> JsResult<f64> {
+        if let Some(o) = v.as_object()
+            && self.heap.object(o).is_array()
+        {
+            return Ok(array_length(self.heap.object(o)) as f64);
+        }
+        let len = self.get(v, PropertyKey::String(self.atoms.length))?;
+        self.to_length(len)
+    }
+
+    /// [CopyDataProperties](https://tc39.es/ecma262/#sec-copydataproperties); `excluded` is an
+    /// array of keys or undefined.
+    pub fn copy_data_properties(&mut self, target: Value, source: Value, excluded: Value) -> JsResult<()> {
+        if source.is_nullish() {
+            return Ok(());
+        }
+        let Some(target) = target.as_object() else { return Ok(()) };
+        let from = self.to_object(source)?;
+        let mut skip = Vec::new();
+        if excluded.is_object() {
+            for k in self.create_list_from_array_like(excluded)? {
+                skip.push(self.to_property_key(k)?);
+            }
+        }
+        let mark = self.roots.len();
+        self.roots.push(Value::object(from));
+        for key in self.own_property_keys(from)? {
+            if skip.contains(&key) {
+                continue;
+            }
+            if let Some(desc) = self.get_own_property(from, key)?
+                && desc.enumerable == Some(true)
+            {
+                let v = self.get(Value::object(from), key)?;
+                self.create_data_property(target, key, v)?;
+            }
+        }
+        self.roots.truncate(mark);
+        Ok(())
+    }
+
+    // ---- for-in ----
+
+    /// Start a `for-in` over `v`: an internal iterator of its enumerable string keys.
+    pub fn for_in_prepare(&mut self, v: Value) -> JsResult<Value> {
+        let object = if v.is_nullish() { None } else { Some(self.to_object(v)?) };
+        let state = ForInState { object, keys: Vec::new(), index: 0, visited: Vec::new() };
+        let it = self.heap.new_object(None, ObjectKind::ForInIterator(Box::new(state)));
+        if let Some(o) = object {
+            self.for_in_load(it, o)?;
+        }
+        Ok(Value::object(it))
+    }
+
+    /// Load the keys of one object of the chain into the iterator.
+    fn for_in_load(&mut self, it: ObjectId, o: ObjectId) -> JsResult<()> {
+        let keys = self.own_property_keys(o)?;
+        let values: Vec<Value> = keys
+            .iter()
+            .filter(|k| !matches!(k, PropertyKey::Symbol(_)))
+            .map(|&k| self.key_to_value(k))
+            .collect();
+        if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
+            s.object = Some(o);
+            s.keys = values;
+            s.index = 0;
+        }
+        Ok(())
+    }
+
+    /// The next key of a `for-in`, skipping keys deleted or shadowed meanwhile: `(key, done)`.
+    pub fn for_in_next(&mut self, it: Value) -> JsResult<(Value, bool)> {
+        let Some(it) = it.as_object() else { return Ok((Value::UNDEFINED, true)) };
+        loop {
+            let (object, key) = match &mut self.heap.object_mut(it).kind {
+                ObjectKind::ForInIterator(s) => {
+                    let Some(object) = s.object else { return Ok((Value::UNDEFINED, true)) };
+                    let key = s.keys.get(s.index).copied();
+                    s.index += 1;
+                    (object, key)
+                }
+                _ => return Ok((Value::UNDEFINED, true)),
+            };
+            let Some(key_value) = key else {
+                // This object is exhausted: move up the prototype chain.
+                match self.get_prototype_of(object)? {
+                    Some(p) => {
+                        self.for_in_load(it, p)?;
+                        continue;
+                    }
+                    None => {
+                        if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
+                            s.object = None;
+                        }
+                        return Ok((Value::UNDEFINED, true));
+                    }
+                }
+            };
+            let key = self.to_property_key(key_value)?;
+            let seen = match &self.heap.object(it).kind {
+                ObjectKind::ForInIterator(s) => s.visited.contains(&key),
+                _ => true,
+            };
+            if seen {
+                continue;
+            }
+            if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
+                s.visited.push(key);
+            }
+            match self.get_own_property(object, key)? {
+                Some(d) if d.enumerable == Some(true) => return Ok((key_value, false)),
+                _ => continue,
+            }
+        }
+    }
+}

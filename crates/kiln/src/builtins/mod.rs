@@ -1,0 +1,140 @@
+//! The standard built-in objects, one module per constructor or namespace.
+//!
+//! Each module has an `init(vm)` that creates its objects, records them in
+//! [`crate::realm::Intrinsics`] and defines its global bindings. [`init`]
+//! calls them in dependency order. Native functions have the signature
+//! [`crate::object::NativeFn`]; their doc line links the spec section.
+
+pub mod array;
+pub mod bigint;
+pub mod boolean;
+pub mod collections;
+pub mod date;
+pub mod error;
+pub mod function;
+pub mod generator;
+pub mod global;
+pub mod iterator;
+pub mod json;
+pub mod math;
+pub mod number;
+pub mod object;
+pub mod promise;
+pub mod proxy;
+pub mod reflect;
+pub mod regexp;
+pub mod string;
+pub mod symbol;
+
+use crate::heap::ObjectId;
+use crate::interpreter::{Args, Vm};
+use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
+use crate::value::Value;
+use crate::JsResult;
+
+/// Create the realm's intrinsics and global object.
+pub fn init(vm: &mut Vm) {
+    let object_prototype = vm.heap.new_object(None, ObjectKind::Ordinary);
+    vm.intrinsics.object_prototype = object_prototype;
+    let function_prototype = vm.heap.new_object(
+        Some(object_prototype),
+        ObjectKind::Native(Box::new(crate::object::NativeFunction {
+            func: function::function_prototype_call,
+            constructor: false,
+            data: Box::new([]),
+        })),
+    );
+    vm.intrinsics.function_prototype = function_prototype;
+    let root = vm.heap.shapes.root(Some(function_prototype));
+    let with_length = vm.heap.shapes.add(root, PropertyKey::String(vm.atoms.length), Attrs::CONFIGURABLE_ONLY);
+    let plain = vm.heap.shapes.add(with_length, PropertyKey::String(vm.atoms.name), Attrs::CONFIGURABLE_ONLY);
+    let with_prototype = vm.heap.shapes.add(plain, PropertyKey::String(vm.atoms.prototype), Attrs(Attrs::WRITABLE));
+    vm.shapes = crate::interpreter::FunctionShapes { plain, with_prototype };
+    let global = vm.heap.new_object(Some(object_prototype), ObjectKind::Ordinary);
+    vm.heap.to_dictionary(global);
+    vm.intrinsics.global = global;
+    let thrower = vm.new_native(throw_type_error, "", 0, false);
+    vm.heap.object_mut(thrower).extensible = false;
+    vm.heap.seal_or_freeze(thrower, true);
+    vm.intrinsics.throw_type_error = thrower;
+
+    object::init(vm);
+    function::init(vm);
+    error::init(vm);
+    iterator::init(vm);
+    array::init(vm);
+    string::init(vm);
+    number::init(vm);
+    boolean::init(vm);
+    symbol::init(vm);
+    bigint::init(vm);
+    math::init(vm);
+    json::init(vm);
+    regexp::init(vm);
+    date::init(vm);
+    collections::init(vm);
+    promise::init(vm);
+    generator::init(vm);
+    reflect::init(vm);
+    proxy::init(vm);
+    global::init(vm);
+}
+
+/// %ThrowTypeError%
+fn throw_type_error(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    Err(vm.type_error("'caller', 'callee', and 'arguments' properties may not be accessed on strict mode functions or the arguments objects for calls to them"))
+}
+
+/// Define a global binding (writable, configurable, not enumerable), as built-ins are.
+pub fn define_global(vm: &mut Vm, name: &str, value: Value) {
+    let key = vm.key(name);
+    let global = vm.intrinsics.global;
+    vm.define_builtin(global, key, value, Attrs::HIDDEN);
+}
+
+/// Create a constructor `name` whose `prototype` is `proto`, link `proto.constructor` back,
+/// and define it as a global.
+pub fn make_constructor(vm: &mut Vm, name: &str, func: NativeFn, length: u32, proto: ObjectId) -> ObjectId {
+    let ctor = vm.new_native(func, name, length, true);
+    vm.define_builtin(ctor, PropertyKey::String(vm.atoms.prototype), Value::object(proto), Attrs::NONE);
+    vm.define_builtin(proto, PropertyKey::String(vm.atoms.constructor), Value::object(ctor), Attrs::HIDDEN);
+    define_global(vm, name, Value::object(ctor));
+    ctor
+}
+
+/// Define a getter-only accessor `name` on `obj` (configurable, not enumerable).
+pub fn define_getter(vm: &mut Vm, obj: ObjectId, name: &str, func: NativeFn) {
+    let key = vm.key(name);
+    let display = match key {
+        PropertyKey::Symbol(_) => name.to_string(),
+        _ => format!("get {name}"),
+    };
+    let getter = vm.new_native(func, &display, 0, false);
+    let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
+    vm.define_builtin(obj, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
+}
+
+/// Define a symbol-keyed native method, named `[description]`.
+pub fn define_symbol_method(vm: &mut Vm, obj: ObjectId, symbol: crate::heap::SymbolId, name: &str, func: NativeFn, length: u32) {
+    let f = vm.new_native(func, name, length, false);
+    vm.define_builtin(obj, PropertyKey::Symbol(symbol), Value::object(f), Attrs::HIDDEN);
+}
+
+/// Define `Symbol.toStringTag` on a prototype.
+pub fn define_to_string_tag(vm: &mut Vm, obj: ObjectId, tag: &str) {
+    let v = vm.intern_value(tag);
+    vm.define_builtin(obj, PropertyKey::Symbol(vm.symbols.to_string_tag), v, Attrs::CONFIGURABLE_ONLY);
+}
+
+/// A plain object with `Object.prototype` as prototype.
+pub fn new_plain_object(vm: &mut Vm) -> ObjectId {
+    vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary)
+}
+
+/// The `this` value as an object of a given kind, or a TypeError naming the method.
+pub fn this_object(vm: &mut Vm, this: Value, method: &str, check: fn(&ObjectKind) -> bool) -> JsResult<ObjectId> {
+    match this.as_object() {
+        Some(o) if check(&vm.heap.object(o).kind) => Ok(o),
+        _ => Err(vm.type_error(format!("{method} called on incompatible receiver"))),
+    }
+}

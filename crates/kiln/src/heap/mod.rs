@@ -1,0 +1,602 @@
+//! The garbage-collected heap: one arena per kind of cell, addressed by 32-bit
+//! indices, with a precise mark-and-sweep collector.
+//!
+//! # Design
+//!
+//! Every JavaScript-visible cell (object, string, symbol, BigInt) and every
+//! captured-variable environment lives in a typed arena owned by [`Heap`]. A
+//! [`crate::Value`] carries the arena index, never a pointer, so the heap can
+//! be walked whole (for snapshots) and needs no `unsafe`. Freed entries are
+//! reset to a cheap placeholder and their index goes on a free list.
+//!
+//! # Invariants
+//!
+//! 1. An id held anywhere reachable from a root refers to a live entry.
+//! 2. Collection runs only at interpreter safe points (see
+//!    `interpreter::Vm::collect_garbage`); native code that holds a value
+//!    across a call back into JavaScript keeps it on the VM's root stack.
+//! 3. `bytes` is the sum of the estimated sizes of live entries plus what was
+//!    allocated since the last collection; it is what the byte budget limits.
+
+pub mod string;
+
+use crate::object::shape::ShapeTable;
+use crate::object::{Object, ObjectKind};
+use crate::value::{Kind, Value};
+use num_bigint::BigInt;
+use std::mem::size_of;
+use string::{AtomTable, JsStr, StrData, Units};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+    };
+}
+id_type!(/// An object in [`Heap::objects`].
+    ObjectId);
+id_type!(/// A string in [`Heap::strings`].
+    StringId);
+id_type!(/// A symbol in [`Heap::symbols`].
+    SymbolId);
+id_type!(/// A BigInt in [`Heap::bigints`].
+    BigIntId);
+id_type!(/// A captured-variable environment in [`Heap::envs`].
+    EnvId);
+
+/// A symbol: its description and whether it is a class private name.
+#[derive(Clone, Debug, Default)]
+pub struct Symbol {
+    pub description: Option<StringId>,
+    /// private names (`#x`) are symbols hidden from every reflective operation
+    pub is_private: bool,
+    /// for `Symbol.for`: the registry key
+    pub registered: bool,
+}
+
+/// A heap environment holding the captured variables of one scope.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    pub parent: Option<EnvId>,
+    pub slots: Box<[Value]>,
+}
+
+/// A typed arena with a free list and mark bits.
+pub struct Arena<T> {
+    items: Vec<T>,
+    live: Vec<bool>,
+    marks: Vec<bool>,
+    free: Vec<u32>,
+}
+
+impl<T: Default> Arena<T> {
+    fn new() -> Self {
+        Arena { items: Vec::new(), live: Vec::new(), marks: Vec::new(), free: Vec::new() }
+    }
+
+    fn alloc(&mut self, item: T) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.items[i as usize] = item;
+            self.live[i as usize] = true;
+            i
+        } else {
+            self.items.push(item);
+            self.live.push(true);
+            self.marks.push(false);
+            (self.items.len() - 1) as u32
+        }
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+
+    #[inline(always)]
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+
+    /// Set the mark bit; true if it was clear (the entry needs tracing).
+    #[inline]
+    fn mark(&mut self, i: u32) -> bool {
+        let m = &mut self.marks[i as usize];
+        !std::mem::replace(m, true)
+    }
+
+    /// Free every live, unmarked entry; clear all marks. Returns the live entries' total size.
+    fn sweep(&mut self, size: impl Fn(&T) -> usize) -> usize {
+        let mut live_bytes = 0;
+        for i in 0..self.items.len() {
+            if !self.live[i] {
+                continue;
+            }
+            if self.marks[i] {
+                self.marks[i] = false;
+                live_bytes += size(&self.items[i]);
+            } else {
+                self.items[i] = T::default();
+                self.live[i] = false;
+                self.free.push(i as u32);
+            }
+        }
+        live_bytes
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+
+    /// Indices of live entries (for walking the heap whole).
+    pub fn live_indices(&self) -> impl Iterator<Item = u32> + '_ {
+        self.live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i as u32)
+    }
+}
+
+/// Heap-wide statistics for budgets and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeapStats {
+    pub bytes: usize,
+    pub collections: usize,
+    pub objects: usize,
+    pub strings: usize,
+}
+
+/// Collect once this many bytes were allocated since the last collection, at least.
+const MIN_GC_THRESHOLD: usize = 8 << 20;
+
+pub struct Heap {
+    pub objects: Arena<Object>,
+    pub strings: Arena<JsStr>,
+    pub symbols: Arena<Symbol>,
+    pub bigints: Arena<BigInt>,
+    pub envs: Arena<Env>,
+    pub shapes: ShapeTable,
+    /// the atom `"length"`, which arrays and strings answer virtually
+    pub length_atom: StringId,
+    /// bumped whenever an object used as a prototype changes layout; prototype-chain
+    /// inline caches record it and miss once it moves
+    pub proto_epoch: u32,
+    atoms: AtomTable,
+    /// bytes of live entries at the last collection plus allocations since
+    bytes: usize,
+    /// collect when `bytes` passes this
+    next_gc: usize,
+    collections: usize,
+    gray: Vec<Value>,
+    gray_envs: Vec<EnvId>,
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Heap {
+    pub fn new() -> Self {
+        let mut heap = Heap {
+            objects: Arena::new(),
+            strings: Arena::new(),
+            symbols: Arena::new(),
+            bigints: Arena::new(),
+            envs: Arena::new(),
+            shapes: ShapeTable::new(),
+            length_atom: StringId(0),
+            proto_epoch: 0,
+            atoms: AtomTable::default(),
+            bytes: 0,
+            next_gc: MIN_GC_THRESHOLD,
+            collections: 0,
+            gray: Vec::new(),
+            gray_envs: Vec::new(),
+        };
+        heap.length_atom = heap.intern("length");
+        heap
+    }
+
+    pub fn stats(&self) -> HeapStats {
+        HeapStats {
+            bytes: self.bytes,
+            collections: self.collections,
+            objects: self.objects.live_count(),
+            strings: self.strings.live_count(),
+        }
+    }
+
+    /// Bytes currently counted against the heap budget.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// True when enough was allocated that the next safe point should collect.
+    #[inline(always)]
+    pub fn wants_collection(&self) -> bool {
+        self.bytes >= self.next_gc
+    }
+
+    /// Count `n` more bytes owned by existing cells (a vector grew).
+    #[inline]
+    pub fn note_growth(&mut self, n: usize) {
+        self.bytes += n;
+    }
+
+    // ---- allocation ----
+
+    pub fn alloc_object(&mut self, object: Object) -> ObjectId {
+        self.bytes += object_size(&object);
+        ObjectId(self.objects.alloc(object))
+    }
+
+    pub fn alloc_string(&mut self, s: JsStr) -> StringId {
+        self.bytes += size_of::<JsStr>() + s.payload_bytes();
+        StringId(self.strings.alloc(s))
+    }
+
+    pub fn alloc_symbol(&mut self, s: Symbol) -> SymbolId {
+        self.bytes += size_of::<Symbol>();
+        SymbolId(self.symbols.alloc(s))
+    }
+
+    pub fn alloc_bigint(&mut self, b: BigInt) -> BigIntId {
+        self.bytes += size_of::<BigInt>() + b.bits() as usize / 8;
+        BigIntId(self.bigints.alloc(b))
+    }
+
+    pub fn alloc_env(&mut self, parent: Option<EnvId>, size: usize) -> EnvId {
+        self.bytes += size_of::<Env>() + size * size_of::<Value>();
+        EnvId(self.envs.alloc(Env { parent, slots: vec![Value::HOLE; size].into_boxed_slice() }))
+    }
+
+    pub fn clone_env(&mut self, env: EnvId) -> EnvId {
+        let copy = self.envs.get(env.0).clone();
+        self.bytes += size_of::<Env>() + copy.slots.len() * size_of::<Value>();
+        EnvId(self.envs.alloc(copy))
+    }
+
+    // ---- access ----
+
+    #[inline(always)]
+    pub fn object(&self, id: ObjectId) -> &Object {
+        self.objects.get(id.0)
+    }
+
+    #[inline(always)]
+    pub fn object_mut(&mut self, id: ObjectId) -> &mut Object {
+        self.objects.get_mut(id.0)
+    }
+
+    #[inline(always)]
+    pub fn env(&self, id: EnvId) -> &Env {
+        self.envs.get(id.0)
+    }
+
+    #[inline(always)]
+    pub fn env_mut(&mut self, id: EnvId) -> &mut Env {
+        self.envs.get_mut(id.0)
+    }
+
+    pub fn symbol(&self, id: SymbolId) -> &Symbol {
+        self.symbols.get(id.0)
+    }
+
+    pub fn bigint(&self, id: BigIntId) -> &BigInt {
+        self.bigints.get(id.0)
+    }
+
+    // ---- strings ----
+
+    pub fn string_len(&self, id: StringId) -> u32 {
+        self.strings.get(id.0).len
+    }
+
+    /// The code units of a string, flattening it first if it is a rope.
+    pub fn units(&mut self, id: StringId) -> Units<'_> {
+        self.flatten(id);
+        self.flat_units(id)
+    }
+
+    /// The code units of a string already known to be flat (atoms, constants, fresh strings).
+    pub fn flat_units(&self, id: StringId) -> Units<'_> {
+        match &self.strings.get(id.0).data {
+            StrData::Latin1(b) => Units::Latin1(b),
+            StrData::Utf16(u) => Units::Utf16(u),
+            StrData::Rope { .. } => Units::Latin1(&[]),
+        }
+    }
+
+    pub fn is_flat(&self, id: StringId) -> bool {
+        !matches!(self.strings.get(id.0).data, StrData::Rope { .. })
+    }
+
+    /// Replace a rope by its flat contents (iteratively: ropes can be very deep).
+    pub fn flatten(&mut self, id: StringId) {
+        if self.is_flat(id) {
+            return;
+        }
+        let len = self.strings.get(id.0).len as usize;
+        let mut wide = false;
+        let mut leaves = Vec::new();
+        let mut stack = vec![id];
+        while let Some(s) = stack.pop() {
+            match &self.strings.get(s.0).data {
+                StrData::Rope { left, right } => {
+                    stack.push(*right);
+                    stack.push(*left);
+                }
+                StrData::Utf16(_) => {
+                    wide = true;
+                    leaves.push(s);
+                }
+                StrData::Latin1(_) => leaves.push(s),
+            }
+        }
+        let data = if wide {
+            let mut out = Vec::with_capacity(len);
+            for leaf in leaves {
+                out.extend(self.flat_units(leaf).iter());
+            }
+            StrData::Utf16(out.into_boxed_slice())
+        } else {
+            let mut out = Vec::with_capacity(len);
+            for leaf in leaves {
+                if let Units::Latin1(b) = self.flat_units(leaf) {
+                    out.extend_from_slice(b);
+                }
+            }
+            StrData::Latin1(out.into_boxed_slice())
+        };
+        self.bytes += if wide { len * 2 } else { len };
+        self.strings.get_mut(id.0).data = data;
+    }
+
+    pub fn alloc_str(&mut self, s: &str) -> StringId {
+        self.alloc_string(JsStr::from_str(s))
+    }
+
+    pub fn alloc_units(&mut self, units: &[u16]) -> StringId {
+        self.alloc_string(JsStr::from_units(units))
+    }
+
+    /// Concatenate two strings: short results are copied, long ones become ropes.
+    pub fn concat(&mut self, a: StringId, b: StringId) -> StringId {
+        let (la, lb) = (self.string_len(a), self.string_len(b));
+        if la == 0 {
+            return b;
+        }
+        if lb == 0 {
+            return a;
+        }
+        let len = la + lb;
+        if len <= 24 && self.is_flat(a) && self.is_flat(b) {
+            let mut units = self.flat_units(a).to_vec();
+            units.extend(self.flat_units(b).iter());
+            return self.alloc_units(&units);
+        }
+        self.alloc_string(JsStr { data: StrData::Rope { left: a, right: b }, len, is_atom: false })
+    }
+
+    /// The interned string with these contents.
+    pub fn intern_units(&mut self, units: Units<'_>) -> StringId {
+        let hash = units.content_hash();
+        for &candidate in self.atoms.bucket(hash) {
+            if self.flat_units(candidate).eq_units(units) {
+                return candidate;
+            }
+        }
+        let mut s = match units {
+            Units::Latin1(b) => JsStr::from_latin1(b.into()),
+            Units::Utf16(u) => JsStr::from_units(u),
+        };
+        s.is_atom = true;
+        let id = self.alloc_string(s);
+        self.atoms.insert(hash, id);
+        id
+    }
+
+    pub fn intern(&mut self, s: &str) -> StringId {
+        if s.is_ascii() {
+            self.intern_units(Units::Latin1(s.as_bytes()))
+        } else {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            self.intern_units(Units::Utf16(&units))
+        }
+    }
+
+    /// The atom for string `id` (itself if it is one).
+    pub fn intern_string(&mut self, id: StringId) -> StringId {
+        if self.strings.get(id.0).is_atom {
+            return id;
+        }
+        self.flatten(id);
+        let hash = self.flat_units(id).content_hash();
+        for &candidate in self.atoms.bucket(hash) {
+            if self.flat_units(candidate).eq_units(self.flat_units(id)) {
+                return candidate;
+            }
+        }
+        self.strings.get_mut(id.0).is_atom = true;
+        self.atoms.insert(hash, id);
+        id
+    }
+
+    pub fn string_to_rust(&mut self, id: StringId) -> String {
+        self.units(id).to_rust_string()
+    }
+
+    /// Compare two strings' contents.
+    pub fn string_eq(&mut self, a: StringId, b: StringId) -> bool {
+        if a == b {
+            return true;
+        }
+        let (sa, sb) = (self.strings.get(a.0), self.strings.get(b.0));
+        if sa.len != sb.len || (sa.is_atom && sb.is_atom) {
+            return false;
+        }
+        self.flatten(a);
+        self.flatten(b);
+        self.flat_units(a).eq_units(self.flat_units(b))
+    }
+
+    // ---- collection ----
+
+    /// Mark a root value. Call for every root, then [`Heap::finish_collection`].
+    pub fn mark_value(&mut self, v: Value) {
+        self.gray.push(v);
+    }
+
+    pub fn mark_env(&mut self, e: EnvId) {
+        self.gray_envs.push(e);
+    }
+
+    pub fn mark_object(&mut self, o: ObjectId) {
+        self.gray.push(Value::object(o));
+    }
+
+    /// Trace from the marked roots, then free everything unreached.
+    pub fn finish_collection(&mut self) {
+        // Atoms are permanent: shapes and compiled code refer to them by id.
+        let atoms: Vec<StringId> = self.atoms.all().collect();
+        for a in atoms {
+            self.strings.mark(a.0);
+        }
+        self.trace();
+        let objects = self.objects.sweep(object_size);
+        let strings = self.strings.sweep(|s| size_of::<JsStr>() + s.payload_bytes());
+        let symbols = self.symbols.sweep(|_| size_of::<Symbol>());
+        let bigints = self.bigints.sweep(|b| size_of::<BigInt>() + b.bits() as usize / 8);
+        let envs = self.envs.sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
+        self.bytes = objects + strings + symbols + bigints + envs;
+        self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
+        self.collections += 1;
+    }
+
+    fn trace(&mut self) {
+        let mut children: Vec<Value> = Vec::new();
+        let mut child_envs: Vec<EnvId> = Vec::new();
+        loop {
+            if let Some(v) = self.gray.pop() {
+                match v.kind() {
+                    Kind::Object(o) => {
+                        if self.objects.mark(o.0) {
+                            self.objects.get(o.0).trace(&mut children, &mut child_envs);
+                        }
+                    }
+                    Kind::String(s) => self.mark_string(s),
+                    Kind::Symbol(s) => {
+                        if self.symbols.mark(s.0)
+                            && let Some(d) = self.symbols.get(s.0).description
+                        {
+                            self.mark_string(d);
+                        }
+                    }
+                    Kind::BigInt(b) => {
+                        self.bigints.mark(b.0);
+                    }
+                    _ => {}
+                }
+            } else if let Some(e) = self.gray_envs.pop() {
+                if self.envs.mark(e.0) {
+                    let env = self.envs.get(e.0);
+                    children.extend_from_slice(&env.slots);
+                    if let Some(p) = env.parent {
+                        child_envs.push(p);
+                    }
+                }
+            } else {
+                break;
+            }
+            self.gray.append(&mut children);
+            self.gray_envs.append(&mut child_envs);
+        }
+    }
+
+    fn mark_string(&mut self, s: StringId) {
+        let mut stack = vec![s];
+        while let Some(s) = stack.pop() {
+            if self.strings.mark(s.0)
+                && let StrData::Rope { left, right } = self.strings.get(s.0).data
+            {
+                stack.push(left);
+                stack.push(right);
+            }
+        }
+    }
+}
+
+/// The estimated size of an object and everything it owns.
+fn object_size(o: &Object) -> usize {
+    size_of::<Object>() + o.owned_bytes()
+}
+
+impl Default for Object {
+    fn default() -> Self {
+        Object::new(crate::object::shape::ShapeId::DICTIONARY, None, ObjectKind::Ordinary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreachable_cycles_are_collected() {
+        let mut heap = Heap::new();
+        let a = heap.alloc_object(Object::default());
+        let b = heap.alloc_object(Object::default());
+        heap.object_mut(a).slots.push(Value::object(b));
+        heap.object_mut(b).slots.push(Value::object(a));
+        let kept = heap.alloc_object(Object::default());
+        heap.mark_object(kept);
+        heap.finish_collection();
+        assert_eq!(heap.objects.live_count(), 1);
+        // freed slots are reused
+        let c = heap.alloc_object(Object::default());
+        assert!(c == a || c == b);
+    }
+
+    #[test]
+    fn reachable_graph_survives() {
+        let mut heap = Heap::new();
+        let s = heap.alloc_str("hello");
+        let env = heap.alloc_env(None, 1);
+        heap.env_mut(env).slots[0] = Value::string(s);
+        let root = heap.alloc_object(Object::default());
+        heap.object_mut(root).slots.push(Value::int(1));
+        heap.mark_object(root);
+        heap.mark_env(env);
+        heap.finish_collection();
+        assert_eq!(heap.string_to_rust(s), "hello");
+        assert_eq!(heap.objects.live_count(), 1);
+    }
+
+    #[test]
+    fn deep_ropes_flatten_without_recursion() {
+        let mut heap = Heap::new();
+        let x = heap.alloc_str("ab");
+        let mut s = heap.alloc_str("");
+        for _ in 0..200_000 {
+            s = heap.concat(s, x);
+        }
+        assert_eq!(heap.string_len(s), 400_000);
+        heap.mark_value(Value::string(s));
+        heap.finish_collection();
+        let units = heap.units(s);
+        assert_eq!(units.len(), 400_000);
+        assert_eq!(units.at(399_999), b'b' as u16);
+    }
+
+    #[test]
+    fn atoms_are_unique_by_content() {
+        let mut heap = Heap::new();
+        let a = heap.intern("key");
+        let b = heap.intern("key");
+        let wide: Vec<u16> = "key".encode_utf16().collect();
+        let c = heap.intern_units(Units::Utf16(&wide));
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        let fresh = heap.alloc_str("key");
+        assert_eq!(heap.intern_string(fresh), a);
+    }
+}

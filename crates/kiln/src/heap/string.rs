@@ -1,0 +1,197 @@
+//! String storage: one-byte (Latin-1) or two-byte (UTF-16) flat strings and
+//! ropes, plus the atom table that interns property keys.
+//!
+//! A rope is the lazy concatenation of two strings; it is flattened the first
+//! time its contents are read, so `s += x` in a loop costs O(1) per step and
+//! O(n) once at the end. Flattening walks the rope with an explicit stack:
+//! ropes built by loops are as deep as the loop is long.
+
+use super::StringId;
+use rustc_hash::FxHashMap;
+
+/// The contents of one heap string.
+#[derive(Clone, Debug)]
+pub enum StrData {
+    /// every code unit is below 256
+    Latin1(Box<[u8]>),
+    Utf16(Box<[u16]>),
+    Rope { left: StringId, right: StringId },
+}
+
+/// A heap string: its data and cached facts about it.
+#[derive(Clone, Debug)]
+pub struct JsStr {
+    pub data: StrData,
+    /// length in UTF-16 code units
+    pub len: u32,
+    /// true when this string is the interned copy of its contents
+    pub is_atom: bool,
+}
+
+impl Default for JsStr {
+    fn default() -> Self {
+        JsStr { data: StrData::Latin1(Box::new([])), len: 0, is_atom: false }
+    }
+}
+
+impl JsStr {
+    pub fn from_units(units: &[u16]) -> JsStr {
+        let len = units.len() as u32;
+        if units.iter().all(|&u| u < 256) {
+            JsStr { data: StrData::Latin1(units.iter().map(|&u| u as u8).collect()), len, is_atom: false }
+        } else {
+            JsStr { data: StrData::Utf16(units.into()), len, is_atom: false }
+        }
+    }
+
+    pub fn from_latin1(bytes: Box<[u8]>) -> JsStr {
+        let len = bytes.len() as u32;
+        JsStr { data: StrData::Latin1(bytes), len, is_atom: false }
+    }
+
+    pub fn from_str(s: &str) -> JsStr {
+        if s.is_ascii() {
+            JsStr::from_latin1(s.as_bytes().into())
+        } else {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            JsStr::from_units(&units)
+        }
+    }
+
+    /// Bytes this string owns beyond its table entry.
+    pub fn payload_bytes(&self) -> usize {
+        match &self.data {
+            StrData::Latin1(b) => b.len(),
+            StrData::Utf16(u) => u.len() * 2,
+            StrData::Rope { .. } => 0,
+        }
+    }
+}
+
+/// A borrowed view of a flat string's code units.
+#[derive(Clone, Copy, Debug)]
+pub enum Units<'a> {
+    Latin1(&'a [u8]),
+    Utf16(&'a [u16]),
+}
+
+impl<'a> Units<'a> {
+    pub fn len(self) -> usize {
+        match self {
+            Units::Latin1(b) => b.len(),
+            Units::Utf16(u) => u.len(),
+        }
+    }
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+    #[inline]
+    pub fn at(self, i: usize) -> u16 {
+        match self {
+            Units::Latin1(b) => b[i] as u16,
+            Units::Utf16(u) => u[i],
+        }
+    }
+    pub fn iter(self) -> impl Iterator<Item = u16> + 'a {
+        let (a, b) = match self {
+            Units::Latin1(b) => (Some(b.iter().map(|&c| c as u16)), None),
+            Units::Utf16(u) => (None, Some(u.iter().copied())),
+        };
+        a.into_iter().flatten().chain(b.into_iter().flatten())
+    }
+    pub fn to_vec(self) -> Vec<u16> {
+        self.iter().collect()
+    }
+    pub fn eq_units(self, other: Units<'_>) -> bool {
+        match (self, other) {
+            (Units::Latin1(a), Units::Latin1(b)) => a == b,
+            (Units::Utf16(a), Units::Utf16(b)) => a == b,
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
+    /// Lossy conversion for messages and printing (lone surrogates become U+FFFD).
+    pub fn to_rust_string(self) -> String {
+        match self {
+            Units::Latin1(b) => b.iter().map(|&c| c as char).collect(),
+            Units::Utf16(u) => String::from_utf16_lossy(u),
+        }
+    }
+    /// FxHash-style hash over code units, equal for equal contents whatever the storage.
+    pub fn content_hash(self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for u in self.iter() {
+            h = (h.rotate_left(5) ^ u as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        h
+    }
+    /// If these units spell a canonical array index (0 ..= 2^32 - 2), that index.
+    pub fn as_array_index(self) -> Option<u32> {
+        let len = self.len();
+        if len == 0 || len > 10 {
+            return None;
+        }
+        let first = self.at(0);
+        if first == b'0' as u16 {
+            return if len == 1 { Some(0) } else { None };
+        }
+        let mut n: u64 = 0;
+        for u in self.iter() {
+            if !(b'0' as u16..=b'9' as u16).contains(&u) {
+                return None;
+            }
+            n = n * 10 + (u - b'0' as u16) as u64;
+        }
+        if n < u32::MAX as u64 { Some(n as u32) } else { None }
+    }
+}
+
+/// Interned strings by content: equal atoms are the same [`StringId`].
+#[derive(Default)]
+pub struct AtomTable {
+    buckets: FxHashMap<u64, Vec<StringId>>,
+}
+
+impl AtomTable {
+    pub fn bucket(&self, hash: u64) -> &[StringId] {
+        self.buckets.get(&hash).map(Vec::as_slice).unwrap_or(&[])
+    }
+    pub fn insert(&mut self, hash: u64, id: StringId) {
+        self.buckets.entry(hash).or_default().push(id);
+    }
+    pub fn len(&self) -> usize {
+        self.buckets.values().map(Vec::len).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
+    }
+    pub fn all(&self) -> impl Iterator<Item = StringId> + '_ {
+        self.buckets.values().flatten().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_indices_are_canonical() {
+        let idx = |s: &str| Units::Latin1(s.as_bytes()).as_array_index();
+        assert_eq!(idx("0"), Some(0));
+        assert_eq!(idx("42"), Some(42));
+        assert_eq!(idx("4294967294"), Some(4294967294));
+        assert_eq!(idx("4294967295"), None);
+        assert_eq!(idx("01"), None);
+        assert_eq!(idx("-1"), None);
+        assert_eq!(idx(""), None);
+        assert_eq!(idx("1e3"), None);
+    }
+
+    #[test]
+    fn hashes_ignore_storage_width() {
+        let a = Units::Latin1(b"abc");
+        let wide = [97u16, 98, 99];
+        let b = Units::Utf16(&wide);
+        assert_eq!(a.content_hash(), b.content_hash());
+        assert!(a.eq_units(b));
+    }
+}

@@ -1,0 +1,1850 @@
+//! The dispatch loop: one `match` over [`Instr`], with the running frame's
+//! code, `pc` and register base in locals. Fast paths (int32 arithmetic,
+//! inline-cache hits, dense elements) are inline; everything else calls an
+//! outlined generic path that may run JavaScript.
+
+use super::generator::{GeneratorStatus, ResumeMode, SuspendKind};
+use super::operators::BinaryOp;
+use super::{Exit, InlineCache, ReturnTo, Vm};
+use crate::JsResult;
+use crate::heap::ObjectId;
+use crate::object::{Attrs, Elements, ObjectKind, Property, PropertyKey};
+use crate::value::Value;
+use kiln_bytecode::{Completion, ErrorKind, FunctionKind, Instr};
+
+/// What the loop does after an instruction that changes frames.
+enum Flow {
+    /// re-read the top frame and continue
+    Continue,
+    /// leave the loop with this exit
+    Exit(Exit),
+}
+
+impl Vm {
+    pub(crate) fn run_after_push(&mut self) -> JsResult<Exit> {
+        self.run()
+    }
+
+    /// Execute frames until the frame this loop was entered for returns, yields or awaits.
+    pub(crate) fn run(&mut self) -> JsResult<Exit> {
+        'frames: loop {
+            let frame = self.frames.last().expect("a running frame");
+            let code = frame.code.clone();
+            let base = frame.base as usize;
+            let mut pc = frame.pc as usize;
+            let instructions = &code.code.instructions[..];
+
+            macro_rules! reg {
+                ($r:expr) => {
+                    self.stack[base + $r as usize]
+                };
+            }
+            macro_rules! sync {
+                () => {
+                    self.frames.last_mut().expect("frame").pc = pc as u32
+                };
+            }
+            // Evaluate a fallible generic path; on a throw, unwind and resume at a handler.
+            macro_rules! tri {
+                ($e:expr) => {{
+                    sync!();
+                    match $e {
+                        Ok(v) => v,
+                        Err(_) => {
+                            match self.unwind_exception() {
+                                Ok(Flow::Continue) => continue 'frames,
+                                Ok(Flow::Exit(e)) => return Ok(e),
+                                Err(t) => return Err(t),
+                            }
+                        }
+                    }
+                }};
+            }
+            macro_rules! flow {
+                ($e:expr) => {{
+                    match tri!($e) {
+                        Flow::Continue => continue 'frames,
+                        Flow::Exit(e) => return Ok(e),
+                    }
+                }};
+            }
+            macro_rules! jump {
+                ($off:expr) => {
+                    pc = (pc as i64 + $off as i64) as usize
+                };
+            }
+            macro_rules! int_or_slow {
+                ($dst:expr, $lhs:expr, $rhs:expr, $int:expr, $float:expr, $op:expr) => {{
+                    let (a, b) = (reg!($lhs), reg!($rhs));
+                    let r = if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+                        $int(x, y)
+                    } else if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+                        Value::number($float(x, y))
+                    } else {
+                        tri!(self.binary_slow($op, a, b))
+                    };
+                    reg!($dst) = r;
+                }};
+            }
+            macro_rules! compare {
+                ($dst:expr, $lhs:expr, $rhs:expr, $op:tt, $swap:expr, $negate_undefined:expr) => {{
+                    let (a, b) = (reg!($lhs), reg!($rhs));
+                    let r = if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+                        x $op y
+                    } else if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+                        x $op y
+                    } else {
+                        let r = if $swap { tri!(self.less_than(b, a, false)) } else { tri!(self.less_than(a, b, true)) };
+                        match r {
+                            None => false,
+                            Some(v) => v != $negate_undefined,
+                        }
+                    };
+                    reg!($dst) = Value::bool(r);
+                }};
+            }
+
+            loop {
+                let instr = instructions[pc];
+                pc += 1;
+                match instr {
+                    Instr::Mov { dst, src } => reg!(dst) = reg!(src),
+                    Instr::LoadConst { dst, idx } => reg!(dst) = code.constants[idx as usize],
+                    Instr::LoadInt { dst, value } => reg!(dst) = Value::int(value),
+                    Instr::LoadUndefined { dst } => reg!(dst) = Value::UNDEFINED,
+                    Instr::LoadNull { dst } => reg!(dst) = Value::NULL,
+                    Instr::LoadTrue { dst } => reg!(dst) = Value::TRUE,
+                    Instr::LoadFalse { dst } => reg!(dst) = Value::FALSE,
+                    Instr::LoadHole { dst } => reg!(dst) = Value::HOLE,
+                    Instr::LoadThis { dst } => {
+                        let this = reg!(0);
+                        reg!(dst) = if this.is_object() || code.code.strict && !this.is_hole() {
+                            this
+                        } else {
+                            tri!(self.coerce_this(this, code.code.strict))
+                        };
+                    }
+                    Instr::LoadNewTarget { dst } => reg!(dst) = self.frames.last().expect("frame").new_target,
+                    Instr::LoadCallee { dst } => reg!(dst) = Value::object(self.frames.last().expect("frame").callee),
+                    Instr::LoadGlobalObject { dst } => reg!(dst) = Value::object(self.intrinsics.global),
+                    Instr::LoadImportMeta { dst } => {
+                        reg!(dst) = tri!(Err::<Value, _>(self.syntax_error("import.meta is only valid in modules")))
+                    }
+
+                    // ---- environments ----
+                    Instr::PushEnv { size } => {
+                        let frame = self.frames.last_mut().expect("frame");
+                        let parent = frame.env;
+                        let env = self.heap.alloc_env(parent, size as usize);
+                        let frame = self.frames.last_mut().expect("frame");
+                        frame.env = Some(env);
+                        frame.env_depth += 1;
+                    }
+                    Instr::PopEnv => {
+                        let frame = self.frames.last_mut().expect("frame");
+                        if let Some(e) = frame.env {
+                            frame.env = self.heap.env(e).parent;
+                            frame.env_depth -= 1;
+                        }
+                    }
+                    Instr::CloneEnv => {
+                        if let Some(e) = self.frames.last().expect("frame").env {
+                            let copy = self.heap.clone_env(e);
+                            self.frames.last_mut().expect("frame").env = Some(copy);
+                        }
+                    }
+                    Instr::GetEnv { dst, depth, slot } => {
+                        let env = self.env_at(depth);
+                        reg!(dst) = self.heap.env(env).slots[slot as usize];
+                    }
+                    Instr::GetEnvChecked { dst, depth, slot, name } => {
+                        let env = self.env_at(depth);
+                        let v = self.heap.env(env).slots[slot as usize];
+                        if v.is_hole() {
+                            tri!(Err::<(), _>(self.uninitialized(code.constants[name as usize])));
+                        }
+                        reg!(dst) = v;
+                    }
+                    Instr::SetEnv { src, depth, slot } => {
+                        let env = self.env_at(depth);
+                        let v = reg!(src);
+                        self.heap.env_mut(env).slots[slot as usize] = v;
+                    }
+                    Instr::ThrowIfHole { src, name } => {
+                        if reg!(src).is_hole() {
+                            tri!(Err::<(), _>(self.uninitialized(code.constants[name as usize])));
+                        }
+                    }
+
+                    // ---- globals ----
+                    Instr::GetGlobal { dst, site } => {
+                        let v = if let Some(v) = self.global_cached(&code, site) {
+                            v
+                        } else {
+                            tri!(self.get_global_slow(&code, site, true))
+                        };
+                        reg!(dst) = v;
+                    }
+                    Instr::GetGlobalOrUndefined { dst, site } => {
+                        let v = tri!(self.get_global_slow(&code, site, false));
+                        reg!(dst) = v;
+                    }
+                    Instr::SetGlobal { src, site } => {
+                        let v = reg!(src);
+                        if !self.set_global_cached(&code, site, v) {
+                            tri!(self.set_global_slow(&code, site, v));
+                        }
+                    }
+                    Instr::DeclareGlobalVar { site } => tri!(self.declare_global_var(code.sites[site as usize])),
+                    Instr::DeclareGlobalLexical { site, is_const } => {
+                        tri!(self.declare_global_lexical(code.sites[site as usize], is_const))
+                    }
+                    Instr::InitGlobalLexical { src, site } => {
+                        let v = reg!(src);
+                        if let PropertyKey::String(name) = code.sites[site as usize]
+                            && let Some(entry) = self.global_lexicals.get_mut(&name)
+                        {
+                            entry.0 = v;
+                        }
+                    }
+
+                    // ---- properties ----
+                    Instr::GetNamed { dst, obj, site } => {
+                        let receiver = reg!(obj);
+                        let v = match self.get_named_cached(receiver, &code, site) {
+                            Some(v) => v,
+                            None => tri!(self.get_named_slow(receiver, &code, site)),
+                        };
+                        reg!(dst) = v;
+                    }
+                    Instr::SetNamed { obj, src, site } => {
+                        let (receiver, v) = (reg!(obj), reg!(src));
+                        if !self.set_named_cached(receiver, v, &code, site) {
+                            tri!(self.set_named_slow(receiver, v, &code, site));
+                        }
+                    }
+                    Instr::GetIndex { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        let v = match self.get_element_fast(o, k) {
+                            Some(v) => v,
+                            None => tri!(self.get_index_slow(o, k)),
+                        };
+                        reg!(dst) = v;
+                    }
+                    Instr::SetIndex { obj, key, src } => {
+                        let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
+                        if !self.set_element_fast(o, k, v) {
+                            tri!(self.set_index_slow(o, k, v, code.code.strict));
+                        }
+                    }
+                    Instr::DefineNamed { obj, src, site } => {
+                        let (o, v) = (reg!(obj), reg!(src));
+                        let key = code.sites[site as usize];
+                        tri!(self.define_field(o, key, v));
+                    }
+                    Instr::DefineIndex { obj, key, src } => {
+                        let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
+                        let key = tri!(self.to_property_key(k));
+                        tri!(self.define_field(o, key, v));
+                    }
+                    Instr::DefineMethod { obj, key, func, kind } => {
+                        let (o, k, f) = (reg!(obj), reg!(key), reg!(func));
+                        tri!(self.define_method(o, k, f, kind));
+                    }
+                    Instr::Delete { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        let r = tri!(self.delete_value(o, k, code.code.strict));
+                        reg!(dst) = Value::bool(r);
+                    }
+                    Instr::GetSuper { dst, key } => {
+                        let k = reg!(key);
+                        let this = reg!(0);
+                        let v = tri!(self.get_super(k, this));
+                        reg!(dst) = v;
+                    }
+                    Instr::SetSuper { key, src } => {
+                        let (k, v, this) = (reg!(key), reg!(src), reg!(0));
+                        tri!(self.set_super(k, v, this));
+                    }
+                    Instr::GetPrivate { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        let v = tri!(self.private_get(o, k));
+                        reg!(dst) = v;
+                    }
+                    Instr::SetPrivate { obj, key, src } => {
+                        let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
+                        tri!(self.private_set(o, k, v));
+                    }
+                    Instr::DefinePrivate { obj, key, src } => {
+                        let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
+                        tri!(self.private_define(o, k, v, Value::UNDEFINED, false));
+                    }
+                    Instr::DefinePrivateAccessor { obj, key, funcs } => {
+                        let (o, k, g, s) = (reg!(obj), reg!(key), reg!(funcs), reg!(funcs + 1));
+                        tri!(self.private_define(o, k, g, s, true));
+                    }
+                    Instr::HasPrivate { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        let r = tri!(self.private_has(o, k));
+                        reg!(dst) = Value::bool(r);
+                    }
+                    Instr::NewPrivateName { dst, desc } => {
+                        let description = code.constants[desc as usize].as_string();
+                        let s = self.heap.alloc_symbol(crate::heap::Symbol { description, is_private: true, registered: false });
+                        reg!(dst) = Value::symbol(s);
+                    }
+
+                    // ---- object construction ----
+                    Instr::NewObject { dst } => {
+                        let o = self.heap.new_object(Some(self.intrinsics.object_prototype), ObjectKind::Ordinary);
+                        reg!(dst) = Value::object(o);
+                    }
+                    Instr::NewArray { dst, capacity } => {
+                        let a = self.new_array_with_capacity(capacity as usize);
+                        reg!(dst) = Value::object(a);
+                    }
+                    Instr::ArrayPush { arr, src } => {
+                        let (a, v) = (reg!(arr), reg!(src));
+                        if let Some(a) = a.as_object()
+                            && let Elements::Dense(elements) = &mut self.heap.object_mut(a).elements
+                        {
+                            elements.push(v);
+                        }
+                    }
+                    Instr::ArraySpread { arr, src } => {
+                        let (a, v) = (reg!(arr), reg!(src));
+                        tri!(self.array_spread(a, v));
+                    }
+                    Instr::CopyDataProperties { dst, src } => {
+                        let (d, s) = (reg!(dst), reg!(src));
+                        tri!(self.copy_data_properties(d, s, Value::UNDEFINED));
+                    }
+                    Instr::CopyDataPropertiesExcept { dst, src, excluded } => {
+                        let (d, s, e) = (reg!(dst), reg!(src), reg!(excluded));
+                        tri!(self.copy_data_properties(d, s, e));
+                    }
+                    Instr::Closure { dst, func } => {
+                        let f = self.make_closure(&code, func);
+                        reg!(dst) = Value::object(f);
+                    }
+                    Instr::CreateClass { dst, func, heritage } => {
+                        let h = reg!(heritage);
+                        let (ctor, proto) = tri!(self.create_class(&code, func, h));
+                        reg!(dst) = Value::object(ctor);
+                        reg!(dst + 1) = Value::object(proto);
+                    }
+                    Instr::SetHomeObject { func, obj } => {
+                        let (f, o) = (reg!(func), reg!(obj));
+                        if let (Some(f), Some(o)) = (f.as_object(), o.as_object())
+                            && let ObjectKind::Closure(c) = &mut self.heap.object_mut(f).kind
+                        {
+                            c.home_object = Some(o);
+                        }
+                    }
+                    Instr::SetClassFields { class, init } => {
+                        let (c, i) = (reg!(class), reg!(init));
+                        if let (Some(c), Some(i)) = (c.as_object(), i.as_object())
+                            && let ObjectKind::Closure(closure) = &mut self.heap.object_mut(c).kind
+                        {
+                            closure.fields = Some(i);
+                        }
+                    }
+                    Instr::InitClassFields => {
+                        let callee = self.frames.last().expect("frame").callee;
+                        let this = reg!(0);
+                        tri!(self.initialize_fields(callee, this));
+                    }
+                    Instr::NewRegExp { dst, idx } => {
+                        let r = tri!(self.regexp_literal(&code, idx));
+                        reg!(dst) = r;
+                    }
+                    Instr::GetTemplateObject { dst, idx } => {
+                        let t = self.template_object(&code, idx);
+                        reg!(dst) = Value::object(t);
+                    }
+                    Instr::CreateArguments { dst, mapped } => {
+                        let a = self.create_arguments(mapped);
+                        reg!(dst) = Value::object(a);
+                    }
+                    Instr::CreateRestArray { dst, from } => {
+                        let frame = self.frames.last().expect("frame");
+                        let (at, argc) = (frame.args_at as usize, frame.argc as usize);
+                        let rest: Vec<Value> =
+                            if (from as usize) < argc { self.stack[at + from as usize..at + argc].to_vec() } else { vec![] };
+                        let a = self.array_from_values(rest);
+                        reg!(dst) = Value::object(a);
+                    }
+
+                    // ---- operators ----
+                    Instr::Add { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        let r = if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+                            match x.checked_add(y) {
+                                Some(s) => Value::int(s),
+                                None => Value::double(x as f64 + y as f64),
+                            }
+                        } else if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+                            Value::number(x + y)
+                        } else {
+                            tri!(self.add_slow(a, b))
+                        };
+                        reg!(dst) = r;
+                    }
+                    Instr::AddImm { dst, lhs, imm } => {
+                        let a = reg!(lhs);
+                        let r = if let Some(x) = a.as_int() {
+                            match x.checked_add(imm as i32) {
+                                Some(s) => Value::int(s),
+                                None => Value::double(x as f64 + imm as f64),
+                            }
+                        } else if let Some(x) = a.as_number() {
+                            Value::number(x + imm as f64)
+                        } else {
+                            tri!(self.add_slow(a, Value::int(imm as i32)))
+                        };
+                        reg!(dst) = r;
+                    }
+                    Instr::Sub { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| x.checked_sub(y).map_or(Value::double(x as f64 - y as f64), Value::int),
+                        |x: f64, y: f64| x - y,
+                        BinaryOp::Sub
+                    ),
+                    Instr::Mul { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| match x.checked_mul(y) {
+                            Some(0) if x < 0 || y < 0 => Value::double(-0.0),
+                            Some(p) => Value::int(p),
+                            None => Value::double(x as f64 * y as f64),
+                        },
+                        |x: f64, y: f64| x * y,
+                        BinaryOp::Mul
+                    ),
+                    Instr::Div { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::number(x as f64 / y as f64),
+                        |x: f64, y: f64| x / y,
+                        BinaryOp::Div
+                    ),
+                    Instr::Mod { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| if x >= 0 && y > 0 {
+                            Value::int(x % y)
+                        } else {
+                            Value::number(super::operators::number_rem(x as f64, y as f64))
+                        },
+                        super::operators::number_rem,
+                        BinaryOp::Mod
+                    ),
+                    Instr::Exp { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::number(super::operators::number_pow(x as f64, y as f64)),
+                        super::operators::number_pow,
+                        BinaryOp::Exp
+                    ),
+                    Instr::BitAnd { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::int(x & y),
+                        |x, y| super::operators::number_op(BinaryOp::BitAnd, x, y),
+                        BinaryOp::BitAnd
+                    ),
+                    Instr::BitOr { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::int(x | y),
+                        |x, y| super::operators::number_op(BinaryOp::BitOr, x, y),
+                        BinaryOp::BitOr
+                    ),
+                    Instr::BitXor { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::int(x ^ y),
+                        |x, y| super::operators::number_op(BinaryOp::BitXor, x, y),
+                        BinaryOp::BitXor
+                    ),
+                    Instr::Shl { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::int(x.wrapping_shl(y as u32 & 31)),
+                        |x, y| super::operators::number_op(BinaryOp::Shl, x, y),
+                        BinaryOp::Shl
+                    ),
+                    Instr::Shr { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::int(x >> (y as u32 & 31)),
+                        |x, y| super::operators::number_op(BinaryOp::Shr, x, y),
+                        BinaryOp::Shr
+                    ),
+                    Instr::UShr { dst, lhs, rhs } => int_or_slow!(
+                        dst,
+                        lhs,
+                        rhs,
+                        |x: i32, y: i32| Value::number(((x as u32) >> (y as u32 & 31)) as f64),
+                        |x, y| super::operators::number_op(BinaryOp::UShr, x, y),
+                        BinaryOp::UShr
+                    ),
+                    Instr::Eq { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        let r = if a == b && a.as_number().is_none_or(|n| !n.is_nan()) {
+                            true
+                        } else {
+                            tri!(self.loose_equals(a, b))
+                        };
+                        reg!(dst) = Value::bool(r);
+                    }
+                    Instr::NotEq { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        let r = tri!(self.loose_equals(a, b));
+                        reg!(dst) = Value::bool(!r);
+                    }
+                    Instr::StrictEq { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        reg!(dst) = Value::bool(self.strict_equals(a, b));
+                    }
+                    Instr::StrictNotEq { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        reg!(dst) = Value::bool(!self.strict_equals(a, b));
+                    }
+                    Instr::Lt { dst, lhs, rhs } => compare!(dst, lhs, rhs, <, false, false),
+                    Instr::Gt { dst, lhs, rhs } => compare!(dst, lhs, rhs, >, true, false),
+                    Instr::Le { dst, lhs, rhs } => compare!(dst, lhs, rhs, <=, true, true),
+                    Instr::Ge { dst, lhs, rhs } => compare!(dst, lhs, rhs, >=, false, true),
+                    Instr::InstanceOf { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        let r = tri!(self.instance_of(a, b));
+                        reg!(dst) = Value::bool(r);
+                    }
+                    Instr::In { dst, lhs, rhs } => {
+                        let (a, b) = (reg!(lhs), reg!(rhs));
+                        let r = tri!(self.has_property_value(b, a));
+                        reg!(dst) = Value::bool(r);
+                    }
+                    Instr::Neg { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = match a.as_int() {
+                            Some(x) if x != 0 && x != i32::MIN => Value::int(-x),
+                            _ => match a.as_number() {
+                                Some(x) => Value::double(-x),
+                                None => tri!(self.negate_slow(a)),
+                            },
+                        };
+                    }
+                    Instr::BitNot { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = match a.as_int() {
+                            Some(x) => Value::int(!x),
+                            None => tri!(self.bitnot_slow(a)),
+                        };
+                    }
+                    Instr::Not { dst, src } => reg!(dst) = Value::bool(!self.to_boolean(reg!(src))),
+                    Instr::TypeOf { dst, src } => reg!(dst) = Value::string(self.type_of(reg!(src))),
+                    Instr::ToNumber { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = if a.is_number() { a } else { Value::number(tri!(self.to_number(a))) };
+                    }
+                    Instr::ToNumeric { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = if a.is_number() { a } else { tri!(self.to_numeric(a)) };
+                    }
+                    Instr::Inc { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = match a.as_int() {
+                            Some(x) if x < i32::MAX => Value::int(x + 1),
+                            _ => tri!(self.increment_slow(a, 1)),
+                        };
+                    }
+                    Instr::Dec { dst, src } => {
+                        let a = reg!(src);
+                        reg!(dst) = match a.as_int() {
+                            Some(x) if x > i32::MIN => Value::int(x - 1),
+                            _ => tri!(self.increment_slow(a, -1)),
+                        };
+                    }
+                    Instr::ToString { dst, src } => {
+                        let a = reg!(src);
+                        let s = tri!(self.to_string(a));
+                        reg!(dst) = Value::string(s);
+                    }
+                    Instr::ToPropertyKey { dst, src } => {
+                        let a = reg!(src);
+                        let k = tri!(self.to_property_key(a));
+                        reg!(dst) = self.key_to_value(k);
+                    }
+                    Instr::ToObject { dst, src } => {
+                        let a = reg!(src);
+                        let o = tri!(self.to_object(a));
+                        reg!(dst) = Value::object(o);
+                    }
+                    Instr::ThrowIfNotObject { src } => {
+                        let a = reg!(src);
+                        if !a.is_object() {
+                            let what = self.display(a);
+                            tri!(Err::<(), _>(self.type_error(format!("{what} is not an object"))));
+                        }
+                    }
+
+                    // ---- control ----
+                    Instr::Jump { offset } => jump!(offset),
+                    Instr::Loop { offset } => {
+                        jump!(offset);
+                        if self.heap.wants_collection() {
+                            sync!();
+                            self.collect_garbage();
+                        }
+                    }
+                    Instr::JumpIfTrue { src, offset } => {
+                        let v = reg!(src);
+                        if v == Value::TRUE || (v != Value::FALSE && self.to_boolean(v)) {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfFalse { src, offset } => {
+                        let v = reg!(src);
+                        if v == Value::FALSE || (v != Value::TRUE && !self.to_boolean(v)) {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfNullish { src, offset } => {
+                        if reg!(src).is_nullish() {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfNotNullish { src, offset } => {
+                        if !reg!(src).is_nullish() {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfUndefined { src, offset } => {
+                        if reg!(src).is_undefined() {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfNotUndefined { src, offset } => {
+                        if !reg!(src).is_undefined() {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::JumpIfHole { src, offset } => {
+                        if reg!(src).is_hole() {
+                            jump!(offset);
+                        }
+                    }
+                    Instr::Throw { src } => {
+                        let v = reg!(src);
+                        tri!(Err::<(), _>(self.throw(v)));
+                    }
+                    Instr::ThrowError { kind, msg } => {
+                        let m = self.display(code.constants[msg as usize]);
+                        let t = match kind {
+                            ErrorKind::TypeError => self.type_error(m),
+                            ErrorKind::ReferenceError => self.reference_error(m),
+                            ErrorKind::SyntaxError => self.syntax_error(m),
+                            ErrorKind::RangeError => self.range_error(m),
+                        };
+                        tri!(Err::<(), _>(t));
+                    }
+                    Instr::Return { src } => {
+                        let v = reg!(src);
+                        sync!();
+                        flow!(self.return_from_frame(v));
+                    }
+                    Instr::ReturnUndefined => {
+                        sync!();
+                        flow!(self.return_from_frame(Value::UNDEFINED));
+                    }
+                    Instr::ReturnDerived { src } => {
+                        let v = reg!(src);
+                        let this = reg!(0);
+                        let result = if v.is_object() {
+                            v
+                        } else if !v.is_undefined() {
+                            tri!(Err::<Value, _>(self.type_error("Derived constructors may only return object or undefined")))
+                        } else if this.is_hole() {
+                            tri!(Err::<Value, _>(self.reference_error(
+                                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor"
+                            )))
+                        } else {
+                            this
+                        };
+                        sync!();
+                        flow!(self.return_from_frame(result));
+                    }
+                    Instr::EndFinally { kind } => {
+                        let k = reg!(kind).as_int().unwrap_or(0);
+                        let v = reg!(kind + 1);
+                        if k == Completion::Throw as i32 {
+                            tri!(Err::<(), _>(self.throw(v)));
+                        } else if k == Completion::Return as i32 {
+                            sync!();
+                            flow!(self.return_through_finally(v));
+                        }
+                    }
+
+                    // ---- calls ----
+                    Instr::Call { dst, func, args, argc } | Instr::CallEval { dst, func, args, argc } => {
+                        let f = reg!(func);
+                        let this = reg!(args);
+                        sync!();
+                        if let Instr::CallEval { .. } = instr
+                            && f == Value::object(self.intrinsics.eval)
+                        {
+                            let arg = if argc > 0 { reg!(args + 1) } else { Value::UNDEFINED };
+                            let r = tri!(self.direct_eval(arg, code.code.strict));
+                            reg!(dst) = r;
+                            continue;
+                        }
+                        flow!(self.call_instruction(f, this, base + args as usize + 1, argc as usize, dst));
+                    }
+                    Instr::TailCall { func, args, argc } => {
+                        let f = reg!(func);
+                        let this = reg!(args);
+                        sync!();
+                        flow!(self.tail_call(f, this, base + args as usize + 1, argc as usize));
+                    }
+                    Instr::CallSpread { dst, func, args } => {
+                        let f = reg!(func);
+                        let this = reg!(args);
+                        let list = reg!(args + 1);
+                        sync!();
+                        let values = tri!(self.spread_values(list));
+                        let start = self.stack.len();
+                        self.stack.extend_from_slice(&values);
+                        let r = self.call_from_stack(f, this, start, values.len(), Value::UNDEFINED);
+                        self.stack.truncate(start);
+                        let r = tri!(r);
+                        reg!(dst) = r;
+                    }
+                    Instr::New { dst, func, args, argc } => {
+                        let f = reg!(func);
+                        sync!();
+                        flow!(self.new_instruction(f, base + args as usize + 1, argc as usize, dst));
+                    }
+                    Instr::NewSpread { dst, func, args } => {
+                        let f = reg!(func);
+                        let list = reg!(args + 1);
+                        sync!();
+                        let values = tri!(self.spread_values(list));
+                        let r = tri!(self.construct(f, &values, None));
+                        reg!(dst) = r;
+                    }
+                    Instr::SuperCall { dst, args, argc } => {
+                        sync!();
+                        let values = self.stack[base + args as usize + 1..base + args as usize + 1 + argc as usize].to_vec();
+                        let r = tri!(self.super_call(&values));
+                        reg!(0) = r;
+                        reg!(dst) = r;
+                    }
+                    Instr::SuperCallSpread { dst, args } => {
+                        sync!();
+                        let list = reg!(args + 1);
+                        let values = tri!(self.spread_values(list));
+                        let r = tri!(self.super_call(&values));
+                        reg!(0) = r;
+                        reg!(dst) = r;
+                    }
+
+                    // ---- iteration ----
+                    Instr::GetIterator { iter, src } => {
+                        let v = reg!(src);
+                        let (it, next) = tri!(self.get_iterator(v));
+                        reg!(iter) = it;
+                        reg!(iter + 1) = next;
+                    }
+                    Instr::GetAsyncIterator { iter, src } => {
+                        let v = reg!(src);
+                        let (it, next) = tri!(self.get_async_iterator(v));
+                        reg!(iter) = it;
+                        reg!(iter + 1) = next;
+                    }
+                    Instr::IteratorNext { dst, iter } => {
+                        let (it, next) = (reg!(iter), reg!(iter + 1));
+                        let (value, done) = tri!(self.iterator_step(it, next));
+                        reg!(dst) = value;
+                        reg!(dst + 1) = Value::bool(done);
+                    }
+                    Instr::IteratorClose { iter } => {
+                        let it = reg!(iter);
+                        tri!(self.iterator_close(it));
+                    }
+                    Instr::IteratorCloseOnThrow { iter } => {
+                        let it = reg!(iter);
+                        let saved = self.exception;
+                        let _ = self.iterator_close(it);
+                        self.exception = saved;
+                    }
+                    Instr::ForInPrepare { dst, src } => {
+                        let v = reg!(src);
+                        let it = tri!(self.for_in_prepare(v));
+                        reg!(dst) = it;
+                    }
+                    Instr::ForInNext { dst, iter } => {
+                        let it = reg!(iter);
+                        let (key, done) = tri!(self.for_in_next(it));
+                        reg!(dst) = key;
+                        reg!(dst + 1) = Value::bool(done);
+                    }
+
+                    // ---- generators and async ----
+                    Instr::InitialYield => {
+                        sync!();
+                        flow!(Ok::<Flow, crate::Thrown>(self.initial_yield()));
+                    }
+                    Instr::Yield { dst, src } => {
+                        if let Some((mode, value)) = self.take_resumption() {
+                            match mode {
+                                ResumeMode::Next => reg!(dst) = value,
+                                ResumeMode::Throw => tri!(Err::<(), _>(self.throw(value))),
+                                ResumeMode::Return => {
+                                    sync!();
+                                    flow!(self.return_through_finally(value));
+                                }
+                            }
+                        } else {
+                            let v = reg!(src);
+                            pc -= 1;
+                            sync!();
+                            flow!(self.yield_value(v));
+                        }
+                    }
+                    Instr::Await { dst, src } => {
+                        if let Some((mode, value)) = self.take_resumption() {
+                            match mode {
+                                ResumeMode::Next => reg!(dst) = value,
+                                ResumeMode::Throw => tri!(Err::<(), _>(self.throw(value))),
+                                ResumeMode::Return => {
+                                    sync!();
+                                    flow!(self.return_through_finally(value));
+                                }
+                            }
+                        } else {
+                            let v = reg!(src);
+                            pc -= 1;
+                            sync!();
+                            flow!(self.await_value(v));
+                        }
+                    }
+                    Instr::YieldDelegate { dst, iter } => {
+                        let resumption = self.take_resumption();
+                        let it = reg!(iter);
+                        let next = reg!(iter + 1);
+                        sync!();
+                        match tri!(self.yield_delegate_step(it, next, resumption)) {
+                            DelegateStep::Done(v) => reg!(dst) = v,
+                            DelegateStep::Return(v) => flow!(self.return_through_finally(v)),
+                            DelegateStep::Yield(result) => {
+                                pc -= 1;
+                                sync!();
+                                flow!(self.yield_raw(result));
+                            }
+                        }
+                    }
+
+                    Instr::Debugger => {}
+                    Instr::ImportDynamic { dst, src } => {
+                        let v = reg!(src);
+                        let p = tri!(self.import_dynamic(v));
+                        reg!(dst) = p;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn env_at(&self, depth: u8) -> crate::heap::EnvId {
+        let mut env = self.frames.last().expect("frame").env.expect("an environment");
+        for _ in 0..depth {
+            env = self.heap.env(env).parent.expect("a parent environment");
+        }
+        env
+    }
+
+    fn uninitialized(&mut self, name: Value) -> crate::Thrown {
+        let n = self.display(name);
+        self.reference_error(format!("Cannot access '{n}' before initialization"))
+    }
+
+    /// Sloppy-mode `this`: the global object for undefined/null, a wrapper for primitives.
+    fn coerce_this(&mut self, this: Value, strict: bool) -> JsResult<Value> {
+        if this.is_hole() {
+            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+        }
+        if strict {
+            return Ok(this);
+        }
+        if this.is_nullish() {
+            return Ok(Value::object(self.intrinsics.global));
+        }
+        Ok(Value::object(self.to_object(this)?))
+    }
+
+    // ---- calls and returns ----
+
+    /// A `Call` instruction: closures continue in this loop, anything else is called natively.
+    fn call_instruction(&mut self, f: Value, this: Value, start: usize, argc: usize, dst: u16) -> JsResult<Flow> {
+        if let Some(fobj) = f.as_object()
+            && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
+            && !c.code.code.kind.is_class_constructor()
+        {
+            let code = c.code.clone();
+            let env = c.env;
+            self.push_frame_from_stack(code, fobj, env, this, start, argc, Value::UNDEFINED, ReturnTo::Register(dst), false)?;
+            self.enter_frame()?;
+            return Ok(Flow::Continue);
+        }
+        let r = self.call_from_stack(f, this, start, argc, Value::UNDEFINED)?;
+        let base = self.frames.last().expect("frame").base as usize;
+        self.stack[base + dst as usize] = r;
+        Ok(Flow::Continue)
+    }
+
+    fn new_instruction(&mut self, f: Value, start: usize, argc: usize, dst: u16) -> JsResult<Flow> {
+        if !self.is_constructor(f) {
+            let what = self.display(f);
+            return Err(self.type_error(format!("{what} is not a constructor")));
+        }
+        if let Some(fobj) = f.as_object()
+            && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
+        {
+            let code = c.code.clone();
+            let env = c.env;
+            let (this, construct) = self.prepare_construct(fobj, &code, f)?;
+            self.push_frame_from_stack(code, fobj, env, this, start, argc, f, ReturnTo::Register(dst), construct)?;
+            self.enter_frame()?;
+            return Ok(Flow::Continue);
+        }
+        let r = self.call_from_stack(f, Value::UNDEFINED, start, argc, f)?;
+        let base = self.frames.last().expect("frame").base as usize;
+        self.stack[base + dst as usize] = r;
+        Ok(Flow::Continue)
+    }
+
+    /// Work every new frame does before its first instruction: a GC safe point, and for
+    /// async functions the promise their call returns.
+    fn enter_frame(&mut self) -> JsResult<()> {
+        if self.heap.wants_collection() {
+            self.collect_garbage();
+        }
+        let kind = self.frames.last().expect("frame").code.code.kind;
+        if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
+            let state = self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
+            let promise = self.new_promise();
+            if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state).kind {
+                g.promise = Some(promise);
+                g.status = GeneratorStatus::Executing;
+            }
+            self.frames.last_mut().expect("frame").generator = Some(state);
+        }
+        Ok(())
+    }
+
+    /// A strict-mode tail call: the callee's frame replaces the current one.
+    fn tail_call(&mut self, f: Value, this: Value, start: usize, argc: usize) -> JsResult<Flow> {
+        let frame = self.frames.last().expect("frame");
+        let replaceable = frame.generator.is_none() && !frame.construct;
+        if replaceable
+            && let Some(fobj) = f.as_object()
+            && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
+            && !c.code.code.kind.is_class_constructor()
+            && !c.code.code.kind.is_async()
+        {
+            let code = c.code.clone();
+            let env = c.env;
+            let old = self.frames.pop().expect("frame");
+            // Move the arguments down to where the old frame started.
+            let old_base = old.base as usize;
+            let args: Vec<Value> = self.stack[start..start + argc].to_vec();
+            self.stack.truncate(old_base);
+            self.stack.extend_from_slice(&args);
+            let pushed = self.push_frame_from_stack(code, fobj, env, this, old_base, argc, Value::UNDEFINED, old.ret, false);
+            if let Err(t) = pushed {
+                self.stack.truncate(old_base);
+                self.frames.push(old);
+                return Err(t);
+            }
+            // The new frame's registers start above the moved arguments; shift them down.
+            let frame = self.frames.last_mut().expect("frame");
+            let new_base = frame.base as usize;
+            let len = self.stack.len() - new_base;
+            self.stack.copy_within(new_base.., old_base);
+            self.stack.truncate(old_base + len);
+            let frame = self.frames.last_mut().expect("frame");
+            frame.base = old_base as u32;
+            frame.args_at = frame.args_at - (new_base - old_base) as u32;
+            self.enter_frame()?;
+            return Ok(Flow::Continue);
+        }
+        let r = self.call_from_stack(f, this, start, argc, Value::UNDEFINED)?;
+        self.return_from_frame(r)
+    }
+
+    /// Pop the running frame, delivering `value` to its caller.
+    fn return_from_frame(&mut self, value: Value) -> JsResult<Flow> {
+        let frame = self.frames.pop().expect("frame");
+        let mut value = value;
+        if frame.construct && !value.is_object() {
+            value = self.stack[frame.base as usize];
+        }
+        if let Some(generator) = frame.generator {
+            value = self.finish_suspendable(generator, Ok(value))?;
+        }
+        self.stack.truncate(frame.base as usize);
+        Ok(self.deliver(frame.ret, value))
+    }
+
+    fn deliver(&mut self, ret: ReturnTo, value: Value) -> Flow {
+        match ret {
+            ReturnTo::Exit => Flow::Exit(Exit::Return(value)),
+            ReturnTo::Register(r) => {
+                let base = self.frames.last().expect("caller frame").base as usize;
+                self.stack[base + r as usize] = value;
+                Flow::Continue
+            }
+        }
+    }
+
+    /// A generator/async frame finished with a value or an exception: settle its state and
+    /// produce what the resumer receives.
+    fn finish_suspendable(&mut self, generator: ObjectId, outcome: Result<Value, Value>) -> JsResult<Value> {
+        let (kind, promise) = match &mut self.heap.object_mut(generator).kind {
+            ObjectKind::Generator(g) => {
+                g.status = GeneratorStatus::Completed;
+                g.frame = None;
+                (g.kind, g.promise)
+            }
+            _ => return outcome.map_err(|e| self.throw(e)),
+        };
+        match kind {
+            SuspendKind::Generator => match outcome {
+                Ok(v) => Ok(self.iter_result(v, true)),
+                Err(e) => Err(self.throw(e)),
+            },
+            SuspendKind::Async => {
+                let promise = promise.expect("async function promise");
+                match outcome {
+                    Ok(v) => self.resolve_promise(promise, v)?,
+                    Err(e) => self.reject_promise(promise, e),
+                }
+                Ok(Value::object(promise))
+            }
+            SuspendKind::AsyncGenerator => {
+                self.async_generator_complete(generator, outcome);
+                Ok(Value::UNDEFINED)
+            }
+        }
+    }
+
+    /// `return` out of a generator (resumed with return, or EndFinally with a Return
+    /// completion): run enclosing finally blocks first.
+    fn return_through_finally(&mut self, value: Value) -> JsResult<Flow> {
+        let frame = self.frames.last().expect("frame");
+        let pc = frame.pc.saturating_sub(1);
+        let handler = frame
+            .code
+            .code
+            .handlers
+            .iter()
+            .find(|h| h.is_finally && h.start <= pc && pc < h.end && h.target != frame.pc.saturating_sub(0))
+            .copied();
+        // Only finally blocks that enclose the current position and that we are not already in.
+        if let Some(h) = handler.filter(|h| !(h.target <= pc && self.inside_finally_body(h, pc))) {
+            self.enter_handler(h, Completion::Return, value);
+            return Ok(Flow::Continue);
+        }
+        self.return_from_frame(value)
+    }
+
+    fn inside_finally_body(&self, h: &kiln_bytecode::Handler, pc: u32) -> bool {
+        pc >= h.target
+    }
+
+    /// Jump to a handler with a completion.
+    fn enter_handler(&mut self, h: kiln_bytecode::Handler, kind: Completion, value: Value) {
+        let frame = self.frames.last_mut().expect("frame");
+        while frame.env_depth > h.env_depth {
+            if let Some(e) = frame.env {
+                frame.env = self.heap.env(e).parent;
+            }
+            frame.env_depth -= 1;
+        }
+        frame.pc = h.target;
+        let base = frame.base as usize;
+        if h.is_finally {
+            self.stack[base + h.reg as usize] = Value::int(kind as i32);
+            self.stack[base + h.reg as usize + 1] = value;
+        } else {
+            self.stack[base + h.reg as usize] = value;
+        }
+    }
+
+    /// Find a handler for the pending exception, popping frames that have none.
+    fn unwind_exception(&mut self) -> JsResult<Flow> {
+        if self.exception_origin.is_none() {
+            self.exception_origin = self.current_position();
+        }
+        loop {
+            let frame = self.frames.last().expect("frame");
+            let pc = frame.pc.saturating_sub(1);
+            if !self.terminating() {
+                let handler = frame.code.code.handlers.iter().find(|h| h.start <= pc && pc < h.end).copied();
+                if let Some(h) = handler {
+                    let value = self.exception;
+                    self.exception = Value::UNDEFINED;
+                    self.exception_origin = None;
+                    self.enter_handler(h, Completion::Throw, value);
+                    return Ok(Flow::Continue);
+                }
+            }
+            let frame = self.frames.pop().expect("frame");
+            self.stack.truncate(frame.base as usize);
+            if let Some(generator) = frame.generator
+                && !self.terminating()
+            {
+                let e = self.take_exception();
+                match self.finish_suspendable(generator, Err(e)) {
+                    Ok(v) => return Ok(self.deliver(frame.ret, v)),
+                    Err(t) => {
+                        if frame.ret == ReturnTo::Exit {
+                            return Err(t);
+                        }
+                        continue;
+                    }
+                }
+            }
+            if frame.ret == ReturnTo::Exit {
+                return Err(crate::Thrown);
+            }
+        }
+    }
+
+    /// Whether an uncatchable termination is unwinding the stack.
+    pub fn terminating(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    // ---- generators ----
+
+    /// `InitialYield`: package the running frame as a generator object and return it.
+    fn initial_yield(&mut self) -> Flow {
+        let frame = self.frames.last().expect("frame");
+        let kind = frame.code.code.kind;
+        let callee = frame.callee;
+        let ret = frame.ret;
+        let (suspend_kind, default_proto) = if kind == FunctionKind::AsyncGenerator {
+            (SuspendKind::AsyncGenerator, self.intrinsics.async_generator_prototype)
+        } else {
+            (SuspendKind::Generator, self.intrinsics.generator_prototype)
+        };
+        let proto = match self.heap.own_property(callee, PropertyKey::String(self.atoms.prototype)) {
+            Some(p) if !p.attrs.is_accessor() && p.value.is_object() => p.value.as_object().unwrap_or(default_proto),
+            _ => default_proto,
+        };
+        let generator = self.new_generator_state(suspend_kind, proto);
+        self.suspend_top_frame(generator);
+        if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
+            g.status = GeneratorStatus::SuspendedStart;
+        }
+        self.deliver(ret, Value::object(generator))
+    }
+
+    /// `Yield`: suspend the generator frame and hand `{value, done: false}` to the resumer.
+    fn yield_value(&mut self, v: Value) -> JsResult<Flow> {
+        let generator = self.frames.last().expect("frame").generator.expect("generator frame");
+        let is_async = matches!(&self.heap.object(generator).kind, ObjectKind::Generator(g) if g.kind == SuspendKind::AsyncGenerator);
+        if is_async {
+            if let Some(next) = self.async_generator_settle_yield(generator, v) {
+                // Another request is waiting: resume right here with it (the frame's pc is at
+                // this Yield, which consumes the resumption).
+                if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
+                    g.resume = Some(next);
+                }
+                return Ok(Flow::Continue);
+            }
+            return self.yield_raw(Value::UNDEFINED);
+        }
+        let result = self.iter_result(v, false);
+        self.yield_raw(result)
+    }
+
+    /// Suspend the generator frame, handing `result` to the resumer as is.
+    fn yield_raw(&mut self, result: Value) -> JsResult<Flow> {
+        let generator = self.frames.last().expect("frame").generator.expect("generator frame");
+        let ret = self.frames.last().expect("frame").ret;
+        self.suspend_top_frame(generator);
+        if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
+            g.status = GeneratorStatus::SuspendedYield;
+        }
+        Ok(match ret {
+            ReturnTo::Exit => Flow::Exit(Exit::Yield(result)),
+            ReturnTo::Register(_) => self.deliver(ret, result),
+        })
+    }
+
+    /// `Await`: suspend the frame until `v` settles.
+    fn await_value(&mut self, v: Value) -> JsResult<Flow> {
+        let frame = self.frames.last().expect("frame");
+        let ret = frame.ret;
+        let Some(generator) = frame.generator else {
+            return Err(self.syntax_error("await is only valid in async functions"));
+        };
+        self.await_subscribe(generator, v)?;
+        self.suspend_top_frame(generator);
+        let promise = match &mut self.heap.object_mut(generator).kind {
+            ObjectKind::Generator(g) => {
+                g.status = GeneratorStatus::SuspendedYield;
+                g.promise
+            }
+            _ => None,
+        };
+        let result = match promise {
+            Some(p) if ret != ReturnTo::Exit => Value::object(p),
+            _ => Value::UNDEFINED,
+        };
+        Ok(match ret {
+            ReturnTo::Exit => Flow::Exit(Exit::Await(result)),
+            ReturnTo::Register(_) => self.deliver(ret, result),
+        })
+    }
+
+    /// One step of `yield*`.
+    fn yield_delegate_step(
+        &mut self,
+        iter: Value,
+        next: Value,
+        resumption: Option<(ResumeMode, Value)>,
+    ) -> JsResult<DelegateStep> {
+        let (mode, received) = resumption.unwrap_or((ResumeMode::Next, Value::UNDEFINED));
+        let result = match mode {
+            ResumeMode::Next => self.call(next, iter, &[received])?,
+            ResumeMode::Throw => {
+                let throw = self.get(iter, PropertyKey::String(self.atoms.throw))?;
+                if throw.is_nullish() {
+                    self.iterator_close(iter)?;
+                    return Err(self.type_error("The iterator does not provide a 'throw' method"));
+                }
+                self.call(throw, iter, &[received])?
+            }
+            ResumeMode::Return => {
+                let ret = self.get(iter, PropertyKey::String(self.atoms.return_))?;
+                if ret.is_nullish() {
+                    return Ok(DelegateStep::Return(received));
+                }
+                let r = self.call(ret, iter, &[received])?;
+                if !r.is_object() {
+                    return Err(self.type_error("iterator result is not an object"));
+                }
+                let done = self.get(r, PropertyKey::String(self.atoms.done))?;
+                if self.to_boolean(done) {
+                    let v = self.get(r, PropertyKey::String(self.atoms.value))?;
+                    return Ok(DelegateStep::Return(v));
+                }
+                return Ok(DelegateStep::Yield(r));
+            }
+        };
+        if !result.is_object() {
+            return Err(self.type_error("iterator result is not an object"));
+        }
+        let done = self.get(result, PropertyKey::String(self.atoms.done))?;
+        if self.to_boolean(done) {
+            let v = self.get(result, PropertyKey::String(self.atoms.value))?;
+            return Ok(DelegateStep::Done(v));
+        }
+        Ok(DelegateStep::Yield(result))
+    }
+
+    // ---- property fast paths ----
+
+    #[inline(always)]
+    fn get_named_cached(&self, receiver: Value, code: &super::CodeBlock, site: u16) -> Option<Value> {
+        let obj = receiver.as_object()?;
+        let o = self.heap.object(obj);
+        match code.caches[site as usize].get() {
+            InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
+            InlineCache::Proto { shape, holder, slot, epoch } if o.shape == shape && epoch == self.heap.proto_epoch => {
+                Some(self.heap.object(holder).slots[slot as usize])
+            }
+            _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn get_named_slow(&mut self, receiver: Value, code: &super::CodeBlock, site: u16) -> JsResult<Value> {
+        let key = code.sites[site as usize];
+        let Some(obj) = receiver.as_object() else {
+            if receiver.is_nullish() {
+                let what = self.display(receiver);
+                let k = self.key_to_display(key);
+                return Err(self.type_error(format!("Cannot read properties of {what} (reading '{k}')")));
+            }
+            return self.get(receiver, key);
+        };
+        if let Some(cache) = self.cacheable_lookup(obj, key) {
+            self.fill_cache(code, site, cache);
+        }
+        self.get_with_receiver(obj, key, receiver)
+    }
+
+    /// Where a named data property lives, if that can be cached.
+    fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
+        let o = self.heap.object(obj);
+        if o.shape == crate::object::shape::ShapeId::DICTIONARY || self.has_virtual_named(o, key) {
+            return None;
+        }
+        if let Some((slot, attrs)) = self.heap.shapes.lookup(o.shape, key) {
+            return (!attrs.is_accessor()).then_some(InlineCache::Own { shape: o.shape, slot });
+        }
+        let mut holder = o.proto?;
+        loop {
+            let h = self.heap.object(holder);
+            if h.shape == crate::object::shape::ShapeId::DICTIONARY || self.has_virtual_named(h, key) {
+                return None;
+            }
+            if let Some((slot, attrs)) = self.heap.shapes.lookup(h.shape, key) {
+                return (!attrs.is_accessor()).then_some(InlineCache::Proto {
+                    shape: o.shape,
+                    holder,
+                    slot,
+                    epoch: self.heap.proto_epoch,
+                });
+            }
+            holder = h.proto?;
+        }
+    }
+
+    /// Objects whose named properties are not all in their shape (proxies, array `length`).
+    fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
+        match o.kind {
+            ObjectKind::Proxy { .. } => true,
+            ObjectKind::Array { .. } | ObjectKind::String(_) => key == PropertyKey::String(self.heap.length_atom),
+            _ => false,
+        }
+    }
+
+    fn fill_cache(&self, code: &super::CodeBlock, site: u16, cache: InlineCache) {
+        let cell = &code.caches[site as usize];
+        if matches!(cell.get(), InlineCache::Megamorphic) {
+            return;
+        }
+        let misses = &code.misses[site as usize];
+        if misses.get() >= 16 {
+            cell.set(InlineCache::Megamorphic);
+            return;
+        }
+        misses.set(misses.get() + 1);
+        cell.set(cache);
+    }
+
+    #[inline(always)]
+    fn set_named_cached(&mut self, receiver: Value, value: Value, code: &super::CodeBlock, site: u16) -> bool {
+        let Some(obj) = receiver.as_object() else { return false };
+        match code.caches[site as usize].get() {
+            InlineCache::Own { shape, slot } => {
+                let o = self.heap.object_mut(obj);
+                if o.shape == shape {
+                    o.slots[slot as usize] = value;
+                    return true;
+                }
+                false
+            }
+            InlineCache::Add { from, to, epoch } => {
+                if epoch != self.heap.proto_epoch {
+                    return false;
+                }
+                let o = self.heap.object_mut(obj);
+                if o.shape == from {
+                    o.shape = to;
+                    o.slots.push(value);
+                    self.heap.note_growth(8);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    #[inline(never)]
+    fn set_named_slow(&mut self, receiver: Value, value: Value, code: &super::CodeBlock, site: u16) -> JsResult<()> {
+        let key = code.sites[site as usize];
+        if receiver.is_nullish() {
+            let what = self.display(receiver);
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot set properties of {what} (setting '{k}')")));
+        }
+        if let Some(obj) = receiver.as_object() {
+            let o = self.heap.object(obj);
+            let before = o.shape;
+            let cacheable_own = match self.cacheable_lookup(obj, key) {
+                Some(InlineCache::Own { shape, slot }) => {
+                    let writable = self.heap.shapes.lookup(shape, key).is_some_and(|(_, a)| a.writable());
+                    writable.then_some(InlineCache::Own { shape, slot })
+                }
+                _ => None,
+            };
+            let can_add = cacheable_own.is_none()
+                && before != crate::object::shape::ShapeId::DICTIONARY
+                && o.extensible
+                && !self.has_virtual_named(o, key)
+                && self.chain_lacks(o.proto, key);
+            let epoch = self.heap.proto_epoch;
+            let ok = self.set(receiver, key, value, receiver)?;
+            if !ok && code.code.strict {
+                let k = self.key_to_display(key);
+                return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+            }
+            if let Some(c) = cacheable_own {
+                self.fill_cache(code, site, c);
+            } else if can_add && ok {
+                let after = self.heap.object(obj).shape;
+                if after != before && after != crate::object::shape::ShapeId::DICTIONARY && epoch == self.heap.proto_epoch {
+                    self.fill_cache(code, site, InlineCache::Add { from: before, to: after, epoch });
+                }
+            }
+            return Ok(());
+        }
+        let ok = self.set(receiver, key, value, receiver)?;
+        if !ok && code.code.strict {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot create property '{k}' on primitive")));
+        }
+        Ok(())
+    }
+
+    /// True if no object on the chain from `proto` has `key` (and none is exotic).
+    fn chain_lacks(&self, mut proto: Option<ObjectId>, key: PropertyKey) -> bool {
+        while let Some(p) = proto {
+            let o = self.heap.object(p);
+            if o.shape == crate::object::shape::ShapeId::DICTIONARY
+                || self.has_virtual_named(o, key)
+                || self.heap.shapes.lookup(o.shape, key).is_some()
+            {
+                return false;
+            }
+            proto = o.proto;
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn get_element_fast(&self, o: Value, k: Value) -> Option<Value> {
+        let obj = o.as_object()?;
+        let i = k.as_int()?;
+        let object = self.heap.object(obj);
+        if matches!(object.kind, ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::Proxy { .. }) {
+            return None;
+        }
+        match &object.elements {
+            Elements::Dense(v) => v.get(usize::try_from(i).ok()?).copied().filter(|v| !v.is_hole()),
+            Elements::Sparse(_) => None,
+        }
+    }
+
+    #[inline(never)]
+    fn get_index_slow(&mut self, o: Value, k: Value) -> JsResult<Value> {
+        if o.is_nullish() {
+            let what = self.display(o);
+            let key = self.display(k);
+            return Err(self.type_error(format!("Cannot read properties of {what} (reading '{key}')")));
+        }
+        let key = self.to_property_key(k)?;
+        self.get(o, key)
+    }
+
+    #[inline(always)]
+    fn set_element_fast(&mut self, o: Value, k: Value, v: Value) -> bool {
+        let (Some(obj), Some(i)) = (o.as_object(), k.as_int()) else { return false };
+        let Ok(i) = usize::try_from(i) else { return false };
+        let object = self.heap.object(obj);
+        if !matches!(object.kind, ObjectKind::Array { length_writable: true } | ObjectKind::Ordinary) {
+            return false;
+        }
+        let extensible = object.extensible;
+        let proto = object.proto;
+        let Elements::Dense(elements) = &object.elements else { return false };
+        let len = elements.len();
+        if i < len && !elements[i].is_hole() {
+            if let Elements::Dense(e) = &mut self.heap.object_mut(obj).elements {
+                e[i] = v;
+            }
+            return true;
+        }
+        if i == len && extensible && self.chain_has_no_elements(proto) {
+            if let Elements::Dense(e) = &mut self.heap.object_mut(obj).elements {
+                let before = e.capacity();
+                e.push(v);
+                let grown = (e.capacity() - before) * 8;
+                self.heap.note_growth(grown);
+            }
+            return true;
+        }
+        false
+    }
+
+    fn chain_has_no_elements(&self, mut proto: Option<ObjectId>) -> bool {
+        while let Some(p) = proto {
+            let o = self.heap.object(p);
+            let empty = matches!(&o.elements, Elements::Dense(e) if e.is_empty());
+            if !empty || matches!(o.kind, ObjectKind::Proxy { .. } | ObjectKind::String(_) | ObjectKind::Arguments { .. }) {
+                return false;
+            }
+            proto = o.proto;
+        }
+        true
+    }
+
+    #[inline(never)]
+    fn set_index_slow(&mut self, o: Value, k: Value, v: Value, strict: bool) -> JsResult<()> {
+        if o.is_nullish() {
+            let what = self.display(o);
+            let key = self.display(k);
+            return Err(self.type_error(format!("Cannot set properties of {what} (setting '{key}')")));
+        }
+        let key = self.to_property_key(k)?;
+        let ok = self.set(o, key, v, o)?;
+        if !ok && strict {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+        }
+        Ok(())
+    }
+
+    /// CreateDataPropertyOrThrow for literals and class fields.
+    fn define_field(&mut self, o: Value, key: PropertyKey, v: Value) -> JsResult<()> {
+        let Some(obj) = o.as_object() else { return Ok(()) };
+        if let Some(f) = v.as_object()
+            && let ObjectKind::Closure(_) = self.heap.object(f).kind
+        {
+            let _ = f;
+        }
+        self.create_data_property_or_throw(obj, key, v)
+    }
+
+    fn define_method(&mut self, o: Value, k: Value, f: Value, kind: kiln_bytecode::MethodKind) -> JsResult<()> {
+        use kiln_bytecode::MethodKind as M;
+        let Some(obj) = o.as_object() else { return Ok(()) };
+        let key = self.to_property_key(k)?;
+        if let Some(fobj) = f.as_object() {
+            if let ObjectKind::Closure(c) = &mut self.heap.object_mut(fobj).kind {
+                c.home_object = Some(obj);
+            }
+            // Methods are named after their key ("get x" for accessors) unless the compiler named them.
+            let prefix = match kind {
+                M::ObjectGetter | M::ClassGetter => "get ",
+                M::ObjectSetter | M::ClassSetter => "set ",
+                _ => "",
+            };
+            self.set_function_name(fobj, key, prefix);
+        }
+        let enumerable = matches!(kind, M::ObjectMethod | M::ObjectGetter | M::ObjectSetter);
+        let desc = match kind {
+            M::ObjectMethod | M::ClassMethod => super::property::PropertyDescriptor {
+                value: Some(f),
+                writable: Some(true),
+                enumerable: Some(enumerable),
+                configurable: Some(true),
+                ..Default::default()
+            },
+            M::ObjectGetter | M::ClassGetter => super::property::PropertyDescriptor {
+                get: Some(f),
+                enumerable: Some(enumerable),
+                configurable: Some(true),
+                ..Default::default()
+            },
+            M::ObjectSetter | M::ClassSetter => super::property::PropertyDescriptor {
+                set: Some(f),
+                enumerable: Some(enumerable),
+                configurable: Some(true),
+                ..Default::default()
+            },
+        };
+        self.define_property_or_throw(obj, key, desc)
+    }
+
+    /// SetFunctionName when the function has no name of its own yet.
+    pub fn set_function_name(&mut self, f: ObjectId, key: PropertyKey, prefix: &str) {
+        let name_key = PropertyKey::String(self.atoms.name);
+        let current = self.heap.own_property(f, name_key);
+        let has_name = current.is_some_and(|p| p.value.as_string().is_some_and(|s| self.heap.string_len(s) > 0));
+        if has_name && prefix.is_empty() {
+            return;
+        }
+        let base = match key {
+            PropertyKey::Symbol(s) => match self.heap.symbol(s).description {
+                Some(d) => format!("[{}]", self.heap.string_to_rust(d)),
+                None => String::new(),
+            },
+            other => self.key_to_display(other),
+        };
+        let name = format!("{prefix}{base}");
+        let v = self.string_value(&name);
+        if let Some(p) = current {
+            self.heap.put_own(f, name_key, Property { value: v, attrs: p.attrs });
+        } else {
+            self.define_builtin(f, name_key, v, Attrs::CONFIGURABLE_ONLY);
+        }
+    }
+
+    fn delete_value(&mut self, o: Value, k: Value, strict: bool) -> JsResult<bool> {
+        if o.is_nullish() {
+            let what = self.display(o);
+            return Err(self.type_error(format!("Cannot convert {what} to object")));
+        }
+        let obj = self.to_object(o)?;
+        let key = self.to_property_key(k)?;
+        let ok = self.delete_property(obj, key)?;
+        if !ok && strict {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot delete property '{k}'")));
+        }
+        Ok(ok)
+    }
+
+    fn home_object(&self) -> Option<ObjectId> {
+        let callee = self.frames.last()?.callee;
+        match &self.heap.object(callee).kind {
+            ObjectKind::Closure(c) => c.home_object,
+            _ => None,
+        }
+    }
+
+    fn get_super(&mut self, k: Value, this: Value) -> JsResult<Value> {
+        if this.is_hole() {
+            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+        }
+        let key = self.to_property_key(k)?;
+        let Some(home) = self.home_object() else {
+            return Err(self.syntax_error("'super' keyword unexpected here"));
+        };
+        match self.get_prototype_of(home)? {
+            Some(p) => self.get_with_receiver(p, key, this),
+            None => Ok(Value::UNDEFINED),
+        }
+    }
+
+    fn set_super(&mut self, k: Value, v: Value, this: Value) -> JsResult<()> {
+        if this.is_hole() {
+            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+        }
+        let key = self.to_property_key(k)?;
+        let Some(home) = self.home_object() else {
+            return Err(self.syntax_error("'super' keyword unexpected here"));
+        };
+        let ok = match self.get_prototype_of(home)? {
+            Some(p) => self.set(Value::object(p), key, v, this)?,
+            None => false,
+        };
+        if !ok {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+        }
+        Ok(())
+    }
+
+    fn super_call(&mut self, args: &[Value]) -> JsResult<Value> {
+        let frame = self.frames.last().expect("frame");
+        let callee = frame.callee;
+        let new_target = frame.new_target;
+        let base = frame.base as usize;
+        let parent = self.get_prototype_of(callee)?;
+        let parent = parent.map(Value::object).unwrap_or(Value::NULL);
+        if !self.is_constructor(parent) {
+            return Err(self.type_error("Super constructor is not a constructor"));
+        }
+        let result = self.construct(parent, args, Some(new_target))?;
+        if !self.stack[base].is_hole() {
+            return Err(self.reference_error("Super constructor may only be called once"));
+        }
+        self.stack[base] = result;
+        self.initialize_fields(callee, result)?;
+        Ok(result)
+    }
+
+    // ---- private names ----
+
+    fn private_key(&mut self, k: Value) -> PropertyKey {
+        PropertyKey::Symbol(k.as_symbol().unwrap_or(self.symbols.iterator))
+    }
+
+    fn private_get(&mut self, o: Value, k: Value) -> JsResult<Value> {
+        let key = self.private_key(k);
+        let found = o.as_object().and_then(|obj| self.heap.own_property(obj, key));
+        match found {
+            Some(p) => {
+                if p.attrs.is_accessor() && self.accessor_parts(p.value).0.is_undefined() {
+                    return Err(self.type_error("'#x' was defined without a getter"));
+                }
+                self.property_value(p, o)
+            }
+            None => Err(self.type_error("Cannot read private member from an object whose class did not declare it")),
+        }
+    }
+
+    fn private_set(&mut self, o: Value, k: Value, v: Value) -> JsResult<()> {
+        let key = self.private_key(k);
+        let Some(obj) = o.as_object() else {
+            return Err(self.type_error("Cannot write private member to an object whose class did not declare it"));
+        };
+        match self.heap.own_property(obj, key) {
+            Some(p) if p.attrs.is_accessor() => {
+                let setter = self.accessor_parts(p.value).1;
+                if setter.is_undefined() {
+                    return Err(self.type_error("'#x' was defined without a setter"));
+                }
+                self.call(setter, o, &[v])?;
+                Ok(())
+            }
+            Some(p) if p.attrs.writable() => {
+                self.heap.put_own(obj, key, Property { value: v, attrs: p.attrs });
+                Ok(())
+            }
+            Some(_) => Err(self.type_error("Private method is not writable")),
+            None => Err(self.type_error("Cannot write private member to an object whose class did not declare it")),
+        }
+    }
+
+    fn private_define(&mut self, o: Value, k: Value, v: Value, setter: Value, accessor: bool) -> JsResult<()> {
+        let key = self.private_key(k);
+        let Some(obj) = o.as_object() else { return Ok(()) };
+        if let Some(existing) = self.heap.own_property(obj, key) {
+            // A getter and a setter of one private accessor may arrive separately: merge them.
+            if accessor && existing.attrs.is_accessor() {
+                let (g, s) = self.accessor_parts(existing.value);
+                let pair = self.new_accessor(if v.is_undefined() { g } else { v }, if setter.is_undefined() { s } else { setter });
+                self.heap.put_own(obj, key, Property { value: pair, attrs: Attrs(Attrs::ACCESSOR) });
+                return Ok(());
+            }
+            return Err(self.type_error("Cannot initialize private member twice on the same object"));
+        }
+        if matches!(self.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
+            return Err(self.type_error("Cannot define private member on a proxy"));
+        }
+        let prop = if accessor {
+            Property { value: self.new_accessor(v, setter), attrs: Attrs(Attrs::ACCESSOR) }
+        } else {
+            Property { value: v, attrs: Attrs(Attrs::WRITABLE) }
+        };
+        // Private names ignore extensibility.
+        self.heap.put_own(obj, key, prop);
+        Ok(())
+    }
+
+    fn private_has(&mut self, o: Value, k: Value) -> JsResult<bool> {
+        let Some(obj) = o.as_object() else {
+            return Err(self.type_error("Cannot use 'in' operator to search for a private field in a non-object"));
+        };
+        let key = self.private_key(k);
+        Ok(self.heap.own_property(obj, key).is_some())
+    }
+
+    // ---- construction helpers ----
+
+    fn make_closure(&mut self, code: &super::CodeBlock, func: u16) -> ObjectId {
+        let index = code.constants[func as usize].as_int().unwrap_or(0) as usize;
+        let block = self.scripts[code.script as usize].blocks[index].clone();
+        let frame = self.frames.last().expect("frame");
+        let env = frame.env;
+        // Arrows see the home object of the function they are written in.
+        let home = if block.code.kind.is_arrow() { self.home_object() } else { None };
+        self.new_closure(block, env, home)
+    }
+
+    fn create_class(&mut self, code: &super::CodeBlock, func: u16, heritage: Value) -> JsResult<(ObjectId, ObjectId)> {
+        let (proto_parent, ctor_parent) = if heritage.is_hole() {
+            (Some(self.intrinsics.object_prototype), self.intrinsics.function_prototype)
+        } else if heritage.is_null() {
+            (None, self.intrinsics.function_prototype)
+        } else {
+            if !self.is_constructor(heritage) {
+                return Err(self.type_error("Class extends value is not a constructor or null"));
+            }
+            let p = self.get(heritage, PropertyKey::String(self.atoms.prototype))?;
+            if !p.is_object() && !p.is_null() {
+                return Err(self.type_error("Class extends value does not have valid prototype property"));
+            }
+            (p.as_object(), heritage.as_object().unwrap_or(self.intrinsics.function_prototype))
+        };
+        let index = code.constants[func as usize].as_int().unwrap_or(0) as usize;
+        let block = self.scripts[code.script as usize].blocks[index].clone();
+        let env = self.frames.last().expect("frame").env;
+        let proto = self.heap.new_object(proto_parent, ObjectKind::Ordinary);
+        let ctor = self.new_closure(block, env, Some(proto));
+        self.heap.set_proto_raw(ctor, Some(ctor_parent));
+        self.define_builtin(ctor, PropertyKey::String(self.atoms.prototype), Value::object(proto), Attrs::NONE);
+        self.define_builtin(proto, PropertyKey::String(self.atoms.constructor), Value::object(ctor), Attrs::HIDDEN);
+        Ok((ctor, proto))
+    }
+
+    fn create_arguments(&mut self, mapped: bool) -> ObjectId {
+        let frame = self.frames.last().expect("frame");
+        let (at, argc) = (frame.args_at as usize, frame.argc as usize);
+        let params = frame.code.code.param_count as usize;
+        let env = frame.env;
+        let callee = frame.callee;
+        let values = self.stack[at..at + argc].to_vec();
+        let mapped_bits: Box<[bool]> = if mapped { (0..argc).map(|i| i < params).collect() } else { Box::new([]) };
+        let obj = self.heap.new_object(
+            Some(self.intrinsics.object_prototype),
+            ObjectKind::Arguments { env: if mapped { env } else { None }, mapped: mapped_bits },
+        );
+        self.heap.object_mut(obj).elements = Elements::Dense(values);
+        self.define_builtin(obj, PropertyKey::String(self.atoms.length), Value::int(argc as i32), Attrs::HIDDEN);
+        let iter = self.intrinsics.array_prototype_values;
+        self.define_builtin(obj, PropertyKey::Symbol(self.symbols.iterator), Value::object(iter), Attrs::HIDDEN);
+        if mapped {
+            self.define_builtin(obj, PropertyKey::String(self.atoms.callee), Value::object(callee), Attrs::HIDDEN);
+        } else {
+            let thrower = Value::object(self.intrinsics.throw_type_error);
+            let pair = self.new_accessor(thrower, thrower);
+            self.define_builtin(obj, PropertyKey::String(self.atoms.callee), pair, Attrs(Attrs::ACCESSOR));
+        }
+        obj
+    }
+
+    fn template_object(&mut self, code: &super::CodeBlock, idx: u16) -> ObjectId {
+        if let Some(&(_, t)) = code.templates.borrow().iter().find(|(i, _)| *i == idx) {
+            return t;
+        }
+        let kiln_bytecode::Constant::Template { cooked, raw } = &code.code.constants[idx as usize] else {
+            return self.new_array_with_capacity(0);
+        };
+        let cooked_values: Vec<Value> = cooked
+            .iter()
+            .map(|c| match c {
+                Some(units) => Value::string(self.heap.alloc_units(units)),
+                None => Value::UNDEFINED,
+            })
+            .collect();
+        let raw_values: Vec<Value> = raw.iter().map(|units| Value::string(self.heap.alloc_units(units))).collect();
+        let raw_array = self.array_from_values(raw_values);
+        let array = self.array_from_values(cooked_values);
+        self.define_builtin(array, PropertyKey::String(self.atoms.raw), Value::object(raw_array), Attrs::NONE);
+        self.heap.seal_or_freeze(raw_array, true);
+        self.heap.seal_or_freeze(array, true);
+        code.templates.borrow_mut().push((idx, array));
+        array
+    }
+}
+
+/// The outcome of one `yield*` step.
+enum DelegateStep {
+    Done(Value),
+    Return(Value),
+    Yield(Value),
+}

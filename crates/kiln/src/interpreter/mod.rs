@@ -1,0 +1,565 @@
+//! The virtual machine: loaded code, the register stack and call frames,
+//! the dispatch loop, exceptions, and garbage-collection roots.
+//!
+//! JavaScript-to-JavaScript calls push a [`Frame`] and continue in the same
+//! dispatch loop: they never recurse on the Rust stack. Native functions run
+//! as Rust calls; when one calls back into JavaScript it starts a nested
+//! dispatch loop ([`Vm::call`]), which counts towards `native_depth`.
+//!
+//! # Invariants
+//!
+//! 1. `stack.len()` is the top of the running frame's registers (plus its
+//!    copied arguments); a new frame starts there.
+//! 2. Every value a native function holds across a call that may run
+//!    JavaScript is in its argument registers or on `roots`; everything on
+//!    `stack`, `roots`, the frames, the intrinsics, loaded code and the job
+//!    queue is a GC root.
+
+pub mod convert;
+mod dispatch;
+pub mod function;
+pub mod generator;
+mod globals;
+pub mod operators;
+pub mod property;
+
+use crate::heap::{EnvId, Heap, ObjectId, StringId};
+use crate::object::shape::ShapeId;
+use crate::object::{ObjectKind, PropertyKey};
+use crate::realm::{Atoms, Intrinsics, WellKnownSymbols};
+use crate::value::Value;
+use crate::{JsResult, Thrown};
+use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// The arguments of a native call: a window on the VM stack.
+#[derive(Clone, Copy, Debug)]
+pub struct Args {
+    pub start: u32,
+    pub count: u32,
+    /// the constructor `new` was applied to, or undefined for a plain call
+    pub new_target: Value,
+}
+
+/// One inline-cache entry of a property site.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum InlineCache {
+    #[default]
+    Empty,
+    /// the property is in the receiver's own slot
+    Own { shape: ShapeId, slot: u32 },
+    /// the property is a data property in `holder`'s slot, found through the
+    /// prototype chain; valid while no prototype changed shape (`epoch`)
+    Proto { shape: ShapeId, holder: ObjectId, slot: u32, epoch: u32 },
+    /// a store that adds the property: shape `from` becomes `to`, slot = from's length
+    Add { from: ShapeId, to: ShapeId, epoch: u32 },
+    /// too many shapes seen: stop refilling
+    Megamorphic,
+}
+
+/// A function's code ready to run: the bytecode plus materialised constants
+/// and its inline caches.
+pub struct CodeBlock {
+    pub code: FunctionCode,
+    /// index into `Vm::scripts`
+    pub script: u32,
+    /// constants as values; function constants hold their index in the script as an int
+    pub constants: Box<[Value]>,
+    /// the property key of each property site
+    pub sites: Box<[PropertyKey]>,
+    pub caches: Box<[Cell<InlineCache>]>,
+    /// misses per site, to detect megamorphic sites
+    pub misses: Box<[Cell<u8>]>,
+    /// template objects by constant index, created on first use
+    pub templates: RefCell<Vec<(u16, ObjectId)>>,
+    /// the function reads its arguments beyond the formal parameters
+    pub needs_arguments: bool,
+}
+
+impl std::fmt::Debug for CodeBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CodeBlock({})", String::from_utf16_lossy(&self.code.name))
+    }
+}
+
+/// A loaded script: its source (for messages and `toString`) and its functions.
+pub struct LoadedScript {
+    pub source: Rc<str>,
+    pub name: Rc<str>,
+    pub kind: ScriptKind,
+    /// byte offset of each line start
+    pub line_starts: Vec<u32>,
+    pub blocks: Vec<Rc<CodeBlock>>,
+}
+
+impl LoadedScript {
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_column(&self, offset: u32) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.line_starts[line - 1] as usize;
+        let end = (offset as usize).min(self.source.len());
+        let column = self.source.get(start..end).map_or(0, |s| s.encode_utf16().count());
+        (line as u32, column as u32 + 1)
+    }
+
+    /// The text of 1-based line `line`.
+    pub fn line_text(&self, line: u32) -> &str {
+        let start = self.line_starts.get(line as usize - 1).copied().unwrap_or(0) as usize;
+        let end = self.line_starts.get(line as usize).map_or(self.source.len(), |&e| e as usize);
+        self.source.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Where a returning frame's value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnTo {
+    /// into this register of the calling frame, which continues in the same loop
+    Register(u16),
+    /// out of the dispatch loop that this frame was started by
+    Exit,
+}
+
+/// One activation of a JavaScript function.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub code: Rc<CodeBlock>,
+    pub pc: u32,
+    pub base: u32,
+    pub env: Option<EnvId>,
+    pub env_depth: u16,
+    pub callee: ObjectId,
+    pub new_target: Value,
+    pub argc: u32,
+    /// where all arguments were copied, when the code reads `arguments` or a rest parameter
+    pub args_at: u32,
+    pub ret: ReturnTo,
+    /// called by `new` on a base constructor: a non-object return yields `this`
+    pub construct: bool,
+    /// the generator or async function state this frame runs for
+    pub generator: Option<ObjectId>,
+}
+
+/// Why a dispatch loop stopped.
+#[derive(Clone, Copy, Debug)]
+pub enum Exit {
+    Return(Value),
+    Yield(Value),
+    Await(Value),
+}
+
+/// A pending job of the job queue.
+#[derive(Clone, Copy, Debug)]
+pub enum Job {
+    /// [PromiseReactionJob](https://tc39.es/ecma262/#sec-newpromisereactionjob): a reaction
+    /// record (see `builtins::promise`) and the settled value
+    Reaction { reaction: ObjectId, argument: Value },
+    /// [PromiseResolveThenableJob](https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob)
+    ResolveThenable { promise: ObjectId, thenable: Value, then: Value },
+    /// a plain call (host callbacks)
+    Call { func: Value, this: Value, arg: Value },
+}
+
+/// Why a run was stopped without an exception the guest could catch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    CallDepth,
+    Interrupted,
+    HeapLimit,
+}
+
+/// Tunable limits of a VM.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// JavaScript frames deeper than this throw RangeError
+    pub max_frames: usize,
+    /// nested native-to-JavaScript re-entries deeper than this throw RangeError
+    pub max_native_depth: usize,
+    /// heap bytes beyond which allocation-heavy operations throw RangeError
+    pub max_heap_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_frames: 20_000, max_native_depth: 400, max_heap_bytes: 4 << 30 }
+    }
+}
+
+pub struct Vm {
+    pub heap: Heap,
+    pub intrinsics: Intrinsics,
+    pub atoms: Atoms,
+    pub symbols: WellKnownSymbols,
+    pub stack: Vec<Value>,
+    pub frames: Vec<Frame>,
+    /// native temporaries that must survive calls back into JavaScript
+    pub roots: Vec<Value>,
+    /// the value being thrown while a `JsResult` is `Err(Thrown)`
+    pub exception: Value,
+    pub scripts: Vec<LoadedScript>,
+    pub jobs: VecDeque<Job>,
+    pub limits: Limits,
+    pub native_depth: usize,
+    /// global lexical declarations (script-level let/const/class): name -> (value, is_const)
+    pub global_lexicals: rustc_hash::FxHashMap<StringId, (Value, bool)>,
+    /// `Symbol.for` registry
+    pub symbol_registry: rustc_hash::FxHashMap<StringId, crate::heap::SymbolId>,
+    pub small_int_strings: Box<[Option<StringId>; 256]>,
+    pub single_unit_strings: Box<[Option<StringId>; 256]>,
+    /// the shape of a fresh closure (`length`, `name`) and of one with `prototype` too
+    pub shapes: FunctionShapes,
+    /// values a host has pinned (embedding API handles)
+    pub pinned: Vec<Value>,
+    pub random_state: u64,
+    /// the native function being called (natives read their data through it)
+    pub native_callee: ObjectId,
+    /// set while an uncatchable termination unwinds the stack
+    pub termination: Option<Termination>,
+    /// where the exception being unwound was thrown: (script index, line, column)
+    pub exception_origin: Option<(usize, u32, u32)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionShapes {
+    pub plain: ShapeId,
+    pub with_prototype: ShapeId,
+}
+
+impl Default for Vm {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Vm {
+    pub fn new() -> Vm {
+        let mut heap = Heap::new();
+        let atoms = Atoms::new(&mut heap);
+        let symbols = WellKnownSymbols::new(&mut heap);
+        let mut vm = Vm {
+            heap,
+            intrinsics: Intrinsics::placeholder(),
+            atoms,
+            symbols,
+            stack: Vec::with_capacity(1 << 16),
+            frames: Vec::with_capacity(256),
+            roots: Vec::new(),
+            exception: Value::UNDEFINED,
+            scripts: Vec::new(),
+            jobs: VecDeque::new(),
+            limits: Limits::default(),
+            native_depth: 0,
+            global_lexicals: Default::default(),
+            symbol_registry: Default::default(),
+            small_int_strings: Box::new([None; 256]),
+            single_unit_strings: Box::new([None; 256]),
+            shapes: FunctionShapes { plain: ShapeId::DICTIONARY, with_prototype: ShapeId::DICTIONARY },
+            pinned: Vec::new(),
+            random_state: 0x2545_F491_4F6C_DD1D,
+            native_callee: ObjectId(0),
+            termination: None,
+            exception_origin: None,
+        };
+        crate::builtins::init(&mut vm);
+        vm
+    }
+
+    pub fn global_object(&self) -> ObjectId {
+        self.intrinsics.global
+    }
+
+    /// A one-code-unit string, cached for Latin-1 units.
+    pub fn single_unit_string(&mut self, unit: u16) -> StringId {
+        if unit < 256 {
+            if let Some(s) = self.single_unit_strings[unit as usize] {
+                return s;
+            }
+            let s = self.heap.intern_units(crate::heap::string::Units::Latin1(&[unit as u8]));
+            self.single_unit_strings[unit as usize] = Some(s);
+            return s;
+        }
+        self.heap.intern_units(crate::heap::string::Units::Utf16(&[unit]))
+    }
+
+    // ---- loading code ----
+
+    /// Compile and load a script; returns the index of its top-level code.
+    pub fn load(&mut self, source: &str, name: &str, kind: ScriptKind, strict: bool) -> JsResult<Rc<CodeBlock>> {
+        let script = match kiln_compiler::compile(source, name, kind, strict) {
+            Ok(s) => s,
+            Err(e) => {
+                let msg = format!("{} ({}:{}:{})", e.message, name, e.line, e.column);
+                return Err(self.syntax_error(msg));
+            }
+        };
+        Ok(self.load_compiled(script))
+    }
+
+    pub fn load_compiled(&mut self, script: Script) -> Rc<CodeBlock> {
+        let script_index = self.scripts.len() as u32;
+        let source: Rc<str> = script.source.into();
+        let mut line_starts = vec![0u32];
+        line_starts.extend(source.match_indices('\n').map(|(i, _)| i as u32 + 1));
+        let blocks = script.functions.into_iter().map(|code| Rc::new(self.make_block(code, script_index))).collect();
+        self.scripts.push(LoadedScript { source, name: script.source_name.into(), kind: script.kind, line_starts, blocks });
+        self.scripts[script_index as usize].blocks[0].clone()
+    }
+
+    fn make_block(&mut self, code: FunctionCode, script: u32) -> CodeBlock {
+        let constants = code
+            .constants
+            .iter()
+            .map(|c| match c {
+                Constant::Number(n) => Value::number(*n),
+                Constant::String(units) => {
+                    Value::string(self.heap.intern_units(crate::heap::string::Units::Utf16(units)))
+                }
+                Constant::BigInt(digits) => match crate::builtins::bigint::parse_bigint_literal(digits) {
+                    Some(b) => Value::bigint(self.heap.alloc_bigint(b)),
+                    None => Value::UNDEFINED,
+                },
+                Constant::Function(i) => Value::int(*i as i32),
+                Constant::RegExp { .. } | Constant::Template { .. } => Value::UNDEFINED,
+            })
+            .collect();
+        let sites: Box<[PropertyKey]> = code
+            .property_sites
+            .iter()
+            .map(|units| {
+                let atom = self.heap.intern_units(crate::heap::string::Units::Utf16(units));
+                self.key_from_string(atom)
+            })
+            .collect();
+        let caches = sites.iter().map(|_| Cell::new(InlineCache::Empty)).collect();
+        let misses = sites.iter().map(|_| Cell::new(0)).collect();
+        let needs_arguments = code.instructions.iter().any(|i| {
+            matches!(i, kiln_bytecode::Instr::CreateArguments { .. } | kiln_bytecode::Instr::CreateRestArray { .. })
+        });
+        CodeBlock {
+            code,
+            script,
+            constants,
+            sites,
+            caches,
+            misses,
+            templates: RefCell::new(Vec::new()),
+            needs_arguments,
+        }
+    }
+
+    /// Run a script's top-level code and return its completion value.
+    pub fn run_script(&mut self, source: &str, name: &str) -> JsResult<Value> {
+        let block = self.load(source, name, ScriptKind::Script, false)?;
+        self.run_top_level(block)
+    }
+
+    pub fn run_top_level(&mut self, block: Rc<CodeBlock>) -> JsResult<Value> {
+        let callee = self.intrinsics.throw_type_error;
+        let this = Value::object(self.intrinsics.global);
+        self.push_frame(block, callee, None, this, &[], Value::UNDEFINED, ReturnTo::Exit, false)?;
+        match self.run()? {
+            Exit::Return(v) => Ok(v),
+            Exit::Yield(_) | Exit::Await(_) => Err(self.syntax_error("top-level await is not supported in scripts")),
+        }
+    }
+
+    // ---- exceptions ----
+
+    /// Throw `value`.
+    pub fn throw(&mut self, value: Value) -> Thrown {
+        self.exception = value;
+        Thrown
+    }
+
+    pub fn type_error(&mut self, msg: impl AsRef<str>) -> Thrown {
+        let proto = self.intrinsics.type_error_prototype;
+        self.throw_new_error(proto, msg.as_ref())
+    }
+
+    pub fn range_error(&mut self, msg: impl AsRef<str>) -> Thrown {
+        let proto = self.intrinsics.range_error_prototype;
+        self.throw_new_error(proto, msg.as_ref())
+    }
+
+    pub fn reference_error(&mut self, msg: impl AsRef<str>) -> Thrown {
+        let proto = self.intrinsics.reference_error_prototype;
+        self.throw_new_error(proto, msg.as_ref())
+    }
+
+    pub fn syntax_error(&mut self, msg: impl AsRef<str>) -> Thrown {
+        let proto = self.intrinsics.syntax_error_prototype;
+        self.throw_new_error(proto, msg.as_ref())
+    }
+
+    fn throw_new_error(&mut self, proto: ObjectId, msg: &str) -> Thrown {
+        let e = self.new_error(proto, msg);
+        self.throw(Value::object(e))
+    }
+
+    /// A new error object with `message` and a `stack` captured from the current frames.
+    pub fn new_error(&mut self, proto: ObjectId, msg: &str) -> ObjectId {
+        let obj = self.heap.new_object(Some(proto), ObjectKind::Error);
+        if !msg.is_empty() {
+            let m = self.string_value(msg);
+            self.define_builtin(obj, PropertyKey::String(self.atoms.message), m, crate::object::Attrs::HIDDEN);
+        }
+        self.attach_stack(obj);
+        obj
+    }
+
+    /// Define `stack` on an error object: `Name: message` then one `at` line per frame.
+    pub fn attach_stack(&mut self, obj: ObjectId) {
+        let name_key = PropertyKey::String(self.atoms.name);
+        let msg_key = PropertyKey::String(self.atoms.message);
+        let name = self.peek_string_property(obj, name_key).unwrap_or_else(|| "Error".into());
+        let msg = self.peek_string_property(obj, msg_key).unwrap_or_default();
+        let mut text = if msg.is_empty() { name } else { format!("{name}: {msg}") };
+        for line in self.stack_trace_lines() {
+            text.push_str("\n    at ");
+            text.push_str(&line);
+        }
+        let v = self.string_value(&text);
+        self.define_builtin(obj, PropertyKey::String(self.atoms.stack), v, crate::object::Attrs::HIDDEN);
+    }
+
+    /// A string-valued data property found without running JavaScript.
+    fn peek_string_property(&mut self, mut obj: ObjectId, key: PropertyKey) -> Option<String> {
+        loop {
+            if let Some(p) = self.heap.own_property(obj, key) {
+                return p.value.as_string().filter(|_| !p.attrs.is_accessor()).map(|s| self.heap.string_to_rust(s));
+            }
+            obj = self.heap.object(obj).proto?;
+        }
+    }
+
+    /// `function (file:line:column)` for each live frame, innermost first.
+    pub fn stack_trace_lines(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for frame in self.frames.iter().rev().take(64) {
+            let code = &frame.code.code;
+            let script = &self.scripts[frame.code.script as usize];
+            let pc = frame.pc.saturating_sub(1) as usize;
+            let position = code.position_of(pc).map(|off| script.line_column(off));
+            let name = String::from_utf16_lossy(&code.name);
+            let place = match position {
+                Some((l, c)) => format!("{}:{}:{}", script.name, l, c),
+                None => script.name.to_string(),
+            };
+            if name.is_empty() || code.kind == kiln_bytecode::FunctionKind::Script {
+                lines.push(place);
+            } else {
+                lines.push(format!("{name} ({place})"));
+            }
+        }
+        lines
+    }
+
+    /// The source position of the innermost frame: (script index, line, column).
+    pub fn current_position(&self) -> Option<(usize, u32, u32)> {
+        let frame = self.frames.last()?;
+        let off = frame.code.code.position_of(frame.pc.saturating_sub(1) as usize)?;
+        let script = frame.code.script as usize;
+        let (l, c) = self.scripts[script].line_column(off);
+        Some((script, l, c))
+    }
+
+    // ---- garbage collection ----
+
+    /// Collect garbage now. Only at safe points: see the module invariants.
+    pub fn collect_garbage(&mut self) {
+        for &v in &self.stack {
+            self.heap.mark_value(v);
+        }
+        for &v in &self.roots {
+            self.heap.mark_value(v);
+        }
+        for &v in &self.pinned {
+            self.heap.mark_value(v);
+        }
+        self.heap.mark_value(self.exception);
+        for f in &self.frames {
+            self.heap.mark_object(f.callee);
+            self.heap.mark_value(f.new_target);
+            if let Some(e) = f.env {
+                self.heap.mark_env(e);
+            }
+            if let Some(g) = f.generator {
+                self.heap.mark_object(g);
+            }
+        }
+        for o in self.intrinsics.all() {
+            self.heap.mark_object(o);
+        }
+        for script in &self.scripts {
+            for block in &script.blocks {
+                for &c in block.constants.iter() {
+                    self.heap.mark_value(c);
+                }
+                for &(_, t) in block.templates.borrow().iter() {
+                    self.heap.mark_object(t);
+                }
+            }
+        }
+        for job in &self.jobs {
+            let values = match *job {
+                Job::Reaction { reaction, argument } => [Value::object(reaction), argument, Value::UNDEFINED],
+                Job::ResolveThenable { promise, thenable, then } => [Value::object(promise), thenable, then],
+                Job::Call { func, this, arg } => [func, this, arg],
+            };
+            for v in values {
+                self.heap.mark_value(v);
+            }
+        }
+        for (_, &(v, _)) in self.global_lexicals.iter() {
+            self.heap.mark_value(v);
+        }
+        for (_, &s) in self.symbol_registry.iter() {
+            self.heap.mark_value(Value::symbol(s));
+        }
+        for (_, s) in self.symbols.all() {
+            self.heap.mark_value(Value::symbol(s));
+        }
+        for s in self.small_int_strings.iter().chain(self.single_unit_strings.iter()).flatten() {
+            self.heap.mark_value(Value::string(*s));
+        }
+        self.heap.finish_collection();
+    }
+
+    /// A safe point: collect if allocation pressure asks for it.
+    #[inline(always)]
+    pub fn safe_point(&mut self) {
+        if self.heap.wants_collection() {
+            self.collect_garbage();
+        }
+    }
+
+    // ---- jobs ----
+
+    pub fn enqueue_job(&mut self, job: Job) {
+        self.jobs.push_back(job);
+    }
+
+    /// Run queued jobs until the queue is empty. A job that throws stops the run
+    /// (the remaining jobs stay queued).
+    pub fn run_jobs(&mut self) -> JsResult<()> {
+        while let Some(job) = self.jobs.pop_front() {
+            match job {
+                Job::Reaction { reaction, argument } => crate::builtins::promise::run_reaction_job(self, reaction, argument)?,
+                Job::ResolveThenable { promise, thenable, then } => {
+                    crate::builtins::promise::run_resolve_thenable_job(self, promise, thenable, then)?
+                }
+                Job::Call { func, this, arg } => {
+                    self.call(func, this, &[arg])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Take the pending exception value.
+    pub fn take_exception(&mut self) -> Value {
+        self.exception_origin = None;
+        std::mem::replace(&mut self.exception, Value::UNDEFINED)
+    }
+}

@@ -1,0 +1,174 @@
+//! Shapes (hidden classes): the layout of an object's named properties.
+//!
+//! A shape is a node in a transition tree. Each root belongs to one
+//! prototype, so two objects with the same shape have the same prototype and
+//! the same properties, in the same slots, with the same attributes. That is
+//! what lets an inline cache check a single shape id and then read a slot.
+//!
+//! Objects whose layout changes in ways a tree does not model well (deleting
+//! a property, redefining attributes, many properties) switch to dictionary
+//! mode: their shape becomes [`ShapeId::DICTIONARY`], which no cache accepts,
+//! and their properties move to a per-object table.
+
+use super::{Attrs, PropertyKey};
+use crate::heap::ObjectId;
+use rustc_hash::FxHashMap;
+use std::cell::OnceCell;
+
+/// An index into the [`ShapeTable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShapeId(pub u32);
+
+impl ShapeId {
+    /// The shape of every dictionary-mode object: never cached.
+    pub const DICTIONARY: ShapeId = ShapeId(0);
+}
+
+/// Past this many properties an object goes to dictionary mode.
+pub const MAX_SHAPED_PROPERTIES: u32 = 128;
+
+/// Shapes this small are searched by walking the chain instead of a table.
+const LINEAR_LOOKUP_LIMIT: u32 = 8;
+
+pub struct Shape {
+    parent: Option<ShapeId>,
+    /// the property this shape adds to its parent (absent for roots)
+    key: Option<(PropertyKey, Attrs)>,
+    /// number of properties, which is also the slot of the next one added
+    pub len: u32,
+    pub proto: Option<ObjectId>,
+    transitions: Vec<(PropertyKey, Attrs, ShapeId)>,
+    table: OnceCell<FxHashMap<PropertyKey, (u32, Attrs)>>,
+}
+
+pub struct ShapeTable {
+    shapes: Vec<Shape>,
+    roots: FxHashMap<Option<ObjectId>, ShapeId>,
+}
+
+impl Default for ShapeTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ShapeTable {
+    pub fn new() -> Self {
+        let dictionary =
+            Shape { parent: None, key: None, len: 0, proto: None, transitions: Vec::new(), table: OnceCell::new() };
+        ShapeTable { shapes: vec![dictionary], roots: FxHashMap::default() }
+    }
+
+    #[inline(always)]
+    pub fn get(&self, id: ShapeId) -> &Shape {
+        &self.shapes[id.0 as usize]
+    }
+
+    /// The empty shape for objects whose prototype is `proto`.
+    pub fn root(&mut self, proto: Option<ObjectId>) -> ShapeId {
+        if let Some(&id) = self.roots.get(&proto) {
+            return id;
+        }
+        let id = self.push(Shape {
+            parent: None,
+            key: None,
+            len: 0,
+            proto,
+            transitions: Vec::new(),
+            table: OnceCell::new(),
+        });
+        self.roots.insert(proto, id);
+        id
+    }
+
+    fn push(&mut self, shape: Shape) -> ShapeId {
+        self.shapes.push(shape);
+        ShapeId(self.shapes.len() as u32 - 1)
+    }
+
+    /// The shape that adds `key` with `attrs` to `from` (the new property's slot is `from.len`).
+    pub fn add(&mut self, from: ShapeId, key: PropertyKey, attrs: Attrs) -> ShapeId {
+        let parent = &self.shapes[from.0 as usize];
+        if let Some(&(_, _, to)) = parent.transitions.iter().find(|(k, a, _)| *k == key && *a == attrs) {
+            return to;
+        }
+        let shape = Shape {
+            parent: Some(from),
+            key: Some((key, attrs)),
+            len: parent.len + 1,
+            proto: parent.proto,
+            transitions: Vec::new(),
+            table: OnceCell::new(),
+        };
+        let to = self.push(shape);
+        self.shapes[from.0 as usize].transitions.push((key, attrs, to));
+        to
+    }
+
+    /// Find `key` in shape `id`: its slot and attributes.
+    pub fn lookup(&self, id: ShapeId, key: PropertyKey) -> Option<(u32, Attrs)> {
+        let shape = self.get(id);
+        if shape.len <= LINEAR_LOOKUP_LIMIT {
+            let mut cur = Some(id);
+            while let Some(s) = cur {
+                let shape = self.get(s);
+                match shape.key {
+                    Some((k, attrs)) if k == key => return Some((shape.len - 1, attrs)),
+                    _ => cur = shape.parent,
+                }
+            }
+            return None;
+        }
+        shape.table.get_or_init(|| self.keys(id).into_iter().enumerate().map(|(i, (k, a))| (k, (i as u32, a))).collect()).get(&key).copied()
+    }
+
+    /// Every property of shape `id` in slot (= insertion) order.
+    pub fn keys(&self, id: ShapeId) -> Vec<(PropertyKey, Attrs)> {
+        let mut out = Vec::with_capacity(self.get(id).len as usize);
+        let mut cur = Some(id);
+        while let Some(s) = cur {
+            let shape = self.get(s);
+            if let Some(k) = shape.key {
+                out.push(k);
+            }
+            cur = shape.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    pub fn count(&self) -> usize {
+        self.shapes.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heap::StringId;
+
+    #[test]
+    fn transitions_are_shared_and_ordered() {
+        let mut table = ShapeTable::new();
+        let root = table.root(None);
+        let (x, y) = (PropertyKey::String(StringId(1)), PropertyKey::String(StringId(2)));
+        let a = table.add(root, x, Attrs::DEFAULT);
+        let b = table.add(a, y, Attrs::DEFAULT);
+        assert_eq!(table.add(root, x, Attrs::DEFAULT), a);
+        assert_eq!(table.lookup(b, x), Some((0, Attrs::DEFAULT)));
+        assert_eq!(table.lookup(b, y), Some((1, Attrs::DEFAULT)));
+        assert_eq!(table.lookup(a, y), None);
+        assert_eq!(table.keys(b).iter().map(|k| k.0).collect::<Vec<_>>(), vec![x, y]);
+    }
+
+    #[test]
+    fn large_shapes_use_a_table() {
+        let mut table = ShapeTable::new();
+        let mut s = table.root(Some(ObjectId(3)));
+        for i in 0..50 {
+            s = table.add(s, PropertyKey::Index(i), Attrs::DEFAULT);
+        }
+        assert_eq!(table.lookup(s, PropertyKey::Index(37)), Some((37, Attrs::DEFAULT)));
+        assert_eq!(table.get(s).proto, Some(ObjectId(3)));
+    }
+}

@@ -1,0 +1,192 @@
+//! The realm: the intrinsic objects, the global object, well-known symbols
+//! and the atoms the engine uses by name.
+
+use crate::heap::{Heap, ObjectId, StringId, SymbolId, Symbol};
+
+macro_rules! intrinsics {
+    ($($name:ident),* $(,)?) => {
+        /// The realm's intrinsic objects (%Object.prototype% and friends), created by
+        /// `builtins::init` in dependency order.
+        #[derive(Clone, Debug)]
+        pub struct Intrinsics {
+            $(pub $name: ObjectId,)*
+        }
+
+        impl Intrinsics {
+            /// Every field placeholder-initialised; `builtins::init` fills them.
+            pub fn placeholder() -> Self {
+                Intrinsics { $($name: ObjectId(0),)* }
+            }
+
+            pub fn all(&self) -> Vec<ObjectId> {
+                vec![$(self.$name,)*]
+            }
+        }
+    };
+}
+
+intrinsics!(
+    global,
+    object_prototype,
+    object,
+    function_prototype,
+    function,
+    array_prototype,
+    array,
+    string_prototype,
+    string,
+    number_prototype,
+    number,
+    boolean_prototype,
+    boolean,
+    symbol_prototype,
+    symbol,
+    bigint_prototype,
+    bigint,
+    error_prototype,
+    error,
+    type_error_prototype,
+    type_error,
+    range_error_prototype,
+    range_error,
+    reference_error_prototype,
+    reference_error,
+    syntax_error_prototype,
+    syntax_error,
+    eval_error_prototype,
+    eval_error,
+    uri_error_prototype,
+    uri_error,
+    aggregate_error_prototype,
+    aggregate_error,
+    iterator_prototype,
+    async_iterator_prototype,
+    array_iterator_prototype,
+    map_iterator_prototype,
+    set_iterator_prototype,
+    string_iterator_prototype,
+    regexp_string_iterator_prototype,
+    generator_function_prototype,
+    generator_prototype,
+    async_function_prototype,
+    async_generator_function_prototype,
+    async_generator_prototype,
+    async_from_sync_iterator_prototype,
+    promise_prototype,
+    promise,
+    regexp_prototype,
+    regexp,
+    date_prototype,
+    map_prototype,
+    set_prototype,
+    weakmap_prototype,
+    weakset_prototype,
+    proxy,
+    eval,
+    throw_type_error,
+    array_prototype_values,
+);
+
+macro_rules! atoms {
+    ($($field:ident = $text:literal),* $(,)?) => {
+        /// Strings the engine uses by name, interned once.
+        #[derive(Clone, Debug)]
+        pub struct Atoms {
+            $(pub $field: StringId,)*
+        }
+
+        impl Atoms {
+            pub fn new(heap: &mut Heap) -> Self {
+                Atoms { $($field: heap.intern($text),)* }
+            }
+        }
+    };
+}
+
+atoms!(
+    empty = "",
+    undefined = "undefined",
+    null = "null",
+    true_ = "true",
+    false_ = "false",
+    object = "object",
+    boolean = "boolean",
+    number = "number",
+    string = "string",
+    symbol = "symbol",
+    bigint = "bigint",
+    function = "function",
+    length = "length",
+    name = "name",
+    message = "message",
+    stack = "stack",
+    cause = "cause",
+    prototype = "prototype",
+    constructor = "constructor",
+    value = "value",
+    done = "done",
+    next = "next",
+    return_ = "return",
+    throw = "throw",
+    get = "get",
+    set = "set",
+    writable = "writable",
+    enumerable = "enumerable",
+    configurable = "configurable",
+    to_string = "toString",
+    value_of = "valueOf",
+    then = "then",
+    callee = "callee",
+    caller = "caller",
+    arguments = "arguments",
+    index = "index",
+    input = "input",
+    groups = "groups",
+    last_index = "lastIndex",
+    raw = "raw",
+    errors = "errors",
+    anonymous = "anonymous",
+    default = "default",
+    lowercase_object = "[object Object]",
+);
+
+macro_rules! well_known_symbols {
+    ($($field:ident = $desc:literal),* $(,)?) => {
+        /// The well-known symbols (`Symbol.iterator` and friends).
+        #[derive(Clone, Debug)]
+        pub struct WellKnownSymbols {
+            $(pub $field: SymbolId,)*
+        }
+
+        impl WellKnownSymbols {
+            pub fn new(heap: &mut Heap) -> Self {
+                WellKnownSymbols {
+                    $($field: {
+                        let description = Some(heap.intern($desc));
+                        heap.alloc_symbol(Symbol { description, is_private: false, registered: false })
+                    },)*
+                }
+            }
+
+            pub fn all(&self) -> Vec<(&'static str, SymbolId)> {
+                vec![$((stringify!($field), self.$field),)*]
+            }
+        }
+    };
+}
+
+well_known_symbols!(
+    async_iterator = "Symbol.asyncIterator",
+    has_instance = "Symbol.hasInstance",
+    is_concat_spreadable = "Symbol.isConcatSpreadable",
+    iterator = "Symbol.iterator",
+    match_ = "Symbol.match",
+    match_all = "Symbol.matchAll",
+    replace = "Symbol.replace",
+    search = "Symbol.search",
+    species = "Symbol.species",
+    split = "Symbol.split",
+    to_primitive = "Symbol.toPrimitive",
+    to_string_tag = "Symbol.toStringTag",
+    unscopables = "Symbol.unscopables",
+);
