@@ -49,7 +49,11 @@ impl<'a> Compiler<'a> {
     }
 
     fn class_inner(&mut self, c: &Class<'a>, dst: Reg, name: Option<Vec<u16>>) -> R<()> {
-        let class_name = c.id.as_ref().map(|id| utf16(&id.name)).or(name).unwrap_or_default();
+        let class_name =
+            c.id.as_ref()
+                .map(|id| utf16(&id.name))
+                .or(name)
+                .unwrap_or_default();
         let mark = self.fs.mark();
         let scope = c.scope_id.get();
         let scope_pushed = self.enter_scope(scope)?;
@@ -61,8 +65,12 @@ impl<'a> Compiler<'a> {
             let key = match el {
                 ClassElement::MethodDefinition(m) => Some(&m.key),
                 ClassElement::PropertyDefinition(p) => Some(&p.key),
-                ClassElement::AccessorProperty(a) => return self.unsupported("accessor fields", a.span),
-                ClassElement::TSIndexSignature(t) => return self.unsupported("TypeScript syntax", t.span),
+                ClassElement::AccessorProperty(a) => {
+                    return self.unsupported("accessor fields", a.span);
+                }
+                ClassElement::TSIndexSignature(t) => {
+                    return self.unsupported("TypeScript syntax", t.span);
+                }
                 ClassElement::StaticBlock(_) => None,
             };
             if let Some(PropertyKey::PrivateIdentifier(p)) = key
@@ -76,13 +84,21 @@ impl<'a> Compiler<'a> {
             .body
             .iter()
             .map(|el| match el {
-                ClassElement::MethodDefinition(m) if matches!(m.key, PropertyKey::PrivateIdentifier(_)) && !m.r#static => 1,
+                ClassElement::MethodDefinition(m)
+                    if matches!(m.key, PropertyKey::PrivateIdentifier(_)) && !m.r#static =>
+                {
+                    1
+                }
                 ClassElement::PropertyDefinition(p) if p.computed => 1,
                 _ => 0,
             })
             .sum();
         let size = private_names.len() as u16 + extra_slots;
-        let class_env = if size > 0 { Some(self.push_env(size)) } else { None };
+        let class_env = if size > 0 {
+            Some(self.push_env(size))
+        } else {
+            None
+        };
         let mut names = HashMap::new();
         if let Some(env) = class_env {
             let t = self.fs.alloc()?;
@@ -90,7 +106,13 @@ impl<'a> Compiler<'a> {
                 let desc = self.fs.str(&format!("#{n}"))?;
                 self.emit(Instr::NewPrivateName { dst: t, desc });
                 self.set_env(t, env, slot as u16, c.span)?;
-                names.insert(n.clone(), Loc::Env { env, slot: slot as u16 });
+                names.insert(
+                    n.clone(),
+                    Loc::Env {
+                        env,
+                        slot: slot as u16,
+                    },
+                );
             }
             slot_count = private_names.len() as u16;
         }
@@ -106,10 +128,16 @@ impl<'a> Compiler<'a> {
         }
         let derived = c.heritage.is_some();
         let ctor = c.body.body.iter().find_map(|el| match el {
-            ClassElement::MethodDefinition(m) if m.kind == MethodDefinitionKind::Constructor => Some(m),
+            ClassElement::MethodDefinition(m) if m.kind == MethodDefinitionKind::Constructor => {
+                Some(m)
+            }
             _ => None,
         });
-        let ctor_kind = if derived { FunctionKind::DerivedConstructor } else { FunctionKind::ClassConstructor };
+        let ctor_kind = if derived {
+            FunctionKind::DerivedConstructor
+        } else {
+            FunctionKind::ClassConstructor
+        };
         let ctor_index = match ctor {
             Some(m) => self.compile_function(&m.value, class_name.clone(), Some(ctor_kind))?,
             None => self.default_constructor(ctor_kind, class_name.clone(), c.span)?,
@@ -120,9 +148,15 @@ impl<'a> Compiler<'a> {
         }
         let pair = self.fs.alloc_n(2)?;
         let (class, proto) = (pair, pair + 1);
-        let func = self.fs.constant(kiln_bytecode::Constant::Function(ctor_index))?;
+        let func = self
+            .fs
+            .constant(kiln_bytecode::Constant::Function(ctor_index))?;
         self.pos(c.span);
-        self.emit(Instr::CreateClass { dst: class, func, heritage });
+        self.emit(Instr::CreateClass {
+            dst: class,
+            func,
+            heritage,
+        });
 
         // Methods and computed keys, in order.
         let mut instance_fields: Vec<Field<'_, 'a>> = Vec::new();
@@ -131,7 +165,8 @@ impl<'a> Compiler<'a> {
         let mut static_private: Vec<(String, Reg, MethodDefinitionKind)> = Vec::new();
         for el in &c.body.body {
             match el {
-                ClassElement::MethodDefinition(m) if m.kind == MethodDefinitionKind::Constructor => {}
+                ClassElement::MethodDefinition(m)
+                    if m.kind == MethodDefinitionKind::Constructor => {}
                 ClassElement::MethodDefinition(m) => {
                     if !m.decorators.is_empty() {
                         return self.unsupported("decorators", m.span);
@@ -144,7 +179,8 @@ impl<'a> Compiler<'a> {
                     };
                     if let PropertyKey::PrivateIdentifier(p) = &m.key {
                         let fname = utf16(&format!("{prefix}#{}", p.name));
-                        let index = self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
+                        let index =
+                            self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
                         let f = self.fs.alloc()?;
                         self.emit_closure(f, index)?;
                         self.emit(Instr::SetHomeObject { func: f, obj: home });
@@ -154,13 +190,19 @@ impl<'a> Compiler<'a> {
                             let slot = slot_count;
                             slot_count += 1;
                             self.set_env(f, env, slot, m.span)?;
-                            let entry = match private_methods.iter_mut().find(|e| e.0 == p.name.as_str()) {
-                                Some(e) => e,
-                                None => {
-                                    private_methods.push((p.name.to_string(), None, None, m.kind != MethodDefinitionKind::Method));
-                                    private_methods.last_mut().unwrap_or_else(|| unreachable!())
-                                }
-                            };
+                            let entry =
+                                match private_methods.iter_mut().find(|e| e.0 == p.name.as_str()) {
+                                    Some(e) => e,
+                                    None => {
+                                        private_methods.push((
+                                            p.name.to_string(),
+                                            None,
+                                            None,
+                                            m.kind != MethodDefinitionKind::Method,
+                                        ));
+                                        private_methods.last_mut().unwrap_or_else(|| unreachable!())
+                                    }
+                                };
                             // (name, method-or-getter slot, setter slot)
                             if m.kind == MethodDefinitionKind::Set {
                                 entry.2 = Some(slot);
@@ -172,7 +214,11 @@ impl<'a> Compiler<'a> {
                     }
                     let key = self.fs.alloc()?;
                     self.property_key(&m.key, key)?;
-                    let base_name = if m.computed { None } else { self.static_key(&m.key) };
+                    let base_name = if m.computed {
+                        None
+                    } else {
+                        self.static_key(&m.key)
+                    };
                     let fname = match base_name {
                         Some(n) => {
                             let mut v = utf16(prefix);
@@ -181,17 +227,26 @@ impl<'a> Compiler<'a> {
                         }
                         None => utf16(prefix.trim_end()),
                     };
-                    let index = self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
+                    let index =
+                        self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
                     let f = self.fs.alloc()?;
                     self.emit_closure(f, index)?;
-                    self.emit(Instr::DefineMethod { obj: home, key, func: f, kind });
+                    self.emit(Instr::DefineMethod {
+                        obj: home,
+                        key,
+                        func: f,
+                        kind,
+                    });
                 }
                 ClassElement::PropertyDefinition(p) => {
                     if !p.decorators.is_empty() {
                         return self.unsupported("decorators", p.span);
                     }
                     let (key, name) = match &p.key {
-                        PropertyKey::PrivateIdentifier(id) => (FieldKey::Private(id.name.to_string()), utf16(&format!("#{}", id.name))),
+                        PropertyKey::PrivateIdentifier(id) => (
+                            FieldKey::Private(id.name.to_string()),
+                            utf16(&format!("#{}", id.name)),
+                        ),
                         k if !p.computed => {
                             let n = self.static_key(k).unwrap_or_default();
                             (FieldKey::Named(n.clone()), n)
@@ -207,7 +262,11 @@ impl<'a> Compiler<'a> {
                             (FieldKey::Computed(slot), Vec::new())
                         }
                     };
-                    let field = Field { key, value: p.value.as_ref(), name };
+                    let field = Field {
+                        key,
+                        value: p.value.as_ref(),
+                        name,
+                    };
                     if p.r#static {
                         statics.push(StaticElement::Field(field));
                     } else {
@@ -228,10 +287,20 @@ impl<'a> Compiler<'a> {
 
         // Instance fields and private methods: the initializer closure.
         if !instance_fields.is_empty() || !private_methods.is_empty() {
-            let index = self.field_initializer(c.scope_id.get(), &instance_fields, &private_methods, class_env, false, c.span)?;
+            let index = self.field_initializer(
+                c.scope_id.get(),
+                &instance_fields,
+                &private_methods,
+                class_env,
+                false,
+                c.span,
+            )?;
             let init = self.fs.alloc()?;
             self.emit_closure(init, index)?;
-            self.emit(Instr::SetHomeObject { func: init, obj: proto });
+            self.emit(Instr::SetHomeObject {
+                func: init,
+                obj: proto,
+            });
             self.emit(Instr::SetClassFields { class, init });
         }
 
@@ -241,10 +310,18 @@ impl<'a> Compiler<'a> {
             match kind {
                 MethodDefinitionKind::Get | MethodDefinitionKind::Set => {
                     let funcs = self.fs.alloc_n(2)?;
-                    let (g, s) = if *kind == MethodDefinitionKind::Get { (funcs, funcs + 1) } else { (funcs + 1, funcs) };
+                    let (g, s) = if *kind == MethodDefinitionKind::Get {
+                        (funcs, funcs + 1)
+                    } else {
+                        (funcs + 1, funcs)
+                    };
                     self.emit(Instr::Mov { dst: g, src: *f });
                     // A matching accessor of the other kind, if any.
-                    let other = static_private.iter().find(|(n, _, k)| n == name && k != kind && matches!(k, MethodDefinitionKind::Get | MethodDefinitionKind::Set));
+                    let other = static_private.iter().find(|(n, _, k)| {
+                        n == name
+                            && k != kind
+                            && matches!(k, MethodDefinitionKind::Get | MethodDefinitionKind::Set)
+                    });
                     match other {
                         Some((_, of, _)) => {
                             if *kind == MethodDefinitionKind::Set {
@@ -256,10 +333,18 @@ impl<'a> Compiler<'a> {
                             self.emit(Instr::LoadUndefined { dst: s });
                         }
                     }
-                    self.emit(Instr::DefinePrivateAccessor { obj: class, key, funcs });
+                    self.emit(Instr::DefinePrivateAccessor {
+                        obj: class,
+                        key,
+                        funcs,
+                    });
                 }
                 _ => {
-                    self.emit(Instr::DefinePrivate { obj: class, key, src: *f });
+                    self.emit(Instr::DefinePrivate {
+                        obj: class,
+                        key,
+                        src: *f,
+                    });
                 }
             }
         }
@@ -270,7 +355,8 @@ impl<'a> Compiler<'a> {
             if run.is_empty() {
                 return Ok(());
             }
-            let index = this.field_initializer(c.scope_id.get(), run, &[], class_env, true, c.span)?;
+            let index =
+                this.field_initializer(c.scope_id.get(), run, &[], class_env, true, c.span)?;
             run.clear();
             this.call_static_initializer(index, class)
         };
@@ -301,8 +387,16 @@ impl<'a> Compiler<'a> {
         self.emit_closure(func, index)?;
         self.emit(Instr::SetHomeObject { func, obj: class });
         let base = self.fs.alloc()?;
-        self.emit(Instr::Mov { dst: base, src: class });
-        self.emit(Instr::Call { dst: base, func, args: base, argc: 0 });
+        self.emit(Instr::Mov {
+            dst: base,
+            src: class,
+        });
+        self.emit(Instr::Call {
+            dst: base,
+            func,
+            args: base,
+            argc: 0,
+        });
         self.fs.release(func as u32);
         Ok(())
     }
@@ -311,8 +405,14 @@ impl<'a> Compiler<'a> {
         self.begin_function(kind, true, None, None, None)?;
         if kind == FunctionKind::DerivedConstructor {
             let base = self.fs.alloc_n(2)?;
-            self.emit(Instr::CreateRestArray { dst: base + 1, from: 0 });
-            self.emit(Instr::SuperCallSpread { dst: base, args: base });
+            self.emit(Instr::CreateRestArray {
+                dst: base + 1,
+                from: 0,
+            });
+            self.emit(Instr::SuperCallSpread {
+                dst: base,
+                args: base,
+            });
         } else {
             self.emit(Instr::InitClassFields);
         }
@@ -321,7 +421,13 @@ impl<'a> Compiler<'a> {
 
     fn static_block(&mut self, b: &StaticBlock<'a>) -> R<u32> {
         let scope = b.scope_id.get();
-        self.begin_function(FunctionKind::Method, true, scope, scope.map(ContextKey::Scope), None)?;
+        self.begin_function(
+            FunctionKind::Method,
+            true,
+            scope,
+            scope.map(ContextKey::Scope),
+            None,
+        )?;
         self.function_body_statements(&b.body)?;
         self.end_function(Vec::new(), 0, 0, b.span)
     }
@@ -347,7 +453,11 @@ impl<'a> Compiler<'a> {
                 (Some(slot), _) if !*is_accessor => {
                     let f = self.fs.alloc()?;
                     self.get_env(f, env, *slot, None, span)?;
-                    self.emit(Instr::DefinePrivate { obj: this, key, src: f });
+                    self.emit(Instr::DefinePrivate {
+                        obj: this,
+                        key,
+                        src: f,
+                    });
                 }
                 _ => {
                     let funcs = self.fs.alloc_n(2)?;
@@ -359,7 +469,11 @@ impl<'a> Compiler<'a> {
                             }
                         }
                     }
-                    self.emit(Instr::DefinePrivateAccessor { obj: this, key, funcs });
+                    self.emit(Instr::DefinePrivateAccessor {
+                        obj: this,
+                        key,
+                        funcs,
+                    });
                 }
             }
         }
@@ -378,16 +492,28 @@ impl<'a> Compiler<'a> {
             match &field.key {
                 FieldKey::Named(n) => {
                     let site = self.fs.site_utf16(n.clone())?;
-                    self.emit(Instr::DefineNamed { obj: this, src: v, site });
+                    self.emit(Instr::DefineNamed {
+                        obj: this,
+                        src: v,
+                        site,
+                    });
                 }
                 FieldKey::Computed(slot) => {
                     let k = self.fs.alloc()?;
                     self.get_env(k, class_env.unwrap_or_default(), *slot, None, span)?;
-                    self.emit(Instr::DefineIndex { obj: this, key: k, src: v });
+                    self.emit(Instr::DefineIndex {
+                        obj: this,
+                        key: k,
+                        src: v,
+                    });
                 }
                 FieldKey::Private(n) => {
                     let k = self.private_key(n, span)?;
-                    self.emit(Instr::DefinePrivate { obj: this, key: k, src: v });
+                    self.emit(Instr::DefinePrivate {
+                        obj: this,
+                        key: k,
+                        src: v,
+                    });
                 }
             }
             self.fs.release(mark);

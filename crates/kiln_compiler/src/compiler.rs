@@ -51,7 +51,14 @@ pub(crate) struct Compiler<'a> {
 }
 
 impl<'a> Compiler<'a> {
-    pub(crate) fn new(source: &'a str, scoping: &'a Scoping, analysis: Analysis, kind: ScriptKind, root: ScopeId, strict: bool) -> Self {
+    pub(crate) fn new(
+        source: &'a str,
+        scoping: &'a Scoping,
+        analysis: Analysis,
+        kind: ScriptKind,
+        root: ScopeId,
+        strict: bool,
+    ) -> Self {
         let mut owners = HashMap::new();
         let mut by_function: HashMap<ScopeId, Vec<SymbolId>> = HashMap::new();
         for symbol in scoping.symbol_ids() {
@@ -117,8 +124,14 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn load_number(&mut self, dst: Reg, value: f64) -> R<()> {
-        if value.fract() == 0.0 && value.abs() <= i32::MAX as f64 && !(value == 0.0 && value.is_sign_negative()) {
-            self.emit(Instr::LoadInt { dst, value: value as i32 });
+        if value.fract() == 0.0
+            && value.abs() <= i32::MAX as f64
+            && !(value == 0.0 && value.is_sign_negative())
+        {
+            self.emit(Instr::LoadInt {
+                dst,
+                value: value as i32,
+            });
         } else {
             let idx = self.fs.number(value)?;
             self.emit(Instr::LoadConst { dst, idx });
@@ -159,18 +172,33 @@ impl<'a> Compiler<'a> {
 
     fn env_distance(&self, env: u32, span: Span) -> R<u8> {
         let Some(index) = self.envs.iter().rposition(|&e| e == env) else {
-            return Err(CompileError::new("internal error: environment not in scope", span.start));
+            return Err(CompileError::new(
+                "internal error: environment not in scope",
+                span.start,
+            ));
         };
         let depth = self.envs.len() - 1 - index;
         u8::try_from(depth).map_err(|_| CompileError::new("too many nested scopes", span.start))
     }
 
-    pub(crate) fn get_env(&mut self, dst: Reg, env: u32, slot: u16, checked: Option<&str>, span: Span) -> R<()> {
+    pub(crate) fn get_env(
+        &mut self,
+        dst: Reg,
+        env: u32,
+        slot: u16,
+        checked: Option<&str>,
+        span: Span,
+    ) -> R<()> {
         let depth = self.env_distance(env, span)?;
         match checked {
             Some(name) => {
                 let name = self.fs.str(name)?;
-                self.emit(Instr::GetEnvChecked { dst, depth, slot, name })
+                self.emit(Instr::GetEnvChecked {
+                    dst,
+                    depth,
+                    slot,
+                    name,
+                })
             }
             None => self.emit(Instr::GetEnv { dst, depth, slot }),
         };
@@ -191,7 +219,12 @@ impl<'a> Compiler<'a> {
                 }
             }
             Loc::Env { env, slot } => self.set_env(src, env, slot, span)?,
-            Loc::Global => return Err(CompileError::new("internal error: global location", span.start)),
+            Loc::Global => {
+                return Err(CompileError::new(
+                    "internal error: global location",
+                    span.start,
+                ));
+            }
         }
         Ok(())
     }
@@ -204,7 +237,12 @@ impl<'a> Compiler<'a> {
                 }
             }
             Loc::Env { env, slot } => self.get_env(dst, env, slot, None, span)?,
-            Loc::Global => return Err(CompileError::new("internal error: global location", span.start)),
+            Loc::Global => {
+                return Err(CompileError::new(
+                    "internal error: global location",
+                    span.start,
+                ));
+            }
         }
         Ok(())
     }
@@ -212,7 +250,10 @@ impl<'a> Compiler<'a> {
     // ---- symbols ----
 
     pub(crate) fn symbol_of_ref(&self, ident: &IdentifierReference<'_>) -> Option<SymbolId> {
-        ident.reference_id.get().and_then(|id| self.scoping.get_reference(id).symbol_id())
+        ident
+            .reference_id
+            .get()
+            .and_then(|id| self.scoping.get_reference(id).symbol_id())
     }
 
     pub(crate) fn flags(&self, sym: SymbolId) -> SymbolFlags {
@@ -220,7 +261,8 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn is_lexical(&self, sym: SymbolId) -> bool {
-        self.flags(sym).intersects(SymbolFlags::BlockScopedVariable | SymbolFlags::Class)
+        self.flags(sym)
+            .intersects(SymbolFlags::BlockScopedVariable | SymbolFlags::Class)
             && !self.flags(sym).contains(SymbolFlags::Function)
     }
 
@@ -230,17 +272,23 @@ impl<'a> Compiler<'a> {
 
     /// Top-level bindings of scripts are global properties.
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
-        self.script_kind != ScriptKind::Module && self.scoping.symbol_scope_id(sym) == self.root_scope
+        self.script_kind != ScriptKind::Module
+            && self.scoping.symbol_scope_id(sym) == self.root_scope
     }
 
     pub(crate) fn loc_of(&self, sym: SymbolId, span: Span) -> R<Loc> {
         if self.is_global_symbol(sym) {
             return Ok(Loc::Global);
         }
-        self.locs
-            .get(&sym)
-            .copied()
-            .ok_or_else(|| CompileError::new(format!("internal error: unplaced binding '{}'", self.scoping.symbol_name(sym)), span.start))
+        self.locs.get(&sym).copied().ok_or_else(|| {
+            CompileError::new(
+                format!(
+                    "internal error: unplaced binding '{}'",
+                    self.scoping.symbol_name(sym)
+                ),
+                span.start,
+            )
+        })
     }
 
     /// Whether a read of `sym` here might see the temporal dead zone.
@@ -248,8 +296,11 @@ impl<'a> Compiler<'a> {
         if !self.is_lexical(sym) {
             return false;
         }
-        let same_function = self.fn_scope.is_some() && self.owners.get(&sym).copied() == self.fn_scope;
-        let in_switch = self.switch_scopes.contains(&self.scoping.symbol_scope_id(sym));
+        let same_function =
+            self.fn_scope.is_some() && self.owners.get(&sym).copied() == self.fn_scope;
+        let in_switch = self
+            .switch_scopes
+            .contains(&self.scoping.symbol_scope_id(sym));
         !(same_function && !in_switch && self.fs.initialized.contains(&sym))
     }
 
@@ -267,7 +318,9 @@ impl<'a> Compiler<'a> {
                     self.emit(Instr::Mov { dst, src: r });
                 }
             }
-            Loc::Env { env, slot } => self.get_env(dst, env, slot, if check { Some(&name) } else { None }, span)?,
+            Loc::Env { env, slot } => {
+                self.get_env(dst, env, slot, if check { Some(&name) } else { None }, span)?
+            }
             Loc::Global => {
                 let site = self.fs.site(&name)?;
                 self.pos(span);
@@ -292,7 +345,13 @@ impl<'a> Compiler<'a> {
 
     /// Assign r[src] to `sym`. `init` marks the declaration itself (no
     /// const or TDZ checks; global lexicals get InitGlobalLexical).
-    pub(crate) fn store_symbol(&mut self, sym: SymbolId, src: Reg, init: bool, span: Span) -> R<()> {
+    pub(crate) fn store_symbol(
+        &mut self,
+        sym: SymbolId,
+        src: Reg,
+        init: bool,
+        span: Span,
+    ) -> R<()> {
         let name = self.scoping.symbol_name(sym).to_string();
         if !init {
             if self.self_names.contains(&sym) {
@@ -331,7 +390,8 @@ impl<'a> Compiler<'a> {
 
     /// Symbols bound directly in `scope`, in declaration order.
     pub(crate) fn scope_symbols(&self, scope: ScopeId) -> Vec<SymbolId> {
-        let mut symbols: Vec<SymbolId> = self.scoping.get_bindings(scope).values().copied().collect();
+        let mut symbols: Vec<SymbolId> =
+            self.scoping.get_bindings(scope).values().copied().collect();
         symbols.sort();
         symbols
     }
@@ -342,12 +402,24 @@ impl<'a> Compiler<'a> {
     pub(crate) fn enter_scope(&mut self, scope: Option<ScopeId>) -> R<bool> {
         let Some(scope) = scope else { return Ok(false) };
         let symbols = self.scope_symbols(scope);
-        let captured: Vec<SymbolId> = symbols.iter().copied().filter(|s| self.analysis.captured.contains(s)).collect();
+        let captured: Vec<SymbolId> = symbols
+            .iter()
+            .copied()
+            .filter(|s| self.analysis.captured.contains(s))
+            .collect();
         let mut pushed = false;
-        if !captured.is_empty() && !(self.script_kind != ScriptKind::Module && scope == self.root_scope) {
+        let top_level_of_script =
+            self.script_kind != ScriptKind::Module && scope == self.root_scope;
+        if !captured.is_empty() && !top_level_of_script {
             let env = self.push_env(captured.len() as u16);
             for (slot, sym) in captured.iter().enumerate() {
-                self.locs.insert(*sym, Loc::Env { env, slot: slot as u16 });
+                self.locs.insert(
+                    *sym,
+                    Loc::Env {
+                        env,
+                        slot: slot as u16,
+                    },
+                );
             }
             pushed = true;
         }
@@ -400,12 +472,19 @@ impl<'a> Compiler<'a> {
 
         let simple = params.is_none_or(|p| {
             p.rest.is_none()
-                && p.items.iter().all(|i| i.initializer.is_none() && matches!(i.pattern, BindingPattern::BindingIdentifier(_)))
+                && p.items.iter().all(|i| {
+                    i.initializer.is_none()
+                        && matches!(i.pattern, BindingPattern::BindingIdentifier(_))
+                })
         });
         let needs = self.needs_of(key);
         let is_arrow = kind.is_arrow();
         let uses_arguments = needs.arguments && !is_arrow && kind != FunctionKind::Script;
-        let mapped = uses_arguments && simple && !strict && !kind.is_class_constructor() && kind != FunctionKind::Method;
+        let mapped = uses_arguments
+            && simple
+            && !strict
+            && !kind.is_class_constructor()
+            && kind != FunctionKind::Method;
 
         // Simple parameters live in their argument registers unless captured.
         let mut param_syms: Vec<(u32, SymbolId)> = Vec::new();
@@ -428,7 +507,10 @@ impl<'a> Compiler<'a> {
         if let Some(scope) = scope {
             let owned = self.by_function.get(&scope).cloned().unwrap_or_default();
             for sym in owned {
-                if param_sym_set.contains(&sym) || self.analysis.captured.contains(&sym) || self.is_global_symbol(sym) {
+                if param_sym_set.contains(&sym)
+                    || self.analysis.captured.contains(&sym)
+                    || self.is_global_symbol(sym)
+                {
                     continue;
                 }
                 let r = self.fs.alloc()?;
@@ -442,7 +524,11 @@ impl<'a> Compiler<'a> {
             env_syms.extend(param_syms.iter().map(|p| p.1));
         }
         let scope_syms = match scope {
-            Some(s) if !(kind == FunctionKind::Script && self.script_kind != ScriptKind::Module) => self.scope_symbols(s),
+            Some(s)
+                if !(kind == FunctionKind::Script && self.script_kind != ScriptKind::Module) =>
+            {
+                self.scope_symbols(s)
+            }
             _ => Vec::new(),
         };
         for &sym in &scope_syms {
@@ -463,13 +549,28 @@ impl<'a> Compiler<'a> {
             size += 1;
             size - 1
         });
-        let env = if size > 0 { Some(self.push_env(size)) } else { None };
+        let env = if size > 0 {
+            Some(self.push_env(size))
+        } else {
+            None
+        };
         if let Some(env) = env {
             // With mapped arguments, slot i is parameter i; a repeated name binds the last.
             for (slot, &sym) in env_syms.iter().enumerate() {
-                self.locs.insert(sym, Loc::Env { env, slot: slot as u16 });
+                self.locs.insert(
+                    sym,
+                    Loc::Env {
+                        env,
+                        slot: slot as u16,
+                    },
+                );
             }
         }
+        let arguments_reg = if uses_arguments {
+            Some(self.fs.alloc()?)
+        } else {
+            None
+        };
         let tmp = self.fs.alloc()?;
         if let (Some(env), Some(slot)) = (env, this_slot) {
             self.fs.this_loc = Some(Loc::Env { env, slot });
@@ -499,9 +600,7 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        if uses_arguments {
-            let r = self.fs.alloc()?;
-            self.fs.temp_base = self.fs.next_reg;
+        if let Some(r) = arguments_reg {
             self.emit(Instr::CreateArguments { dst: r, mapped });
             if let (Some(env), Some(slot)) = (env, arguments_slot) {
                 self.set_env(r, env, slot, Span::default())?;
@@ -534,7 +633,10 @@ impl<'a> Compiler<'a> {
         for (i, item) in params.items.iter().enumerate() {
             let reg = 1 + i as Reg;
             if let Some(init) = &item.initializer {
-                let skip = self.emit(Instr::JumpIfNotUndefined { src: reg, offset: 0 });
+                let skip = self.emit(Instr::JumpIfNotUndefined {
+                    src: reg,
+                    offset: 0,
+                });
                 self.expr_named(init, reg, binding_name(&item.pattern).as_deref())?;
                 self.fs.patch_here(skip);
                 self.bind_pattern(&item.pattern, reg, true)?;
@@ -549,7 +651,10 @@ impl<'a> Compiler<'a> {
         if let Some(rest) = &params.rest {
             let mark = self.fs.mark();
             let r = self.fs.alloc()?;
-            self.emit(Instr::CreateRestArray { dst: r, from: params.items.len() as u16 });
+            self.emit(Instr::CreateRestArray {
+                dst: r,
+                from: params.items.len() as u16,
+            });
             self.bind_pattern(&rest.rest.argument, r, true)?;
             self.fs.release(mark);
         }
@@ -558,17 +663,31 @@ impl<'a> Compiler<'a> {
 
     /// Finish the current function: implicit return, then restore the
     /// enclosing one. Returns the function's index in `Script::functions`.
-    pub(crate) fn end_function(&mut self, name: Vec<u16>, length: u32, param_count: u16, span: Span) -> R<u32> {
+    pub(crate) fn end_function(
+        &mut self,
+        name: Vec<u16>,
+        length: u32,
+        param_count: u16,
+        span: Span,
+    ) -> R<u32> {
         self.emit_implicit_return()?;
         let index = self.functions.len();
         if index > u32::MAX as usize - 1 {
             return Err(CompileError::new("too many functions", span.start));
         }
-        let outer = self.outer.pop().ok_or_else(|| CompileError::new("internal error: function stack", span.start))?;
+        let outer = self
+            .outer
+            .pop()
+            .ok_or_else(|| CompileError::new("internal error: function stack", span.start))?;
         let done = std::mem::replace(&mut self.fs, outer);
         self.envs.truncate(done.env_base);
         self.fn_scope = self.outer_fn_scopes.pop().flatten();
-        self.functions.push(Some(done.finish(name, length, param_count, (span.start, span.end))));
+        self.functions.push(Some(done.finish(
+            name,
+            length,
+            param_count,
+            (span.start, span.end),
+        )));
         Ok(index as u32)
     }
 
@@ -594,7 +713,12 @@ impl<'a> Compiler<'a> {
 
     /// Compile an ordinary function, generator, async function or method
     /// and return its index.
-    pub(crate) fn compile_function(&mut self, func: &Function<'a>, name: Vec<u16>, kind_override: Option<FunctionKind>) -> R<u32> {
+    pub(crate) fn compile_function(
+        &mut self,
+        func: &Function<'a>,
+        name: Vec<u16>,
+        kind_override: Option<FunctionKind>,
+    ) -> R<u32> {
         self.enter(func.span)?;
         let Some(body) = &func.body else {
             return self.unsupported("function without a body", func.span);
@@ -613,7 +737,13 @@ impl<'a> Compiler<'a> {
         };
         let strict = self.fs.strict || body.has_use_strict_directive();
         let scope = func.scope_id.get();
-        self.begin_function(kind, strict, scope, scope.map(ContextKey::Scope), Some(&func.params))?;
+        self.begin_function(
+            kind,
+            strict,
+            scope,
+            scope.map(ContextKey::Scope),
+            Some(&func.params),
+        )?;
         if kind.is_class_constructor() && kind == FunctionKind::ClassConstructor {
             self.emit(Instr::InitClassFields);
         }
@@ -639,15 +769,31 @@ impl<'a> Compiler<'a> {
         Ok(index)
     }
 
-    pub(crate) fn compile_arrow(&mut self, arrow: &ArrowFunctionExpression<'a>, name: Vec<u16>) -> R<u32> {
+    pub(crate) fn compile_arrow(
+        &mut self,
+        arrow: &ArrowFunctionExpression<'a>,
+        name: Vec<u16>,
+    ) -> R<u32> {
         self.enter(arrow.span)?;
-        let kind = if arrow.r#async { FunctionKind::AsyncArrow } else { FunctionKind::Arrow };
+        let kind = if arrow.r#async {
+            FunctionKind::AsyncArrow
+        } else {
+            FunctionKind::Arrow
+        };
         let strict = self.fs.strict || arrow.has_use_strict_directive();
         let scope = arrow.scope_id.get();
-        self.begin_function(kind, strict, scope, scope.map(ContextKey::Scope), Some(&arrow.params))?;
+        self.begin_function(
+            kind,
+            strict,
+            scope,
+            scope.map(ContextKey::Scope),
+            Some(&arrow.params),
+        )?;
         self.compile_params(&arrow.params)?;
         match &arrow.body {
-            ArrowFunctionBody::FunctionBody(body) => self.function_body_statements(&body.statements)?,
+            ArrowFunctionBody::FunctionBody(body) => {
+                self.function_body_statements(&body.statements)?
+            }
             other => {
                 if let Some(e) = other.as_expression() {
                     let r = self.fs.alloc()?;
@@ -705,11 +851,27 @@ impl<'a> Compiler<'a> {
             self.emit(Instr::LoadThis { dst });
             return Ok(());
         }
-        let loc = self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.this_loc);
+        let loc = self
+            .outer
+            .iter()
+            .rev()
+            .find(|f| !f.is_arrow)
+            .and_then(|f| f.this_loc);
         match loc {
             Some(Loc::Env { env, slot }) => {
-                let checked = self.outer.iter().rev().find(|f| !f.is_arrow).is_some_and(|f| f.is_derived);
-                self.get_env(dst, env, slot, if checked { Some("this") } else { None }, span)
+                let checked = self
+                    .outer
+                    .iter()
+                    .rev()
+                    .find(|f| !f.is_arrow)
+                    .is_some_and(|f| f.is_derived);
+                self.get_env(
+                    dst,
+                    env,
+                    slot,
+                    if checked { Some("this") } else { None },
+                    span,
+                )
             }
             _ => {
                 // An arrow at the top level of a script (no enclosing function env).
@@ -724,7 +886,13 @@ impl<'a> Compiler<'a> {
             self.emit(Instr::LoadNewTarget { dst });
             return Ok(());
         }
-        match self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.new_target_loc) {
+        match self
+            .outer
+            .iter()
+            .rev()
+            .find(|f| !f.is_arrow)
+            .and_then(|f| f.new_target_loc)
+        {
             Some(Loc::Env { env, slot }) => self.get_env(dst, env, slot, None, span),
             _ => {
                 self.emit(Instr::LoadUndefined { dst });
@@ -738,7 +906,11 @@ impl<'a> Compiler<'a> {
         if !self.fs.is_arrow {
             return self.fs.arguments_loc;
         }
-        self.outer.iter().rev().find(|f| !f.is_arrow).and_then(|f| f.arguments_loc)
+        self.outer
+            .iter()
+            .rev()
+            .find(|f| !f.is_arrow)
+            .and_then(|f| f.arguments_loc)
     }
 
     /// After `super()` in a derived constructor, refresh the `this` slot arrows read.
@@ -755,7 +927,11 @@ impl<'a> Compiler<'a> {
 
 /// The `length` of a parameter list: parameters before the first default or rest.
 pub(crate) fn params_length(params: &FormalParameters<'_>) -> u32 {
-    params.items.iter().take_while(|p| p.initializer.is_none()).count() as u32
+    params
+        .items
+        .iter()
+        .take_while(|p| p.initializer.is_none())
+        .count() as u32
 }
 
 /// The name a function/class gets from a simple binding (NamedEvaluation).

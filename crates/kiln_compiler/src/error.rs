@@ -14,7 +14,11 @@ pub struct CompileError {
 
 impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SyntaxError: {} ({}:{})", self.message, self.line, self.column)
+        write!(
+            f,
+            "SyntaxError: {} ({}:{})",
+            self.message, self.line, self.column
+        )
     }
 }
 
@@ -23,7 +27,12 @@ impl std::error::Error for CompileError {}
 impl CompileError {
     /// An error whose line and column are filled in by [`CompileError::locate`].
     pub(crate) fn new(message: impl Into<String>, offset: u32) -> Self {
-        CompileError { message: message.into(), line: 0, column: 0, offset }
+        CompileError {
+            message: message.into(),
+            line: 0,
+            column: 0,
+            offset,
+        }
     }
 
     pub(crate) fn unsupported(what: &str, offset: u32) -> Self {

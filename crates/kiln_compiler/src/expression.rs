@@ -10,7 +10,9 @@
 use kiln_bytecode::{Constant, ErrorKind, Instr, MethodKind, Reg};
 use oxc_ast::ast::*;
 use oxc_span::{GetSpan, Span};
-use oxc_syntax::operator::{AssignmentOperator, BinaryOperator, LogicalOperator, UnaryOperator, UpdateOperator};
+use oxc_syntax::operator::{
+    AssignmentOperator, BinaryOperator, LogicalOperator, UnaryOperator, UpdateOperator,
+};
 
 use crate::compiler::{Compiler, is_anonymous_function};
 use crate::error::CompileError;
@@ -63,14 +65,21 @@ pub(crate) fn may_assign(e: &Expression<'_>) -> bool {
             | Expression::FunctionExpression(_)
             | Expression::ArrowFunctionExpression(_) => false,
             Expression::StaticMemberExpression(m) => walk(&m.object, budget),
-            Expression::ComputedMemberExpression(m) => walk(&m.object, budget) || walk(&m.expression, budget),
+            Expression::ComputedMemberExpression(m) => {
+                walk(&m.object, budget) || walk(&m.expression, budget)
+            }
             Expression::BinaryExpression(b) => walk(&b.left, budget) || walk(&b.right, budget),
             Expression::LogicalExpression(b) => walk(&b.left, budget) || walk(&b.right, budget),
             Expression::UnaryExpression(u) => walk(&u.argument, budget),
             Expression::ParenthesizedExpression(p) => walk(&p.expression, budget),
-            Expression::ConditionalExpression(c) => walk(&c.test, budget) || walk(&c.consequent, budget) || walk(&c.alternate, budget),
+            Expression::ConditionalExpression(c) => {
+                walk(&c.test, budget) || walk(&c.consequent, budget) || walk(&c.alternate, budget)
+            }
             Expression::CallExpression(c) => {
-                walk(&c.callee, budget) || c.arguments.iter().any(|a| a.as_expression().is_none_or(|e| walk(e, budget)))
+                walk(&c.callee, budget)
+                    || c.arguments
+                        .iter()
+                        .any(|a| a.as_expression().is_none_or(|e| walk(e, budget)))
             }
             Expression::ArrayExpression(a) => a.elements.iter().any(|el| match el {
                 ArrayExpressionElement::Elision(_) => false,
@@ -135,7 +144,11 @@ fn compound_binary(op: AssignmentOperator) -> Option<BinaryOperator> {
 /// A small integer literal usable as an immediate.
 fn small_int(e: &Expression<'_>) -> Option<i16> {
     match e.without_parentheses() {
-        Expression::NumericLiteral(n) if n.value.fract() == 0.0 && n.value.abs() <= i16::MAX as f64 && !(n.value == 0.0 && n.value.is_sign_negative()) => {
+        Expression::NumericLiteral(n)
+            if n.value.fract() == 0.0
+                && n.value.abs() <= i16::MAX as f64
+                && !(n.value == 0.0 && n.value.is_sign_negative()) =>
+        {
             Some(n.value as i16)
         }
         _ => None,
@@ -241,14 +254,22 @@ impl<'a> Compiler<'a> {
     fn expr_inner(&mut self, e: &Expression<'a>, dst: Reg) -> R<()> {
         match e {
             Expression::BooleanLiteral(b) => {
-                self.emit(if b.value { Instr::LoadTrue { dst } } else { Instr::LoadFalse { dst } });
+                self.emit(if b.value {
+                    Instr::LoadTrue { dst }
+                } else {
+                    Instr::LoadFalse { dst }
+                });
             }
             Expression::NullLiteral(_) => {
                 self.emit(Instr::LoadNull { dst });
             }
             Expression::NumericLiteral(n) => self.load_number(dst, n.value)?,
             Expression::StringLiteral(s) => {
-                let value = if s.lone_surrogates { decode_lone_surrogates(&s.value) } else { utf16(&s.value) };
+                let value = if s.lone_surrogates {
+                    decode_lone_surrogates(&s.value)
+                } else {
+                    utf16(&s.value)
+                };
                 let idx = self.fs.string(value)?;
                 self.emit(Instr::LoadConst { dst, idx });
             }
@@ -262,7 +283,10 @@ impl<'a> Compiler<'a> {
                     Some(i) if i > 0 => (&raw[1..i], &raw[i + 1..]),
                     _ => (raw, ""),
                 };
-                let idx = self.fs.constant(Constant::RegExp { pattern: utf16(pattern), flags: flags.to_string() })?;
+                let idx = self.fs.constant(Constant::RegExp {
+                    pattern: utf16(pattern),
+                    flags: flags.to_string(),
+                })?;
                 self.pos(r.span);
                 self.emit(Instr::NewRegExp { dst, idx });
             }
@@ -295,9 +319,18 @@ impl<'a> Compiler<'a> {
             Expression::LogicalExpression(l) => {
                 self.expr(&l.left, dst)?;
                 let j = match l.operator {
-                    LogicalOperator::And => self.emit(Instr::JumpIfFalse { src: dst, offset: 0 }),
-                    LogicalOperator::Or => self.emit(Instr::JumpIfTrue { src: dst, offset: 0 }),
-                    LogicalOperator::Coalesce => self.emit(Instr::JumpIfNotNullish { src: dst, offset: 0 }),
+                    LogicalOperator::And => self.emit(Instr::JumpIfFalse {
+                        src: dst,
+                        offset: 0,
+                    }),
+                    LogicalOperator::Or => self.emit(Instr::JumpIfTrue {
+                        src: dst,
+                        offset: 0,
+                    }),
+                    LogicalOperator::Coalesce => self.emit(Instr::JumpIfNotNullish {
+                        src: dst,
+                        offset: 0,
+                    }),
                 };
                 self.expr(&l.right, dst)?;
                 self.fs.patch_here(j);
@@ -323,7 +356,9 @@ impl<'a> Compiler<'a> {
             Expression::ParenthesizedExpression(p) => self.expr(&p.expression, dst)?,
             Expression::CallExpression(c) => self.call(c, dst)?,
             Expression::NewExpression(n) => self.new_expression(n, dst)?,
-            Expression::StaticMemberExpression(_) | Expression::ComputedMemberExpression(_) | Expression::PrivateFieldExpression(_) => {
+            Expression::StaticMemberExpression(_)
+            | Expression::ComputedMemberExpression(_)
+            | Expression::PrivateFieldExpression(_) => {
                 if let Some(m) = e.as_member_expression() {
                     self.member(m, dst)?;
                 }
@@ -332,7 +367,9 @@ impl<'a> Compiler<'a> {
                 self.fs.chain_jumps.push(Vec::new());
                 match &c.expression {
                     ChainElement::CallExpression(call) => self.call(call, dst)?,
-                    ChainElement::TSNonNullExpression(t) => return self.unsupported("TypeScript syntax", t.span),
+                    ChainElement::TSNonNullExpression(t) => {
+                        return self.unsupported("TypeScript syntax", t.span);
+                    }
                     other => {
                         if let Some(m) = other.as_member_expression() {
                             self.member(m, dst)?;
@@ -357,7 +394,10 @@ impl<'a> Compiler<'a> {
             Expression::NewTarget(n) => self.load_new_target(dst, n.span)?,
             Expression::ImportMeta(m) => {
                 if self.script_kind != kiln_bytecode::ScriptKind::Module {
-                    return Err(CompileError::new("Cannot use 'import.meta' outside a module", m.span.start));
+                    return Err(CompileError::new(
+                        "Cannot use 'import.meta' outside a module",
+                        m.span.start,
+                    ));
                 }
                 self.emit(Instr::LoadImportMeta { dst });
             }
@@ -369,8 +409,12 @@ impl<'a> Compiler<'a> {
                 self.pos(i.span);
                 self.emit(Instr::ImportDynamic { dst, src });
             }
-            Expression::JSXElement(_) | Expression::JSXFragment(_) => return self.unsupported("JSX", e.span()),
-            Expression::V8IntrinsicExpression(v) => return self.unsupported("V8 intrinsics", v.span),
+            Expression::JSXElement(_) | Expression::JSXFragment(_) => {
+                return self.unsupported("JSX", e.span());
+            }
+            Expression::V8IntrinsicExpression(v) => {
+                return self.unsupported("V8 intrinsics", v.span);
+            }
             _ => return self.unsupported("TypeScript syntax", e.span()),
         }
         Ok(())
@@ -406,7 +450,9 @@ impl<'a> Compiler<'a> {
         let result = match e {
             Expression::ParenthesizedExpression(p) => self.jump_if_false(&p.expression),
             Expression::BooleanLiteral(b) if b.value => Ok(Vec::new()),
-            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => self.jump_if_true(&u.argument),
+            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => {
+                self.jump_if_true(&u.argument)
+            }
             Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
                 let mut jumps = self.jump_if_false(&l.left)?;
                 jumps.extend(self.jump_if_false(&l.right)?);
@@ -434,7 +480,9 @@ impl<'a> Compiler<'a> {
         self.enter(e.span())?;
         let result = match e {
             Expression::ParenthesizedExpression(p) => self.jump_if_true(&p.expression),
-            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => self.jump_if_false(&u.argument),
+            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => {
+                self.jump_if_false(&u.argument)
+            }
             Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
                 let mut jumps = self.jump_if_true(&l.left)?;
                 jumps.extend(self.jump_if_true(&l.right)?);
@@ -531,7 +579,10 @@ impl<'a> Compiler<'a> {
         match arg.without_parentheses() {
             Expression::StaticMemberExpression(m) => {
                 if matches!(m.object, Expression::Super(_)) {
-                    return self.throw_error(ErrorKind::ReferenceError, "Unsupported reference to 'super'");
+                    return self.throw_error(
+                        ErrorKind::ReferenceError,
+                        "Unsupported reference to 'super'",
+                    );
                 }
                 let obj = self.expr_reg(&m.object)?;
                 let key = self.fs.alloc()?;
@@ -541,7 +592,10 @@ impl<'a> Compiler<'a> {
             }
             Expression::ComputedMemberExpression(m) => {
                 if matches!(m.object, Expression::Super(_)) {
-                    return self.throw_error(ErrorKind::ReferenceError, "Unsupported reference to 'super'");
+                    return self.throw_error(
+                        ErrorKind::ReferenceError,
+                        "Unsupported reference to 'super'",
+                    );
                 }
                 let obj = self.expr_reg_before(&m.object, &[&m.expression])?;
                 let key = self.expr_reg(&m.expression)?;
@@ -557,12 +611,25 @@ impl<'a> Compiler<'a> {
                 };
                 let obj = self.fs.alloc()?;
                 self.expr(m.object(), obj)?;
-                let skip = if m.optional() { Some(self.emit(Instr::JumpIfNullish { src: obj, offset: 0 })) } else { None };
+                let skip = if m.optional() {
+                    Some(self.emit(Instr::JumpIfNullish {
+                        src: obj,
+                        offset: 0,
+                    }))
+                } else {
+                    None
+                };
                 let key = self.fs.alloc()?;
                 match m {
-                    MemberExpression::StaticMemberExpression(s) => self.load_str(key, &s.property.name)?,
-                    MemberExpression::ComputedMemberExpression(c) => self.expr(&c.expression, key)?,
-                    MemberExpression::PrivateFieldExpression(p) => return self.unsupported("delete of a private field", p.span),
+                    MemberExpression::StaticMemberExpression(s) => {
+                        self.load_str(key, &s.property.name)?
+                    }
+                    MemberExpression::ComputedMemberExpression(c) => {
+                        self.expr(&c.expression, key)?
+                    }
+                    MemberExpression::PrivateFieldExpression(p) => {
+                        return self.unsupported("delete of a private field", p.span);
+                    }
                 }
                 self.emit(Instr::Delete { dst, obj, key });
                 if let Some(skip) = skip {
@@ -573,7 +640,11 @@ impl<'a> Compiler<'a> {
                 }
             }
             Expression::Identifier(id) => {
-                if self.symbol_of_ref(id).is_some_and(|s| !self.is_global_symbol(s)) || (id.name == "arguments" && self.arguments_loc().is_some()) {
+                if self
+                    .symbol_of_ref(id)
+                    .is_some_and(|s| !self.is_global_symbol(s))
+                    || (id.name == "arguments" && self.arguments_loc().is_some())
+                {
                     self.emit(Instr::LoadFalse { dst });
                 } else {
                     // Unqualified delete of a global (sloppy mode only).
@@ -594,7 +665,11 @@ impl<'a> Compiler<'a> {
 
     // ---- references for compound assignment ----
 
-    fn simple_target_place(&mut self, target: &SimpleAssignmentTarget<'a>, later: &[&Expression<'a>]) -> R<Place> {
+    fn simple_target_place(
+        &mut self,
+        target: &SimpleAssignmentTarget<'a>,
+        later: &[&Expression<'a>],
+    ) -> R<Place> {
         match target {
             SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => Ok(self.identifier_place(id)),
             _ => match target.as_member_expression() {
@@ -611,7 +686,11 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    pub(crate) fn member_place(&mut self, m: &MemberExpression<'a>, later: &[&Expression<'a>]) -> R<Place> {
+    pub(crate) fn member_place(
+        &mut self,
+        m: &MemberExpression<'a>,
+        later: &[&Expression<'a>],
+    ) -> R<Place> {
         match m {
             MemberExpression::StaticMemberExpression(s) => {
                 if matches!(s.object, Expression::Super(_)) {
@@ -620,7 +699,10 @@ impl<'a> Compiler<'a> {
                     return Ok(Place::Super { key });
                 }
                 let obj = self.expr_reg_before(&s.object, later)?;
-                Ok(Place::Named { obj, name: s.property.name.to_string() })
+                Ok(Place::Named {
+                    obj,
+                    name: s.property.name.to_string(),
+                })
             }
             MemberExpression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
@@ -658,13 +740,25 @@ impl<'a> Compiler<'a> {
             }
             Place::Named { obj, name } => {
                 let site = self.fs.site(name)?;
-                self.emit(Instr::GetNamed { dst, obj: *obj, site });
+                self.emit(Instr::GetNamed {
+                    dst,
+                    obj: *obj,
+                    site,
+                });
             }
             Place::Index { obj, key } => {
-                self.emit(Instr::GetIndex { dst, obj: *obj, key: *key });
+                self.emit(Instr::GetIndex {
+                    dst,
+                    obj: *obj,
+                    key: *key,
+                });
             }
             Place::Private { obj, key } => {
-                self.emit(Instr::GetPrivate { dst, obj: *obj, key: *key });
+                self.emit(Instr::GetPrivate {
+                    dst,
+                    obj: *obj,
+                    key: *key,
+                });
             }
             Place::Super { key } => {
                 self.emit(Instr::GetSuper { dst, key: *key });
@@ -688,13 +782,25 @@ impl<'a> Compiler<'a> {
             }
             Place::Named { obj, name } => {
                 let site = self.fs.site(name)?;
-                self.emit(Instr::SetNamed { obj: *obj, src, site });
+                self.emit(Instr::SetNamed {
+                    obj: *obj,
+                    src,
+                    site,
+                });
             }
             Place::Index { obj, key } => {
-                self.emit(Instr::SetIndex { obj: *obj, key: *key, src });
+                self.emit(Instr::SetIndex {
+                    obj: *obj,
+                    key: *key,
+                    src,
+                });
             }
             Place::Private { obj, key } => {
-                self.emit(Instr::SetPrivate { obj: *obj, key: *key, src });
+                self.emit(Instr::SetPrivate {
+                    obj: *obj,
+                    key: *key,
+                    src,
+                });
             }
             Place::Super { key } => {
                 self.emit(Instr::SetSuper { key: *key, src });
@@ -735,7 +841,8 @@ impl<'a> Compiler<'a> {
                     self.pos(a.span);
                     return self.write_place(&place, v);
                 }
-                AssignmentTarget::ArrayAssignmentTarget(_) | AssignmentTarget::ObjectAssignmentTarget(_) => {
+                AssignmentTarget::ArrayAssignmentTarget(_)
+                | AssignmentTarget::ObjectAssignmentTarget(_) => {
                     let v = match dst {
                         Some(d) => d,
                         None => self.fs.alloc()?,
@@ -758,6 +865,28 @@ impl<'a> Compiler<'a> {
             self.pos(a.span);
             return self.write_place(&place, v);
         }
+        // Fast path: `x op= y` on a register-resident variable.
+        if let AssignmentTarget::AssignmentTargetIdentifier(id) = &a.left
+            && let Some(bop) = compound_binary(op)
+            && let Some(sym) = self.symbol_of_ref(id)
+            && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+            && !self.is_const(sym)
+            && !self.needs_tdz_check(sym)
+            && !self.self_names.contains(&sym)
+            && !may_assign(&a.right)
+        {
+            let rhs = self.expr_reg(&a.right)?;
+            self.pos(a.span);
+            if let Some(i) = binary_instr(bop, r, r, rhs) {
+                self.emit(i);
+            }
+            if let Some(d) = dst
+                && d != r
+            {
+                self.emit(Instr::Mov { dst: d, src: r });
+            }
+            return Ok(());
+        }
         let Some(simple) = a.left.as_simple_assignment_target() else {
             return self.unsupported("this assignment target", a.span);
         };
@@ -766,18 +895,30 @@ impl<'a> Compiler<'a> {
             Some(d) => d,
             None => self.fs.alloc()?,
         };
-        let v = if matches!(place, Place::Symbol(..)) && dst.is_some() { self.fs.alloc()? } else { v };
+        let v = if matches!(place, Place::Symbol(..)) && dst.is_some() {
+            self.fs.alloc()?
+        } else {
+            v
+        };
         self.pos(a.span);
         self.read_place(&place, v)?;
         match op {
-            AssignmentOperator::LogicalAnd | AssignmentOperator::LogicalOr | AssignmentOperator::LogicalNullish => {
+            AssignmentOperator::LogicalAnd
+            | AssignmentOperator::LogicalOr
+            | AssignmentOperator::LogicalNullish => {
                 let j = match op {
-                    AssignmentOperator::LogicalAnd => self.emit(Instr::JumpIfFalse { src: v, offset: 0 }),
-                    AssignmentOperator::LogicalOr => self.emit(Instr::JumpIfTrue { src: v, offset: 0 }),
+                    AssignmentOperator::LogicalAnd => {
+                        self.emit(Instr::JumpIfFalse { src: v, offset: 0 })
+                    }
+                    AssignmentOperator::LogicalOr => {
+                        self.emit(Instr::JumpIfTrue { src: v, offset: 0 })
+                    }
                     _ => self.emit(Instr::JumpIfNotNullish { src: v, offset: 0 }),
                 };
                 let name = match simple {
-                    SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => Some(id.name.as_str()),
+                    SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => {
+                        Some(id.name.as_str())
+                    }
                     _ => None,
                 };
                 self.expr_named(&a.right, v, name)?;
@@ -807,7 +948,13 @@ impl<'a> Compiler<'a> {
 
     fn update(&mut self, u: &UpdateExpression<'a>, dst: Option<Reg>) -> R<()> {
         let inc = u.operator == UpdateOperator::Increment;
-        let step = |dst: Reg, src: Reg| if inc { Instr::Inc { dst, src } } else { Instr::Dec { dst, src } };
+        let step = |dst: Reg, src: Reg| {
+            if inc {
+                Instr::Inc { dst, src }
+            } else {
+                Instr::Dec { dst, src }
+            }
+        };
         // Fast path: a variable in a register.
         if let SimpleAssignmentTarget::AssignmentTargetIdentifier(id) = &u.argument
             && let Some(sym) = self.symbol_of_ref(id)
@@ -843,7 +990,10 @@ impl<'a> Compiler<'a> {
         self.emit(step(new, old));
         self.write_place(&place, new)?;
         if let Some(d) = dst {
-            self.emit(Instr::Mov { dst: d, src: if u.prefix { new } else { old } });
+            self.emit(Instr::Mov {
+                dst: d,
+                src: if u.prefix { new } else { old },
+            });
         }
         Ok(())
     }
@@ -898,7 +1048,10 @@ impl<'a> Compiler<'a> {
     }
 
     fn optional_check(&mut self, obj: Reg) {
-        let j = self.emit(Instr::JumpIfNullish { src: obj, offset: 0 });
+        let j = self.emit(Instr::JumpIfNullish {
+            src: obj,
+            offset: 0,
+        });
         if let Some(list) = self.fs.chain_jumps.last_mut() {
             list.push(j);
         }
@@ -906,9 +1059,16 @@ impl<'a> Compiler<'a> {
 
     /// A register holding the private name `#name` of an enclosing class.
     pub(crate) fn private_key(&mut self, name: &str, span: Span) -> R<Reg> {
-        let loc = self.classes.iter().rev().find_map(|c| c.names.get(name).copied());
+        let loc = self
+            .classes
+            .iter()
+            .rev()
+            .find_map(|c| c.names.get(name).copied());
         let Some(loc) = loc else {
-            return Err(CompileError::new(format!("Private field '#{name}' must be declared in an enclosing class"), span.start));
+            return Err(CompileError::new(
+                format!("Private field '#{name}' must be declared in an enclosing class"),
+                span.start,
+            ));
         };
         let r = self.fs.alloc()?;
         self.load_loc(loc, r, span)?;
@@ -925,7 +1085,10 @@ impl<'a> Compiler<'a> {
     fn arguments(&mut self, args: &[Argument<'a>], base: Reg, spread: bool) -> R<()> {
         if spread {
             let arr = base + 1;
-            self.emit(Instr::NewArray { dst: arr, capacity: args.len().min(u16::MAX as usize) as u16 });
+            self.emit(Instr::NewArray {
+                dst: arr,
+                capacity: args.len().min(u16::MAX as usize) as u16,
+            });
             let t = self.fs.alloc()?;
             for a in args {
                 match a {
@@ -957,7 +1120,11 @@ impl<'a> Compiler<'a> {
             return self.super_call(&call.arguments, dst, call.span);
         }
         let spread = Self::has_spread(&call.arguments);
-        let argc = if spread { 1 } else { call.arguments.len() as u32 };
+        let argc = if spread {
+            1
+        } else {
+            call.arguments.len() as u32
+        };
         let func = self.fs.alloc()?;
         let base = self.fs.alloc_n(1 + argc)?;
         self.callee_and_this(&call.callee, func, base)?;
@@ -969,11 +1136,25 @@ impl<'a> Compiler<'a> {
         let is_eval = matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
             && !matches!(call.callee, Expression::ParenthesizedExpression(_));
         if spread {
-            self.emit(Instr::CallSpread { dst, func, args: base });
+            self.emit(Instr::CallSpread {
+                dst,
+                func,
+                args: base,
+            });
         } else if is_eval {
-            self.emit(Instr::CallEval { dst, func, args: base, argc: argc as u8 });
+            self.emit(Instr::CallEval {
+                dst,
+                func,
+                args: base,
+                argc: argc as u8,
+            });
         } else {
-            self.emit(Instr::Call { dst, func, args: base, argc: argc as u8 });
+            self.emit(Instr::Call {
+                dst,
+                func,
+                args: base,
+                argc: argc as u8,
+            });
         }
         Ok(())
     }
@@ -981,10 +1162,18 @@ impl<'a> Compiler<'a> {
     /// `return f(...)` in tail position: emit TailCall if the call is an
     /// ordinary one. Returns false (emitting nothing) otherwise.
     pub(crate) fn tail_call(&mut self, call: &CallExpression<'a>) -> R<bool> {
-        if matches!(call.callee, Expression::Super(_)) || call.optional || Self::has_spread(&call.arguments) || matches!(call.callee.without_parentheses(), Expression::ChainExpression(_)) {
+        if matches!(call.callee, Expression::Super(_))
+            || call.optional
+            || Self::has_spread(&call.arguments)
+            || matches!(
+                call.callee.without_parentheses(),
+                Expression::ChainExpression(_)
+            )
+        {
             return Ok(false);
         }
-        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval") {
+        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval")
+        {
             return Ok(false);
         }
         let argc = call.arguments.len() as u32;
@@ -993,7 +1182,11 @@ impl<'a> Compiler<'a> {
         self.callee_and_this(&call.callee, func, base)?;
         self.arguments(&call.arguments, base, false)?;
         self.pos(call.span);
-        self.emit(Instr::TailCall { func, args: base, argc: argc as u8 });
+        self.emit(Instr::TailCall {
+            func,
+            args: base,
+            argc: argc as u8,
+        });
         Ok(true)
     }
 
@@ -1014,7 +1207,11 @@ impl<'a> Compiler<'a> {
                 }
                 let site = self.fs.site(&s.property.name)?;
                 self.fs.position(s.property.span.start);
-                self.emit(Instr::GetNamed { dst: func, obj: base, site });
+                self.emit(Instr::GetNamed {
+                    dst: func,
+                    obj: base,
+                    site,
+                });
             }
             Expression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
@@ -1030,7 +1227,11 @@ impl<'a> Compiler<'a> {
                 }
                 let key = self.expr_reg(&c.expression)?;
                 self.pos(c.span);
-                self.emit(Instr::GetIndex { dst: func, obj: base, key });
+                self.emit(Instr::GetIndex {
+                    dst: func,
+                    obj: base,
+                    key,
+                });
             }
             Expression::PrivateFieldExpression(p) => {
                 self.expr(&p.object, base)?;
@@ -1039,7 +1240,11 @@ impl<'a> Compiler<'a> {
                 }
                 let key = self.private_key(&p.field.name, p.span)?;
                 self.pos(p.span);
-                self.emit(Instr::GetPrivate { dst: func, obj: base, key });
+                self.emit(Instr::GetPrivate {
+                    dst: func,
+                    obj: base,
+                    key,
+                });
             }
             Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
                 self.callee_and_this(&p.expression, func, base)?;
@@ -1064,7 +1269,11 @@ impl<'a> Compiler<'a> {
         if spread {
             self.emit(Instr::SuperCallSpread { dst, args: base });
         } else {
-            self.emit(Instr::SuperCall { dst, args: base, argc: argc as u8 });
+            self.emit(Instr::SuperCall {
+                dst,
+                args: base,
+                argc: argc as u8,
+            });
         }
         self.after_super_call()
     }
@@ -1078,9 +1287,18 @@ impl<'a> Compiler<'a> {
         self.arguments(&n.arguments, base, spread)?;
         self.pos(n.span);
         if spread {
-            self.emit(Instr::NewSpread { dst, func, args: base });
+            self.emit(Instr::NewSpread {
+                dst,
+                func,
+                args: base,
+            });
         } else {
-            self.emit(Instr::New { dst, func, args: base, argc: argc as u8 });
+            self.emit(Instr::New {
+                dst,
+                func,
+                args: base,
+                argc: argc as u8,
+            });
         }
         Ok(())
     }
@@ -1088,7 +1306,13 @@ impl<'a> Compiler<'a> {
     // ---- templates ----
 
     fn cooked(q: &TemplateElement<'_>) -> Option<Vec<u16>> {
-        q.value.cooked.as_ref().map(|c| if q.lone_surrogates { decode_lone_surrogates(c) } else { utf16(c) })
+        q.value.cooked.as_ref().map(|c| {
+            if q.lone_surrogates {
+                decode_lone_surrogates(c)
+            } else {
+                utf16(c)
+            }
+        })
     }
 
     fn template(&mut self, t: &TemplateLiteral<'a>, dst: Reg) -> R<()> {
@@ -1100,13 +1324,21 @@ impl<'a> Compiler<'a> {
             self.expr(e, tmp)?;
             self.pos(e.span());
             self.emit(Instr::ToString { dst: tmp, src: tmp });
-            self.emit(Instr::Add { dst, lhs: dst, rhs: tmp });
+            self.emit(Instr::Add {
+                dst,
+                lhs: dst,
+                rhs: tmp,
+            });
             if let Some(q) = t.quasis.get(i + 1) {
                 let s = Self::cooked(q).unwrap_or_default();
                 if !s.is_empty() {
                     let idx = self.fs.string(s)?;
                     self.emit(Instr::LoadConst { dst: tmp, idx });
-                    self.emit(Instr::Add { dst, lhs: dst, rhs: tmp });
+                    self.emit(Instr::Add {
+                        dst,
+                        lhs: dst,
+                        rhs: tmp,
+                    });
                 }
             }
         }
@@ -1129,7 +1361,12 @@ impl<'a> Compiler<'a> {
         if n + 1 > 255 {
             return self.unsupported("tagged templates with more than 254 substitutions", t.span);
         }
-        self.emit(Instr::Call { dst, func, args: base, argc: (n + 1) as u8 });
+        self.emit(Instr::Call {
+            dst,
+            func,
+            args: base,
+            argc: (n + 1) as u8,
+        });
         Ok(())
     }
 
@@ -1138,7 +1375,10 @@ impl<'a> Compiler<'a> {
     fn array(&mut self, a: &ArrayExpression<'a>, dst: Reg) -> R<()> {
         // Build in a temporary: elements may read the variable `dst` belongs to.
         let arr = self.fs.alloc()?;
-        self.emit(Instr::NewArray { dst: arr, capacity: a.elements.len().min(u16::MAX as usize) as u16 });
+        self.emit(Instr::NewArray {
+            dst: arr,
+            capacity: a.elements.len().min(u16::MAX as usize) as u16,
+        });
         let t = self.fs.alloc()?;
         for el in &a.elements {
             match el {
@@ -1168,7 +1408,11 @@ impl<'a> Compiler<'a> {
     pub(crate) fn static_key(&self, key: &PropertyKey<'a>) -> Option<Vec<u16>> {
         match key {
             PropertyKey::StaticIdentifier(id) => Some(utf16(&id.name)),
-            PropertyKey::StringLiteral(s) => Some(if s.lone_surrogates { decode_lone_surrogates(&s.value) } else { utf16(&s.value) }),
+            PropertyKey::StringLiteral(s) => Some(if s.lone_surrogates {
+                decode_lone_surrogates(&s.value)
+            } else {
+                utf16(&s.value)
+            }),
             PropertyKey::NumericLiteral(n) => Some(utf16(&number_to_string(n.value))),
             PropertyKey::BigIntLiteral(b) => Some(utf16(&b.value)),
             _ => None,
@@ -1205,10 +1449,15 @@ impl<'a> Compiler<'a> {
                     self.emit(Instr::CopyDataProperties { dst: obj, src: v });
                 }
                 ObjectPropertyKind::ObjectProperty(p) => {
-                    let static_name = if p.computed { None } else { self.static_key(&p.key) };
+                    let static_name = if p.computed {
+                        None
+                    } else {
+                        self.static_key(&p.key)
+                    };
                     match p.kind {
                         PropertyKind::Init if !p.method => {
-                            let is_proto = static_name.as_deref() == Some(&utf16("__proto__")[..]) && !p.shorthand;
+                            let is_proto = static_name.as_deref() == Some(&utf16("__proto__")[..])
+                                && !p.shorthand;
                             let v = self.fs.alloc()?;
                             match static_name {
                                 Some(name) => {
@@ -1236,16 +1485,31 @@ impl<'a> Compiler<'a> {
                             let Expression::FunctionExpression(f) = &p.value else {
                                 return self.unsupported("this object member", p.span);
                             };
-                            let base_name = static_name.map(|n| String::from_utf16_lossy(&n)).unwrap_or_default();
+                            let base_name = static_name
+                                .map(|n| String::from_utf16_lossy(&n))
+                                .unwrap_or_default();
                             let (name, kind) = match p.kind {
-                                PropertyKind::Get => (format!("get {base_name}"), MethodKind::ObjectGetter),
-                                PropertyKind::Set => (format!("set {base_name}"), MethodKind::ObjectSetter),
+                                PropertyKind::Get => {
+                                    (format!("get {base_name}"), MethodKind::ObjectGetter)
+                                }
+                                PropertyKind::Set => {
+                                    (format!("set {base_name}"), MethodKind::ObjectSetter)
+                                }
                                 PropertyKind::Init => (base_name, MethodKind::ObjectMethod),
                             };
-                            let index = self.compile_function(f, utf16(&name), Some(kiln_bytecode::FunctionKind::Method))?;
+                            let index = self.compile_function(
+                                f,
+                                utf16(&name),
+                                Some(kiln_bytecode::FunctionKind::Method),
+                            )?;
                             let func = self.fs.alloc()?;
                             self.emit_closure(func, index)?;
-                            self.emit(Instr::DefineMethod { obj, key, func, kind });
+                            self.emit(Instr::DefineMethod {
+                                obj,
+                                key,
+                                func,
+                                kind,
+                            });
                         }
                     }
                 }
@@ -1297,7 +1561,11 @@ pub(crate) fn number_to_string(v: f64) -> String {
         return "NaN".into();
     }
     if v.is_infinite() {
-        return if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if v > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     if v == 0.0 {
         return "0".into();
@@ -1322,7 +1590,11 @@ pub(crate) fn number_to_string(v: f64) -> String {
     } else {
         let e = n - 1;
         let sign = if e >= 0 { "+" } else { "-" };
-        if k == 1 { format!("{}e{}{}", digits, sign, e.abs()) } else { format!("{}.{}e{}{}", &digits[..1], &digits[1..], sign, e.abs()) }
+        if k == 1 {
+            format!("{}e{}{}", digits, sign, e.abs())
+        } else {
+            format!("{}.{}e{}{}", &digits[..1], &digits[1..], sign, e.abs())
+        }
     };
     if negative { format!("-{body}") } else { body }
 }

@@ -20,7 +20,10 @@ const SITE_SHARING_THRESHOLD: usize = 60_000;
 pub(crate) enum Loc {
     Reg(Reg),
     /// slot of a compile-time environment id (see `Compiler::envs`)
-    Env { env: u32, slot: u16 },
+    Env {
+        env: u32,
+        slot: u16,
+    },
     /// a global property (script top level or unresolved)
     Global,
 }
@@ -45,7 +48,11 @@ pub(crate) enum CtlKind {
     /// a labelled statement that is not a loop
     Label,
     /// the protected part of a try/finally: exits go through the finally body
-    Finally { kind: Reg, exits: Vec<Exit>, entry_jumps: Vec<usize> },
+    Finally {
+        kind: Reg,
+        exits: Vec<Exit>,
+        entry_jumps: Vec<usize>,
+    },
     /// inside a try block with a catch, or a for-of body: no tail calls
     Protected,
 }
@@ -215,9 +222,13 @@ impl FnState {
                 return Ok(i);
             }
             if self.sites.len() >= u16::MAX as usize {
-                return Err(CompileError::new("too many property accesses in one function", 0));
+                return Err(CompileError::new(
+                    "too many property accesses in one function",
+                    0,
+                ));
             }
-            self.shared_sites.insert(name.clone(), self.sites.len() as u16);
+            self.shared_sites
+                .insert(name.clone(), self.sites.len() as u16);
         }
         self.sites.push(name);
         Ok((self.sites.len() - 1) as u16)
@@ -264,7 +275,13 @@ impl FnState {
         self.patch(at, target);
     }
 
-    pub(crate) fn finish(self, name: Vec<u16>, length: u32, param_count: u16, span: (u32, u32)) -> FunctionCode {
+    pub(crate) fn finish(
+        self,
+        name: Vec<u16>,
+        length: u32,
+        param_count: u16,
+        span: (u32, u32),
+    ) -> FunctionCode {
         FunctionCode {
             name,
             kind: self.kind,

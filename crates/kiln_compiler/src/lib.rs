@@ -42,7 +42,12 @@ const COMPILER_STACK: usize = 256 * 1024 * 1024;
 
 /// Compile `source` as a script (sloppy unless it opens with `"use strict"` or
 /// `strict` is set), a module, or eval code.
-pub fn compile(source: &str, source_name: &str, kind: ScriptKind, strict: bool) -> Result<Script, CompileError> {
+pub fn compile(
+    source: &str,
+    source_name: &str,
+    kind: ScriptKind,
+    strict: bool,
+) -> Result<Script, CompileError> {
     if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
@@ -62,16 +67,24 @@ pub fn compile(source: &str, source_name: &str, kind: ScriptKind, strict: bool) 
     }
 }
 
-
-
-fn compile_on_this_thread(source: &str, source_name: &str, kind: ScriptKind, strict: bool) -> Result<Script, CompileError> {
+fn compile_on_this_thread(
+    source: &str,
+    source_name: &str,
+    kind: ScriptKind,
+    strict: bool,
+) -> Result<Script, CompileError> {
     let allocator = Allocator::default();
     let source_type = match kind {
         ScriptKind::Module => SourceType::mjs(),
         _ => SourceType::script(),
     };
-    let options = ParseOptions { preserve_parens: false, ..ParseOptions::default() };
-    let parsed = Parser::new(&allocator, source, source_type).with_options(options).parse();
+    let options = ParseOptions {
+        preserve_parens: false,
+        ..ParseOptions::default()
+    };
+    let parsed = Parser::new(&allocator, source, source_type)
+        .with_options(options)
+        .parse();
     if let Some(d) = parsed.diagnostics.errors().next() {
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
@@ -80,7 +93,9 @@ fn compile_on_this_thread(source: &str, source_name: &str, kind: ScriptKind, str
         return Err(CompileError::new("syntax error", 0).locate(source));
     }
     let program = parsed.program;
-    let semantic = SemanticBuilder::new().with_check_syntax_error(true).build(&program);
+    let semantic = SemanticBuilder::new()
+        .with_check_syntax_error(true)
+        .build(&program);
     if let Some(d) = semantic.diagnostics.errors().next() {
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
@@ -98,16 +113,34 @@ fn compile_on_this_thread(source: &str, source_name: &str, kind: ScriptKind, str
     for f in compiler.functions {
         match f {
             Some(f) => functions.push(f),
-            None => return Err(CompileError::new("internal error: missing function", 0).locate(source)),
+            None => {
+                return Err(CompileError::new("internal error: missing function", 0).locate(source));
+            }
         }
     }
-    Ok(Script { kind, functions, source: source.to_string(), source_name: source_name.to_string() })
+    Ok(Script {
+        kind,
+        functions,
+        source: source.to_string(),
+        source_name: source_name.to_string(),
+    })
 }
 
 /// The top level of a script: global declarations first, then the body,
 /// returning the completion value.
-fn compile_top_level<'a>(c: &mut Compiler<'a>, body: &[Statement<'a>], root: ScopeId, strict: bool) -> Result<(), CompileError> {
-    c.begin_function(FunctionKind::Script, strict, Some(root), Some(ContextKey::Scope(root)), None)?;
+fn compile_top_level<'a>(
+    c: &mut Compiler<'a>,
+    body: &[Statement<'a>],
+    root: ScopeId,
+    strict: bool,
+) -> Result<(), CompileError> {
+    c.begin_function(
+        FunctionKind::Script,
+        strict,
+        Some(root),
+        Some(ContextKey::Scope(root)),
+        None,
+    )?;
     for sym in c.scope_symbols(root) {
         let name = c.scoping.symbol_name(sym).to_string();
         let site = c.fs.site(&name)?;

@@ -38,7 +38,10 @@ impl<'a> Compiler<'a> {
             Target::Binding(p) => match p {
                 BindingPattern::BindingIdentifier(id) => {
                     let Some(sym) = id.symbol_id.get() else {
-                        return Err(CompileError::new("internal error: unresolved binding", id.span.start));
+                        return Err(CompileError::new(
+                            "internal error: unresolved binding",
+                            id.span.start,
+                        ));
                     };
                     self.store_symbol(sym, src, init, id.span)?;
                 }
@@ -51,20 +54,31 @@ impl<'a> Compiler<'a> {
                     self.bind_target(Target::Binding(&ap.left), v, init)?;
                 }
                 BindingPattern::ObjectPattern(op) => {
-                    let props: Vec<(&PropertyKey<'a>, bool, Target<'_, 'a>)> =
-                        op.properties.iter().map(|p| (&p.key, p.computed, Target::Binding(&p.value))).collect();
+                    let props: Vec<(&PropertyKey<'a>, bool, Target<'_, 'a>)> = op
+                        .properties
+                        .iter()
+                        .map(|p| (&p.key, p.computed, Target::Binding(&p.value)))
+                        .collect();
                     let rest = op.rest.as_ref().map(|r| Target::Binding(&r.argument));
                     self.object_pattern(src, &props, rest, init, op.span.start)?;
                 }
                 BindingPattern::ArrayPattern(ap) => {
-                    let elements: Vec<Option<Target<'_, 'a>>> = ap.elements.iter().map(|e| e.as_ref().map(Target::Binding)).collect();
+                    let elements: Vec<Option<Target<'_, 'a>>> = ap
+                        .elements
+                        .iter()
+                        .map(|e| e.as_ref().map(Target::Binding))
+                        .collect();
                     let rest = ap.rest.as_ref().map(|r| Target::Binding(&r.argument));
                     self.array_pattern(src, &elements, rest, init, ap.span.start)?;
                 }
             },
             Target::Assign(t) => match t {
                 AssignmentTarget::ArrayAssignmentTarget(at) => {
-                    let elements: Vec<Option<Target<'_, 'a>>> = at.elements.iter().map(|e| e.as_ref().map(Target::AssignDefault)).collect();
+                    let elements: Vec<Option<Target<'_, 'a>>> = at
+                        .elements
+                        .iter()
+                        .map(|e| e.as_ref().map(Target::AssignDefault))
+                        .collect();
                     let rest = at.rest.as_ref().map(|r| Target::Assign(&r.target));
                     self.array_pattern(src, &elements, rest, false, at.span.start)?;
                 }
@@ -88,7 +102,9 @@ impl<'a> Compiler<'a> {
             Target::AssignDefault(d) => match d {
                 AssignmentTargetMaybeDefault::AssignmentTargetWithDefault(w) => {
                     let name = match &w.binding {
-                        AssignmentTarget::AssignmentTargetIdentifier(id) => Some(id.name.to_string()),
+                        AssignmentTarget::AssignmentTargetIdentifier(id) => {
+                            Some(id.name.to_string())
+                        }
                         _ => None,
                     };
                     let v = self.with_default(src, &w.init, name.as_deref())?;
@@ -122,25 +138,44 @@ impl<'a> Compiler<'a> {
         Ok(v)
     }
 
-    fn object_pattern(&mut self, src: Reg, props: &[(&PropertyKey<'a>, bool, Target<'_, 'a>)], rest: Option<Target<'_, 'a>>, init: bool, offset: u32) -> R<()> {
+    fn object_pattern(
+        &mut self,
+        src: Reg,
+        props: &[(&PropertyKey<'a>, bool, Target<'_, 'a>)],
+        rest: Option<Target<'_, 'a>>,
+        init: bool,
+        offset: u32,
+    ) -> R<()> {
         let obj = self.fs.alloc()?;
         self.fs.position(offset);
         self.emit(Instr::ToObject { dst: obj, src });
         let mut keys: Vec<Reg> = Vec::new();
         for (key, computed, target) in props {
             let v = self.fs.alloc()?;
-            let static_name = if *computed { None } else { self.static_key(key) };
+            let static_name = if *computed {
+                None
+            } else {
+                self.static_key(key)
+            };
             match static_name {
                 Some(name) if rest.is_none() => {
                     let site = self.fs.site_utf16(name)?;
                     self.fs.position(key.span().start);
-                    self.emit(Instr::GetNamed { dst: v, obj: src, site });
+                    self.emit(Instr::GetNamed {
+                        dst: v,
+                        obj: src,
+                        site,
+                    });
                 }
                 _ => {
                     let k = self.fs.alloc()?;
                     self.property_key(key, k)?;
                     self.fs.position(key.span().start);
-                    self.emit(Instr::GetIndex { dst: v, obj: src, key: k });
+                    self.emit(Instr::GetIndex {
+                        dst: v,
+                        obj: src,
+                        key: k,
+                    });
                     keys.push(k);
                 }
             }
@@ -148,19 +183,34 @@ impl<'a> Compiler<'a> {
         }
         if let Some(rest) = rest {
             let excluded = self.fs.alloc()?;
-            self.emit(Instr::NewArray { dst: excluded, capacity: keys.len().min(u16::MAX as usize) as u16 });
+            self.emit(Instr::NewArray {
+                dst: excluded,
+                capacity: keys.len().min(u16::MAX as usize) as u16,
+            });
             for k in &keys {
-                self.emit(Instr::ArrayPush { arr: excluded, src: *k });
+                self.emit(Instr::ArrayPush {
+                    arr: excluded,
+                    src: *k,
+                });
             }
             let r = self.fs.alloc()?;
             self.emit(Instr::NewObject { dst: r });
-            self.emit(Instr::CopyDataPropertiesExcept { dst: r, src, excluded });
+            self.emit(Instr::CopyDataPropertiesExcept {
+                dst: r,
+                src,
+                excluded,
+            });
             self.bind_target(rest, r, init)?;
         }
         Ok(())
     }
 
-    fn object_assignment_pattern(&mut self, src: Reg, ot: &ObjectAssignmentTarget<'a>, rest: Option<Target<'_, 'a>>) -> R<()> {
+    fn object_assignment_pattern(
+        &mut self,
+        src: Reg,
+        ot: &ObjectAssignmentTarget<'a>,
+        rest: Option<Target<'_, 'a>>,
+    ) -> R<()> {
         let obj = self.fs.alloc()?;
         self.fs.position(ot.span.start);
         self.emit(Instr::ToObject { dst: obj, src });
@@ -172,13 +222,21 @@ impl<'a> Compiler<'a> {
                 AssignmentTargetProperty::AssignmentTargetPropertyIdentifier(id) => {
                     self.load_str(k, &id.binding.name)?;
                     self.fs.position(id.span.start);
-                    self.emit(Instr::GetIndex { dst: v, obj: src, key: k });
+                    self.emit(Instr::GetIndex {
+                        dst: v,
+                        obj: src,
+                        key: k,
+                    });
                     self.bind_target(Target::Ident(&id.binding, id.init.as_ref()), v, false)?;
                 }
                 AssignmentTargetProperty::AssignmentTargetPropertyProperty(pp) => {
                     self.property_key(&pp.name, k)?;
                     self.fs.position(pp.span.start);
-                    self.emit(Instr::GetIndex { dst: v, obj: src, key: k });
+                    self.emit(Instr::GetIndex {
+                        dst: v,
+                        obj: src,
+                        key: k,
+                    });
                     self.bind_target(Target::AssignDefault(&pp.binding), v, false)?;
                 }
             }
@@ -186,19 +244,36 @@ impl<'a> Compiler<'a> {
         }
         if let Some(rest) = rest {
             let excluded = self.fs.alloc()?;
-            self.emit(Instr::NewArray { dst: excluded, capacity: keys.len().min(u16::MAX as usize) as u16 });
+            self.emit(Instr::NewArray {
+                dst: excluded,
+                capacity: keys.len().min(u16::MAX as usize) as u16,
+            });
             for k in &keys {
-                self.emit(Instr::ArrayPush { arr: excluded, src: *k });
+                self.emit(Instr::ArrayPush {
+                    arr: excluded,
+                    src: *k,
+                });
             }
             let r = self.fs.alloc()?;
             self.emit(Instr::NewObject { dst: r });
-            self.emit(Instr::CopyDataPropertiesExcept { dst: r, src, excluded });
+            self.emit(Instr::CopyDataPropertiesExcept {
+                dst: r,
+                src,
+                excluded,
+            });
             self.bind_target(rest, r, false)?;
         }
         Ok(())
     }
 
-    fn array_pattern(&mut self, src: Reg, elements: &[Option<Target<'_, 'a>>], rest: Option<Target<'_, 'a>>, init: bool, offset: u32) -> R<()> {
+    fn array_pattern(
+        &mut self,
+        src: Reg,
+        elements: &[Option<Target<'_, 'a>>],
+        rest: Option<Target<'_, 'a>>,
+        init: bool,
+        offset: u32,
+    ) -> R<()> {
         let iter = self.fs.alloc_n(2)?;
         self.fs.position(offset);
         self.emit(Instr::GetIterator { iter, src });
@@ -217,12 +292,21 @@ impl<'a> Compiler<'a> {
         }
         if let Some(rest) = rest {
             let arr = self.fs.alloc()?;
-            self.emit(Instr::NewArray { dst: arr, capacity: 0 });
+            self.emit(Instr::NewArray {
+                dst: arr,
+                capacity: 0,
+            });
             let top = self.fs.pc();
-            let exit1 = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
+            let exit1 = self.emit(Instr::JumpIfTrue {
+                src: done,
+                offset: 0,
+            });
             self.emit(Instr::LoadTrue { dst: done });
             self.emit(Instr::IteratorNext { dst: pair, iter });
-            let exit2 = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
+            let exit2 = self.emit(Instr::JumpIfTrue {
+                src: done,
+                offset: 0,
+            });
             self.emit(Instr::ArrayPush { arr, src: pair });
             self.fs.loop_to(top);
             self.fs.patch_here(exit1);
@@ -230,15 +314,28 @@ impl<'a> Compiler<'a> {
             self.bind_target(rest, arr, init)?;
         }
         let end = self.fs.pc();
-        let skip_close = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
+        let skip_close = self.emit(Instr::JumpIfTrue {
+            src: done,
+            offset: 0,
+        });
         self.emit(Instr::IteratorClose { iter });
         let over_handler = self.fs.jump();
         // A throw while binding closes the iterator unless it is exhausted
         // or the throw came from the iterator itself (done was set first).
         let exc = self.fs.alloc()?;
         let target = self.fs.pc();
-        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: target as u32, env_depth: depth, reg: exc, is_finally: false });
-        let rethrow = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: target as u32,
+            env_depth: depth,
+            reg: exc,
+            is_finally: false,
+        });
+        let rethrow = self.emit(Instr::JumpIfTrue {
+            src: done,
+            offset: 0,
+        });
         self.emit(Instr::IteratorCloseOnThrow { iter });
         self.fs.patch_here(rethrow);
         self.emit(Instr::Throw { src: exc });
@@ -251,11 +348,20 @@ impl<'a> Compiler<'a> {
     fn step_iterator(&mut self, iter: Reg, pair: Reg, value: Reg) {
         let done = pair + 1;
         self.emit(Instr::LoadUndefined { dst: value });
-        let skip = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
+        let skip = self.emit(Instr::JumpIfTrue {
+            src: done,
+            offset: 0,
+        });
         self.emit(Instr::LoadTrue { dst: done });
         self.emit(Instr::IteratorNext { dst: pair, iter });
-        let finished = self.emit(Instr::JumpIfTrue { src: done, offset: 0 });
-        self.emit(Instr::Mov { dst: value, src: pair });
+        let finished = self.emit(Instr::JumpIfTrue {
+            src: done,
+            offset: 0,
+        });
+        self.emit(Instr::Mov {
+            dst: value,
+            src: pair,
+        });
         self.fs.patch_here(skip);
         self.fs.patch_here(finished);
     }

@@ -64,21 +64,35 @@ pub(crate) fn function_scope_of(scoping: &Scoping, mut scope: ScopeId) -> ScopeI
 }
 
 pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
-    let mut visitor = Collector { stack: Vec::new(), field_refs: HashSet::new(), needs: HashMap::new(), scoping, current_class: Vec::new() };
-    visitor.stack.push(Ctx { key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))), arrow: false });
+    let mut visitor = Collector {
+        stack: Vec::new(),
+        field_refs: HashSet::new(),
+        needs: HashMap::new(),
+        scoping,
+        current_class: Vec::new(),
+    };
+    visitor.stack.push(Ctx {
+        key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))),
+        arrow: false,
+    });
     visitor.visit_program(program);
     let mut captured = HashSet::new();
     for symbol in scoping.symbol_ids() {
         let home = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
         for &reference_id in scoping.get_resolved_reference_ids(symbol) {
             let reference = scoping.get_reference(reference_id);
-            if visitor.field_refs.contains(&reference_id) || function_scope_of(scoping, reference.scope_id()) != home {
+            if visitor.field_refs.contains(&reference_id)
+                || function_scope_of(scoping, reference.scope_id()) != home
+            {
                 captured.insert(symbol);
                 break;
             }
         }
     }
-    Analysis { captured, needs: visitor.needs }
+    Analysis {
+        captured,
+        needs: visitor.needs,
+    }
 }
 
 struct Ctx {
@@ -111,14 +125,23 @@ impl Collector<'_> {
     }
 
     fn in_fields(&self) -> bool {
-        matches!(self.stack.last(), Some(Ctx { key: ContextKey::Fields { .. }, .. }))
+        matches!(
+            self.stack.last(),
+            Some(Ctx {
+                key: ContextKey::Fields { .. },
+                ..
+            })
+        )
     }
 }
 
 impl<'a> Visit<'a> for Collector<'_> {
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         if let Some(scope) = it.scope_id.get() {
-            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: false });
+            self.stack.push(Ctx {
+                key: ContextKey::Scope(scope),
+                arrow: false,
+            });
             walk::walk_function(self, it, flags);
             self.stack.pop();
         }
@@ -126,7 +149,10 @@ impl<'a> Visit<'a> for Collector<'_> {
 
     fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
         if let Some(scope) = it.scope_id.get() {
-            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: true });
+            self.stack.push(Ctx {
+                key: ContextKey::Scope(scope),
+                arrow: true,
+            });
             walk::walk_arrow_function_expression(self, it);
             self.stack.pop();
         }
@@ -134,7 +160,10 @@ impl<'a> Visit<'a> for Collector<'_> {
 
     fn visit_static_block(&mut self, it: &StaticBlock<'a>) {
         if let Some(scope) = it.scope_id.get() {
-            self.stack.push(Ctx { key: ContextKey::Scope(scope), arrow: false });
+            self.stack.push(Ctx {
+                key: ContextKey::Scope(scope),
+                arrow: false,
+            });
             walk::walk_static_block(self, it);
             self.stack.pop();
         }
@@ -150,7 +179,13 @@ impl<'a> Visit<'a> for Collector<'_> {
     fn visit_property_definition(&mut self, it: &PropertyDefinition<'a>) {
         self.visit_property_key(&it.key);
         if let (Some(value), Some(Some(class))) = (&it.value, self.current_class.last().copied()) {
-            self.stack.push(Ctx { key: ContextKey::Fields { class, is_static: it.r#static }, arrow: false });
+            self.stack.push(Ctx {
+                key: ContextKey::Fields {
+                    class,
+                    is_static: it.r#static,
+                },
+                arrow: false,
+            });
             self.visit_expression(value);
             self.stack.pop();
         }
@@ -159,7 +194,13 @@ impl<'a> Visit<'a> for Collector<'_> {
     fn visit_accessor_property(&mut self, it: &AccessorProperty<'a>) {
         self.visit_property_key(&it.key);
         if let (Some(value), Some(Some(class))) = (&it.value, self.current_class.last().copied()) {
-            self.stack.push(Ctx { key: ContextKey::Fields { class, is_static: it.r#static }, arrow: false });
+            self.stack.push(Ctx {
+                key: ContextKey::Fields {
+                    class,
+                    is_static: it.r#static,
+                },
+                arrow: false,
+            });
             self.visit_expression(value);
             self.stack.pop();
         }
@@ -193,7 +234,10 @@ impl<'a> Visit<'a> for Collector<'_> {
             self.field_refs.insert(id);
         }
         if it.name == "arguments"
-            && it.reference_id.get().is_none_or(|id| self.scoping.get_reference(id).symbol_id().is_none())
+            && it
+                .reference_id
+                .get()
+                .is_none_or(|id| self.scoping.get_reference(id).symbol_id().is_none())
         {
             let (needs, through_arrow) = self.owner();
             needs.arguments = true;

@@ -27,14 +27,26 @@ impl<'a> Compiler<'a> {
     }
 
     fn statement_inner(&mut self, s: &Statement<'a>) -> R<()> {
-        if !matches!(s, Statement::LabeledStatement(_) | Statement::BlockStatement(_) | Statement::EmptyStatement(_)) {
+        if !matches!(
+            s,
+            Statement::LabeledStatement(_)
+                | Statement::BlockStatement(_)
+                | Statement::EmptyStatement(_)
+        ) {
             self.pos(s.span());
         }
         let is_loop = matches!(
             s,
-            Statement::WhileStatement(_) | Statement::DoWhileStatement(_) | Statement::ForStatement(_) | Statement::ForInStatement(_) | Statement::ForOfStatement(_)
+            Statement::WhileStatement(_)
+                | Statement::DoWhileStatement(_)
+                | Statement::ForStatement(_)
+                | Statement::ForInStatement(_)
+                | Statement::ForOfStatement(_)
         );
-        if !is_loop && !matches!(s, Statement::LabeledStatement(_)) && !self.fs.pending_labels.is_empty() {
+        if !is_loop
+            && !matches!(s, Statement::LabeledStatement(_))
+            && !self.fs.pending_labels.is_empty()
+        {
             // A labelled non-loop statement: only `break label` can target it.
             let labels = std::mem::take(&mut self.fs.pending_labels);
             self.push_ctl(CtlKind::Label, labels);
@@ -112,11 +124,13 @@ impl<'a> Compiler<'a> {
                 self.fs.pending_labels.clear();
             }
             Statement::BreakStatement(b) => {
-                let target = self.find_target(b.label.as_ref().map(|l| l.name.as_str()), false, b.span)?;
+                let target =
+                    self.find_target(b.label.as_ref().map(|l| l.name.as_str()), false, b.span)?;
                 self.emit_exit(Some(target), ExitKind::Break, None)?;
             }
             Statement::ContinueStatement(c) => {
-                let target = self.find_target(c.label.as_ref().map(|l| l.name.as_str()), true, c.span)?;
+                let target =
+                    self.find_target(c.label.as_ref().map(|l| l.name.as_str()), true, c.span)?;
                 self.emit_exit(Some(target), ExitKind::Continue, None)?;
             }
             Statement::ReturnStatement(r) => self.return_statement(r)?,
@@ -151,7 +165,10 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn variable_declaration(&mut self, d: &VariableDeclaration<'a>) -> R<()> {
-        if matches!(d.kind, VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing) {
+        if matches!(
+            d.kind,
+            VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing
+        ) {
             return self.unsupported("using declarations", d.span);
         }
         for decl in &d.declarations {
@@ -219,7 +236,12 @@ impl<'a> Compiler<'a> {
     /// Whether `return f()` here may replace the frame.
     fn can_tail_call(&self) -> bool {
         self.fs.strict
-            && matches!(self.fs.kind, kiln_bytecode::FunctionKind::Normal | kiln_bytecode::FunctionKind::Arrow | kiln_bytecode::FunctionKind::Method)
+            && matches!(
+                self.fs.kind,
+                kiln_bytecode::FunctionKind::Normal
+                    | kiln_bytecode::FunctionKind::Arrow
+                    | kiln_bytecode::FunctionKind::Method
+            )
             && self.fs.ctl.iter().all(|c| match &c.kind {
                 CtlKind::Finally { .. } | CtlKind::Protected => false,
                 CtlKind::Loop { iterator, .. } => iterator.is_none(),
@@ -231,7 +253,14 @@ impl<'a> Compiler<'a> {
 
     pub(crate) fn push_ctl(&mut self, kind: CtlKind, labels: Vec<String>) {
         let depth = self.env_depth();
-        self.fs.ctl.push(Ctl { labels, kind, env_depth: depth, continue_depth: depth, break_jumps: Vec::new(), continue_jumps: Vec::new() });
+        self.fs.ctl.push(Ctl {
+            labels,
+            kind,
+            env_depth: depth,
+            continue_depth: depth,
+            break_jumps: Vec::new(),
+            continue_jumps: Vec::new(),
+        });
     }
 
     pub(crate) fn pop_ctl(&mut self) -> Ctl {
@@ -248,14 +277,23 @@ impl<'a> Compiler<'a> {
     fn find_target(&self, label: Option<&str>, is_continue: bool, span: Span) -> R<usize> {
         for (i, c) in self.fs.ctl.iter().enumerate().rev() {
             let ok = match label {
-                Some(l) => c.labels.iter().any(|x| x == l) && (!is_continue || matches!(c.kind, CtlKind::Loop { .. })),
-                None => matches!(c.kind, CtlKind::Loop { .. }) || (!is_continue && matches!(c.kind, CtlKind::Switch)),
+                Some(l) => {
+                    c.labels.iter().any(|x| x == l)
+                        && (!is_continue || matches!(c.kind, CtlKind::Loop { .. }))
+                }
+                None => {
+                    matches!(c.kind, CtlKind::Loop { .. })
+                        || (!is_continue && matches!(c.kind, CtlKind::Switch))
+                }
             };
             if ok {
                 return Ok(i);
             }
         }
-        Err(CompileError::new("Illegal break or continue statement", span.start))
+        Err(CompileError::new(
+            "Illegal break or continue statement",
+            span.start,
+        ))
     }
 
     /// Leave to `target` (or return from the function), closing for-of
@@ -264,7 +302,10 @@ impl<'a> Compiler<'a> {
         let bottom = target.map_or(0, |t| t + 1);
         for i in (bottom..self.fs.ctl.len()).rev() {
             match &self.fs.ctl[i].kind {
-                CtlKind::Loop { iterator: Some(iter), .. } => {
+                CtlKind::Loop {
+                    iterator: Some(iter),
+                    ..
+                } => {
                     let iter = *iter;
                     self.emit(Instr::IteratorClose { iter });
                 }
@@ -277,15 +318,23 @@ impl<'a> Compiler<'a> {
                         ExitKind::Continue => Exit::Continue(target.unwrap_or(0)),
                         ExitKind::Return => {
                             if let Some(v) = value {
-                                self.emit(Instr::Mov { dst: kind_reg + 1, src: v });
+                                self.emit(Instr::Mov {
+                                    dst: kind_reg + 1,
+                                    src: v,
+                                });
                             }
                             Exit::Return
                         }
                     };
-                    let CtlKind::Finally { exits, .. } = &mut self.fs.ctl[i].kind else { unreachable!() };
+                    let CtlKind::Finally { exits, .. } = &mut self.fs.ctl[i].kind else {
+                        unreachable!()
+                    };
                     exits.push(exit);
                     let n = exits.len() as i32 - 1;
-                    self.emit(Instr::LoadInt { dst: kind_reg, value: Completion::Jump as i32 + n });
+                    self.emit(Instr::LoadInt {
+                        dst: kind_reg,
+                        value: Completion::Jump as i32 + n,
+                    });
                     let j = self.fs.jump();
                     if let CtlKind::Finally { entry_jumps, .. } = &mut self.fs.ctl[i].kind {
                         entry_jumps.push(j);
@@ -312,7 +361,11 @@ impl<'a> Compiler<'a> {
                 }
             }
             (ExitKind::Break, Some(t)) => {
-                if let CtlKind::Loop { iterator: Some(iter), .. } = self.fs.ctl[t].kind {
+                if let CtlKind::Loop {
+                    iterator: Some(iter),
+                    ..
+                } = self.fs.ctl[t].kind
+                {
                     self.emit(Instr::IteratorClose { iter });
                 }
                 let depth = self.fs.ctl[t].env_depth;
@@ -378,7 +431,10 @@ impl<'a> Compiler<'a> {
     fn for_left(&mut self, left: &ForStatementLeft<'a>, value: Reg) -> R<()> {
         match left {
             ForStatementLeft::VariableDeclaration(d) => {
-                if matches!(d.kind, VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing) {
+                if matches!(
+                    d.kind,
+                    VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing
+                ) {
                     return self.unsupported("using declarations", d.span);
                 }
                 if let Some(decl) = d.declarations.first() {
@@ -406,7 +462,10 @@ impl<'a> Compiler<'a> {
         self.push_ctl(CtlKind::Loop { iterator: None }, labels);
         let top = self.fs.pc();
         self.emit(Instr::ForInNext { dst: pair, iter });
-        let exit = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+        let exit = self.emit(Instr::JumpIfTrue {
+            src: pair + 1,
+            offset: 0,
+        });
         let pushed = self.enter_scope(f.scope_id.get())?;
         if let Some(c) = self.fs.ctl.last_mut() {
             c.continue_depth += pushed as u16;
@@ -438,30 +497,67 @@ impl<'a> Compiler<'a> {
         }
         let pair = self.fs.alloc_n(2)?;
         let call_base = if is_async { self.fs.alloc()? } else { 0 };
-        self.push_ctl(CtlKind::Loop { iterator: Some(iter) }, labels);
+        self.push_ctl(
+            CtlKind::Loop {
+                iterator: Some(iter),
+            },
+            labels,
+        );
         let top = self.fs.pc();
         if is_async {
             // result = await next.call(iter); if (!IsObject(result)) throw; done/value.
-            self.emit(Instr::Mov { dst: call_base, src: iter });
-            self.emit(Instr::Call { dst: pair, func: iter + 1, args: call_base, argc: 0 });
-            self.emit(Instr::Await { dst: pair, src: pair });
+            self.emit(Instr::Mov {
+                dst: call_base,
+                src: iter,
+            });
+            self.emit(Instr::Call {
+                dst: pair,
+                func: iter + 1,
+                args: call_base,
+                argc: 0,
+            });
+            self.emit(Instr::Await {
+                dst: pair,
+                src: pair,
+            });
             self.emit(Instr::ThrowIfNotObject { src: pair });
             let done = self.fs.site("done")?;
-            self.emit(Instr::GetNamed { dst: pair + 1, obj: pair, site: done });
-            let exit_probe = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+            self.emit(Instr::GetNamed {
+                dst: pair + 1,
+                obj: pair,
+                site: done,
+            });
+            let exit_probe = self.emit(Instr::JumpIfTrue {
+                src: pair + 1,
+                offset: 0,
+            });
             let value = self.fs.site("value")?;
-            self.emit(Instr::GetNamed { dst: pair, obj: pair, site: value });
+            self.emit(Instr::GetNamed {
+                dst: pair,
+                obj: pair,
+                site: value,
+            });
             self.for_of_body(f, iter, pair, top, exit_probe)?;
         } else {
             self.emit(Instr::IteratorNext { dst: pair, iter });
-            let exit = self.emit(Instr::JumpIfTrue { src: pair + 1, offset: 0 });
+            let exit = self.emit(Instr::JumpIfTrue {
+                src: pair + 1,
+                offset: 0,
+            });
             self.for_of_body(f, iter, pair, top, exit)?;
         }
         let _ = depth;
         Ok(())
     }
 
-    fn for_of_body(&mut self, f: &ForOfStatement<'a>, iter: Reg, pair: Reg, top: usize, exit: usize) -> R<()> {
+    fn for_of_body(
+        &mut self,
+        f: &ForOfStatement<'a>,
+        iter: Reg,
+        pair: Reg,
+        top: usize,
+        exit: usize,
+    ) -> R<()> {
         let depth = self.env_depth();
         let start = self.fs.pc();
         let pushed = self.enter_scope(f.scope_id.get())?;
@@ -477,7 +573,14 @@ impl<'a> Compiler<'a> {
         let end = self.fs.pc();
         // A throw out of the body closes the iterator, then propagates.
         let exc = self.fs.alloc()?;
-        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: end as u32, env_depth: depth, reg: exc, is_finally: false });
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: end as u32,
+            env_depth: depth,
+            reg: exc,
+            is_finally: false,
+        });
         self.emit(Instr::IteratorCloseOnThrow { iter });
         self.emit(Instr::Throw { src: exc });
         self.fs.patch_here(exit);
@@ -508,7 +611,11 @@ impl<'a> Compiler<'a> {
             match &case.test {
                 Some(test) => {
                     self.expr(test, t)?;
-                    self.emit(Instr::StrictEq { dst: t, lhs: d, rhs: t });
+                    self.emit(Instr::StrictEq {
+                        dst: t,
+                        lhs: d,
+                        rhs: t,
+                    });
                     case_jumps.push(Some(self.emit(Instr::JumpIfTrue { src: t, offset: 0 })));
                 }
                 None => case_jumps.push(None),
@@ -545,14 +652,36 @@ impl<'a> Compiler<'a> {
             return self.try_catch(t, depth);
         };
         let kind = self.fs.alloc_n(2)?;
-        self.push_ctl(CtlKind::Finally { kind, exits: Vec::new(), entry_jumps: Vec::new() }, Vec::new());
+        self.push_ctl(
+            CtlKind::Finally {
+                kind,
+                exits: Vec::new(),
+                entry_jumps: Vec::new(),
+            },
+            Vec::new(),
+        );
         let start = self.fs.pc();
         self.try_catch(t, depth)?;
-        self.emit(Instr::LoadInt { dst: kind, value: Completion::Normal as i32 });
+        self.emit(Instr::LoadInt {
+            dst: kind,
+            value: Completion::Normal as i32,
+        });
         let end = self.fs.pc();
         let ctl = self.pop_ctl();
-        let CtlKind::Finally { exits, entry_jumps, .. } = ctl.kind else { unreachable!() };
-        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: end as u32, env_depth: depth, reg: kind, is_finally: true });
+        let CtlKind::Finally {
+            exits, entry_jumps, ..
+        } = ctl.kind
+        else {
+            unreachable!()
+        };
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: end as u32,
+            env_depth: depth,
+            reg: kind,
+            is_finally: true,
+        });
         self.fs.patch_all_here(&entry_jumps);
         // The completion register must survive the finally body.
         let saved_completion = self.fs.completion;
@@ -561,9 +690,19 @@ impl<'a> Compiler<'a> {
         self.emit(Instr::EndFinally { kind });
         for (n, exit) in exits.into_iter().enumerate() {
             let probe = self.fs.alloc()?;
-            self.emit(Instr::LoadInt { dst: probe, value: Completion::Jump as i32 + n as i32 });
-            self.emit(Instr::StrictEq { dst: probe, lhs: kind, rhs: probe });
-            let next = self.emit(Instr::JumpIfFalse { src: probe, offset: 0 });
+            self.emit(Instr::LoadInt {
+                dst: probe,
+                value: Completion::Jump as i32 + n as i32,
+            });
+            self.emit(Instr::StrictEq {
+                dst: probe,
+                lhs: kind,
+                rhs: probe,
+            });
+            let next = self.emit(Instr::JumpIfFalse {
+                src: probe,
+                offset: 0,
+            });
             match exit {
                 Exit::Break(target) => self.emit_exit(Some(target), ExitKind::Break, None)?,
                 Exit::Continue(target) => self.emit_exit(Some(target), ExitKind::Continue, None)?,
@@ -587,7 +726,14 @@ impl<'a> Compiler<'a> {
         let skip = self.fs.jump();
         let mark = self.fs.mark();
         let exc = self.fs.alloc()?;
-        self.fs.handlers.push(Handler { start: start as u32, end: end as u32, target: self.fs.pc() as u32, env_depth: depth, reg: exc, is_finally: false });
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: self.fs.pc() as u32,
+            env_depth: depth,
+            reg: exc,
+            is_finally: false,
+        });
         let pushed = self.enter_scope(handler.scope_id.get())?;
         if let Some(param) = &handler.param {
             self.bind_pattern(&param.pattern, exc, true)?;

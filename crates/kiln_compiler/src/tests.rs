@@ -1,6 +1,6 @@
 //! Unit tests: every construct compiles, with spot checks of the emitted code.
 
-use kiln_bytecode::{Instr, Script, ScriptKind};
+use kiln_bytecode::{FunctionKind, Script, ScriptKind};
 
 use crate::compile;
 
@@ -12,11 +12,28 @@ fn ok(source: &str) -> Script {
 }
 
 fn listing(script: &Script) -> String {
-    script.functions.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("\n")
+    script
+        .functions
+        .iter()
+        .map(|f| f.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-fn has(script: &Script, needle: &str) -> bool {
-    listing(script).contains(needle)
+fn has(source: &str, needle: &str) {
+    let s = ok(source);
+    let l = listing(&s);
+    assert!(
+        l.contains(needle),
+        "expected {needle:?} in listing of {source:?}:\n{l}"
+    );
+}
+
+fn err(source: &str) -> crate::CompileError {
+    match compile(source, "test.js", ScriptKind::Script, false) {
+        Ok(s) => panic!("expected an error for {source:?}, got:\n{}", listing(&s)),
+        Err(e) => e,
+    }
 }
 
 #[test]
@@ -31,11 +48,257 @@ fn octane_benchmarks_compile() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "js") {
             let source = std::fs::read_to_string(&path).unwrap();
-            if let Err(e) = compile(&source, &path.display().to_string(), ScriptKind::Script, false) {
+            if let Err(e) = compile(
+                &source,
+                &path.display().to_string(),
+                ScriptKind::Script,
+                false,
+            ) {
                 panic!("{}: {e:?}", path.display());
             }
             count += 1;
         }
     }
-    assert!(count >= 7, "expected the six benchmarks plus base.js, found {count}");
+    assert!(
+        count >= 7,
+        "expected the six benchmarks plus base.js, found {count}"
+    );
+}
+
+#[test]
+fn es5_constructs_compile() {
+    for source in [
+        "var a = 1, b = 'x', c = null, d = true, e = /ab+c/gi; a + b;",
+        "function f(x, y) { return x * y - x / y % 2 ** 3 | 1 & 2 ^ 3 << 1 >> 2 >>> 3; }",
+        "var o = { a: 1, 'b': 2, 3: 4, get g() { return 1 }, set g(v) {}, m: function () { return this } };",
+        "var a = [1, , 3]; a[0] = a[1] += 2; a.length--; ++a[2];",
+        "for (var i = 0; i < 10; i++) { if (i == 5) continue; if (i == 8) break; }",
+        "var i = 0; while (i < 10) i++; do { i-- } while (i > 0);",
+        "for (var k in {a: 1}) { k; }",
+        "outer: for (var i = 0; i < 3; i++) { inner: for (var j = 0; j < 3; j++) { if (j) continue outer; break inner; } }",
+        "switch (x) { case 1: y(); break; case 2: default: z(); }",
+        "try { f(); } catch (e) { g(e); } finally { h(); }",
+        "function f() { try { return 1; } finally { g(); } }",
+        "function f() { for (;;) { try { break; } finally { g(); } } }",
+        "throw new Error('x');",
+        "typeof x; typeof y === 'undefined'; delete o.p; delete o[k]; void 0; 'a' in o; o instanceof F;",
+        "function F() { this.x = 1; } F.prototype.m = function () { return this.x; }; new F().m();",
+        "function f() { return arguments.length + arguments[0]; }",
+        "var x = a ? b : c; var y = a && b || c; !a; -a; +a; ~a;",
+        "with_ = 1; x = y = z;",
+        "lbl: { break lbl; }",
+        "(function () { 'use strict'; return this; })();",
+        "function f(a) { a = 2; return arguments[0]; }",
+        "var s = 'a\\u0062c' + \"d\";",
+        "debugger;",
+    ] {
+        ok(source);
+    }
+}
+
+#[test]
+fn es2015_constructs_compile() {
+    for source in [
+        "let a = 1; const b = 2; { let a = 3; a; } a + b;",
+        "for (let i = 0; i < 3; i++) { setTimeout(() => i); }",
+        "const f = (a, b = 2, ...c) => a + b + c.length;",
+        "const t = `a${1}b${2}c`; tag`x${1}y`; String.raw`\\n`;",
+        "const { a, b: [c, , d = 1, ...e], ...f } = obj; [x, y] = [y, x]; ({ p: q.r, [k]: s = 2 } = o);",
+        "f(...args, 1); new F(...args); [...a, ...b]; ({ ...o, x: 1 });",
+        "class A { constructor(x) { this.x = x; } m() { return this.x; } static s() {} get g() { return 1; } set g(v) {} }",
+        "class B extends A { constructor() { super(1); } m() { return super.m() + 1; } }",
+        "class C { #x = 1; static #y = 2; #m() { return this.#x; } get #g() { return 1; } set #g(v) {} has(o) { return #x in o; } static { C.#y; } }",
+        "class D extends Object {} class E { x = 1; [k] = 2; static y = 3; }",
+        "for (const x of [1, 2]) { if (x) break; } for (let [k, v] of m) {}",
+        "function* g() { const x = yield 1; yield* [2, 3]; return x; }",
+        "async function f() { await g(); for await (const x of s) {} }",
+        "async function* ag() { yield 1; await 2; }",
+        "const h = async () => { await 1; };",
+        "a?.b; a?.[k]; a?.(); a?.b.c(); a ?? b; a ||= 1; a &&= 2; a ??= 3; a **= 2;",
+        "const big = 123n; const sep = 1_000_000;",
+        "const o = { [k]: 1, m() {}, get [k2]() {}, async *ag() {}, x };",
+        "function f() { return new.target; }",
+        "try { f(); } catch { g(); }",
+        "label: for (const x of xs) { for (const y of ys) { continue label; } }",
+        "const fn = function () {}; const arrow = () => {}; class K { static name2 = class {}; }",
+        "function f({ a, b } = {}, [c] = []) { return a + b + c; }",
+        "var { x = 1 } = {}; let [y = 2] = [];",
+        "switch (x) { case 1: let y = 1; break; default: y; }",
+        "import('x');",
+        "class A { constructor() { this.f = () => this; } } class B extends A { constructor() { super(); const g = () => this; } }",
+    ] {
+        ok(source);
+    }
+}
+
+#[test]
+fn captured_variables_live_in_environments() {
+    has(
+        "function f() { var x = 1; return function () { return x; }; }",
+        "GetEnv { dst: 1, depth: 0, slot: 0 }",
+    );
+    has(
+        "function f() { var x = 1; return x; }",
+        "LoadInt { dst: 1, value: 1 }",
+    );
+    has("for (let i = 0; i < 3; i++) { g(() => i); }", "CloneEnv");
+}
+
+#[test]
+fn functions_get_names_and_lengths() {
+    let s = ok(
+        "var f = function (a, b = 1, c) {}; let g = () => {}; var o = { get x() {}, m() {} }; class K {}",
+    );
+    let names: Vec<String> = s
+        .functions
+        .iter()
+        .map(|f| String::from_utf16_lossy(&f.name))
+        .collect();
+    for n in ["f", "g", "get x", "m", "K"] {
+        assert!(
+            names.iter().any(|x| x == n),
+            "no function named {n}: {names:?}"
+        );
+    }
+    let f = s
+        .functions
+        .iter()
+        .find(|f| f.name == "f".encode_utf16().collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(f.length, 1);
+    assert_eq!(f.param_count, 3);
+    assert!(
+        s.functions
+            .iter()
+            .any(|f| f.kind == FunctionKind::ClassConstructor)
+    );
+}
+
+#[test]
+fn scripts_declare_globals_and_return_completion() {
+    has(
+        "var a; function b() {} let c = 1; const d = 2;",
+        "DeclareGlobalVar",
+    );
+    has(
+        "let c = 1;",
+        "DeclareGlobalLexical { site: 0, is_const: false }",
+    );
+    has("let c = 1;", "InitGlobalLexical");
+    has("1 + 2;", "Return");
+}
+
+#[test]
+fn generators_and_async() {
+    has("function* g() { yield 1; }", "InitialYield");
+    has("function* g() { yield* x; }", "YieldDelegate");
+    has("async function f() { await x; }", "Await");
+    has(
+        "async function f() { for await (const a of b) {} }",
+        "GetAsyncIterator",
+    );
+}
+
+#[test]
+fn try_finally_routes_break_and_return() {
+    has(
+        "function f() { try { return 1; } finally { g(); } }",
+        "EndFinally",
+    );
+    has(
+        "function f() { for (;;) { try { break; } finally { g(); } } }",
+        "is_finally: true",
+    );
+    has("for (const x of y) { break; }", "IteratorClose");
+    has("for (const x of y) { g(); }", "IteratorCloseOnThrow");
+}
+
+#[test]
+fn const_assignment_throws() {
+    has("function f() { const x = 1; x = 2; }", "ThrowError");
+}
+
+#[test]
+fn unsupported_constructs_are_errors() {
+    assert!(
+        err("with (o) { x; }")
+            .message
+            .contains("not yet supported: with statement")
+    );
+    assert!(
+        err("class A extends B { constructor() { const f = () => super(); } }")
+            .message
+            .contains("super() inside an arrow")
+    );
+    assert!(
+        compile("export const x = 1;", "m.js", ScriptKind::Module, false)
+            .unwrap_err()
+            .message
+            .contains("modules")
+    );
+}
+
+#[test]
+fn syntax_errors_have_positions() {
+    let e = err("var a = 1;\nvar b = ;");
+    assert_eq!((e.line, e.column), (2, 9), "{e:?}");
+    // Early errors report oxc's first label (here: the first declaration).
+    let e = err("let x; let x;");
+    assert_eq!((e.line, e.column), (1, 5), "{e:?}");
+    // Columns count UTF-16 units.
+    let e = err("'😀'; )");
+    assert_eq!((e.line, e.column), (1, 7), "{e:?}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let parens = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    assert!(err(&parens).message.contains("nesting too deep"));
+    let arrays = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(err(&arrays).message.contains("nesting too deep"));
+    let templates = "`${".repeat(5000);
+    assert!(compile(&templates, "t.js", ScriptKind::Script, false).is_err());
+    // Unbracketed depth is caught by the compiler's own counter.
+    let unary = format!("{}x", "!".repeat(5000));
+    assert!(compile(&unary, "u.js", ScriptKind::Script, false).is_err());
+}
+
+#[test]
+fn test262_harness_compiles() {
+    let archive = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/test262/test262-be13516f.tar.gz");
+    if !archive.exists() {
+        println!("note: {} is absent; skipping", archive.display());
+        return;
+    }
+    let out = std::process::Command::new("tar")
+        .arg("-xzOf")
+        .arg(&archive)
+        .arg("--wildcards")
+        .arg("*/harness/assert.js")
+        .arg("*/harness/sta.js")
+        .arg("*/harness/propertyHelper.js")
+        .arg("*/harness/compareArray.js")
+        .output();
+    let Ok(out) = out else {
+        println!("note: tar unavailable; skipping");
+        return;
+    };
+    let source = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        source.contains("assert"),
+        "harness files not found in the archive"
+    );
+    ok(&source);
+}
+
+/// `KILN_DUMP='source' cargo test -p kiln_compiler dump -- --nocapture` prints a listing.
+#[test]
+fn dump() {
+    if let Ok(source) = std::env::var("KILN_DUMP") {
+        match compile(&source, "dump.js", ScriptKind::Script, false) {
+            Ok(s) => println!("{}", listing(&s)),
+            Err(e) => println!("{e:?}"),
+        }
+    }
 }
