@@ -181,6 +181,7 @@ impl<'a> Compiler<'a> {
                         let fname = utf16(&format!("{prefix}#{}", p.name));
                         let index =
                             self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
+                        self.set_source_start(index, m.span.start);
                         let f = self.fs.alloc()?;
                         self.emit_closure(f, index)?;
                         self.emit(Instr::SetHomeObject { func: f, obj: home });
@@ -229,6 +230,7 @@ impl<'a> Compiler<'a> {
                     };
                     let index =
                         self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
+                    self.set_source_start(index, m.span.start);
                     let f = self.fs.alloc()?;
                     self.emit_closure(f, index)?;
                     self.emit(Instr::DefineMethod {

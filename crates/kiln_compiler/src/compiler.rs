@@ -704,6 +704,13 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
+    /// Make `Function.prototype.toString` of a method show its whole definition.
+    pub(crate) fn set_source_start(&mut self, index: u32, start: u32) {
+        if let Some(Some(code)) = self.functions.get_mut(index as usize) {
+            code.source_start = start;
+        }
+    }
+
     /// `r[dst] = closure` for a compiled function index.
     pub(crate) fn emit_closure(&mut self, dst: Reg, index: u32) -> R<()> {
         let func = self.fs.constant(Constant::Function(index))?;

@@ -1502,6 +1502,7 @@ impl<'a> Compiler<'a> {
                                 utf16(&name),
                                 Some(kiln_bytecode::FunctionKind::Method),
                             )?;
+                            self.set_source_start(index, p.span.start);
                             let func = self.fs.alloc()?;
                             self.emit_closure(func, index)?;
                             self.emit(Instr::DefineMethod {
