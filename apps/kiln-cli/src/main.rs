@@ -1,1 +1,93 @@
-fn main() {}
+//! `kiln`: run JavaScript files, evaluate code, or start a REPL.
+//!
+//! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
+
+mod repl;
+mod shell;
+
+use clap::{Parser, Subcommand};
+use kiln::{ErrorReport, Runtime};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "kiln", version, about = "The Kiln JavaScript engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one or more script files in order, in one realm
+    Run {
+        /// the files to run (`.mjs` files are modules)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// treat the files as ES modules
+        #[arg(long)]
+        module: bool,
+    },
+    /// Evaluate code given on the command line and print its value
+    Eval { code: String },
+    /// Start an interactive session
+    Repl,
+}
+
+/// The engine runs on a thread with a large stack: deeply nested source and
+/// native re-entry recurse on the Rust stack even though JavaScript calls do not.
+const ENGINE_STACK_BYTES: usize = 256 << 20;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .stack_size(ENGINE_STACK_BYTES)
+        .spawn(move || run(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("kiln: internal error");
+            ExitCode::from(70)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    let mut runtime = Runtime::new();
+    shell::install(&mut runtime);
+    match cli.command {
+        Command::Run { files, module } => {
+            for file in files {
+                let source = match std::fs::read_to_string(&file) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("kiln: cannot read {}: {e}", file.display());
+                        return ExitCode::from(1);
+                    }
+                };
+                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
+                if is_module {
+                    eprintln!("kiln: not yet supported: modules ({})", file.display());
+                    return ExitCode::from(2);
+                }
+                if let Err(report) = runtime.run_script(&source, &file.display().to_string()) {
+                    return fail(&report);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Eval { code } => match runtime.eval(&code) {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(report) => fail(&report),
+        },
+        Command::Repl => repl::run(&mut runtime),
+    }
+}
+
+fn fail(report: &ErrorReport) -> ExitCode {
+    eprintln!("{report}");
+    ExitCode::from(if report.is_syntax_error { 2 } else { 1 })
+}

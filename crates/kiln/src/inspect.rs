@@ -8,6 +8,11 @@ use crate::value::{Kind, Value};
 const MAX_DEPTH: usize = 2;
 const MAX_ITEMS: usize = 100;
 
+/// Describe `v` the way a REPL prints a result.
+pub fn inspect_value(vm: &mut Vm, v: Value) -> String {
+    inspect(vm, v, true)
+}
+
 /// Describe `v`; `nested` quotes strings as inside a container.
 pub fn inspect(vm: &mut Vm, v: Value, nested: bool) -> String {
     let mut seen = Vec::new();
@@ -51,7 +56,12 @@ fn quote(s: &str) -> String {
     out
 }
 
-fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &mut Vec<Value>) -> String {
+fn describe_object(
+    vm: &mut Vm,
+    o: crate::heap::ObjectId,
+    depth: usize,
+    seen: &mut Vec<Value>,
+) -> String {
     let callable = vm.is_callable(Value::object(o));
     if callable {
         let name = vm.function_name(o);
@@ -65,24 +75,34 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
     }
     match &vm.heap.object(o).kind {
         ObjectKind::Error => {
-            let stack = vm.heap.own_property(o, PropertyKey::String(vm.atoms.stack)).map(|p| p.value);
+            let stack = vm
+                .heap
+                .own_property(o, PropertyKey::String(vm.atoms.stack))
+                .map(|p| p.value);
             if let Some(s) = stack.filter(|s| s.as_string().is_some()) {
                 return vm.display(s);
             }
         }
         ObjectKind::Date(t) => {
             let t = *t;
-            return crate::builtins::date::to_iso_string(t).unwrap_or_else(|| "Invalid Date".into());
+            return crate::builtins::date::to_iso_string(t)
+                .unwrap_or_else(|| "Invalid Date".into());
         }
         ObjectKind::RegExp(r) => {
             let (source, flags) = (r.source, r.flags);
-            return format!("/{}/{}", vm.heap.string_to_rust(source), vm.heap.string_to_rust(flags));
+            return format!(
+                "/{}/{}",
+                vm.heap.string_to_rust(source),
+                vm.heap.string_to_rust(flags)
+            );
         }
         ObjectKind::Promise(p) => {
             let (status, result) = (p.status, p.result);
             let inner = match status {
                 crate::builtins::promise::Status::Pending => "<pending>".to_string(),
-                crate::builtins::promise::Status::Fulfilled => describe(vm, result, true, depth + 1, seen),
+                crate::builtins::promise::Status::Fulfilled => {
+                    describe(vm, result, true, depth + 1, seen)
+                }
                 crate::builtins::promise::Status::Rejected => {
                     format!("<rejected> {}", describe(vm, result, true, depth + 1, seen))
                 }
@@ -91,7 +111,12 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
         }
         ObjectKind::Proxy { .. } => return "[Proxy]".into(),
         ObjectKind::Boolean(b) => return format!("[Boolean: {b}]"),
-        ObjectKind::Number(n) => return format!("[Number: {}]", crate::interpreter::convert::number_to_string(*n)),
+        ObjectKind::Number(n) => {
+            return format!(
+                "[Number: {}]",
+                crate::interpreter::convert::number_to_string(*n)
+            );
+        }
         ObjectKind::String(s) => {
             let s = *s;
             return format!("[String: {}]", quote(&vm.heap.string_to_rust(s)));
@@ -100,7 +125,11 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
     }
     let is_array = vm.heap.object(o).is_array();
     if depth > MAX_DEPTH {
-        return if is_array { "[Array]".into() } else { "[Object]".into() };
+        return if is_array {
+            "[Array]".into()
+        } else {
+            "[Object]".into()
+        };
     }
     let mut parts = Vec::new();
     let keys = vm.heap.own_keys(o);
@@ -119,13 +148,19 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
                         continue;
                     }
                     if holes > 0 {
-                        parts.push(format!("<{holes} empty item{}>", if holes > 1 { "s" } else { "" }));
+                        parts.push(format!(
+                            "<{holes} empty item{}>",
+                            if holes > 1 { "s" } else { "" }
+                        ));
                         holes = 0;
                     }
                     parts.push(describe(vm, v, true, depth + 1, seen));
                 }
                 if holes > 0 {
-                    parts.push(format!("<{holes} empty item{}>", if holes > 1 { "s" } else { "" }));
+                    parts.push(format!(
+                        "<{holes} empty item{}>",
+                        if holes > 1 { "s" } else { "" }
+                    ));
                 }
                 if len as usize > MAX_ITEMS {
                     parts.push(format!("... {} more items", len as usize - MAX_ITEMS));
@@ -141,14 +176,20 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
         if is_array && key == PropertyKey::String(vm.heap.length_atom) {
             continue;
         }
-        let Some(p) = vm.heap.own_property(o, key) else { continue };
+        let Some(p) = vm.heap.own_property(o, key) else {
+            continue;
+        };
         if !p.attrs.enumerable() {
             continue;
         }
         let name = match key {
             PropertyKey::String(s) => {
                 let text = vm.heap.string_to_rust(s);
-                if is_identifier(&text) { text } else { quote(&text) }
+                if is_identifier(&text) {
+                    text
+                } else {
+                    quote(&text)
+                }
             }
             PropertyKey::Index(i) => i.to_string(),
             PropertyKey::Symbol(_) => format!("[{}]", vm.key_to_display(key)),
@@ -171,7 +212,11 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
     }
     let prefix = class_prefix(vm, o);
     if is_array {
-        if parts.is_empty() { "[]".into() } else { format!("[ {} ]", parts.join(", ")) }
+        if parts.is_empty() {
+            "[]".into()
+        } else {
+            format!("[ {} ]", parts.join(", "))
+        }
     } else if parts.is_empty() {
         format!("{prefix}{{}}")
     } else {
@@ -181,15 +226,24 @@ fn describe_object(vm: &mut Vm, o: crate::heap::ObjectId, depth: usize, seen: &m
 
 /// `ClassName ` for instances of non-Object constructors, found without running JavaScript.
 fn class_prefix(vm: &mut Vm, o: crate::heap::ObjectId) -> String {
-    let Some(proto) = vm.heap.object(o).proto else { return "[Object: null prototype] ".into() };
+    let Some(proto) = vm.heap.object(o).proto else {
+        return "[Object: null prototype] ".into();
+    };
     if proto == vm.intrinsics.object_prototype {
         return String::new();
     }
-    match vm.heap.own_property(proto, PropertyKey::String(vm.atoms.constructor)) {
+    match vm
+        .heap
+        .own_property(proto, PropertyKey::String(vm.atoms.constructor))
+    {
         Some(p) if !p.attrs.is_accessor() => match p.value.as_object() {
             Some(c) => {
                 let name = vm.function_name(c);
-                if name.is_empty() || name == "Object" { String::new() } else { format!("{name} ") }
+                if name.is_empty() || name == "Object" {
+                    String::new()
+                } else {
+                    format!("{name} ")
+                }
             }
             None => String::new(),
         },

@@ -15,6 +15,7 @@ pub mod realm;
 mod runtime;
 pub mod value;
 
+pub use inspect::inspect_value as inspect;
 pub use interpreter::{Args, Vm};
 pub use runtime::{ErrorReport, Runtime};
 pub use value::Value;

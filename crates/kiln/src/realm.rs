@@ -1,7 +1,7 @@
 //! The realm: the intrinsic objects, the global object, well-known symbols
 //! and the atoms the engine uses by name.
 
-use crate::heap::{Heap, ObjectId, StringId, SymbolId, Symbol};
+use crate::heap::{Heap, ObjectId, StringId, Symbol, SymbolId};
 
 macro_rules! intrinsics {
     ($($name:ident),* $(,)?) => {

@@ -30,7 +30,12 @@ impl std::fmt::Display for ErrorReport {
         if let Some(loc) = &self.location {
             writeln!(f, "{}:{}:{}", loc.file, loc.line, loc.column)?;
             writeln!(f, "{}", loc.source_line)?;
-            let pad: String = loc.source_line.chars().take(loc.column.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let pad: String = loc
+                .source_line
+                .chars()
+                .take(loc.column.saturating_sub(1) as usize)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
             writeln!(f, "{pad}^")?;
             writeln!(f)?;
         }
@@ -61,7 +66,10 @@ impl Runtime {
 
     /// Run a script, then its promise jobs; returns the completion value.
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
-        let block = match self.vm.load(source, name, kiln_bytecode::ScriptKind::Script, false) {
+        let block = match self
+            .vm
+            .load(source, name, kiln_bytecode::ScriptKind::Script, false)
+        {
             Ok(b) => b,
             Err(_) => return Err(self.report(true)),
         };
@@ -101,7 +109,11 @@ impl Runtime {
         let exception = self.vm.take_exception();
         let summary = self.summarize(exception);
         let stack = match exception.as_object() {
-            Some(o) => match self.vm.heap.own_property(o, PropertyKey::String(self.vm.atoms.stack)) {
+            Some(o) => match self
+                .vm
+                .heap
+                .own_property(o, PropertyKey::String(self.vm.atoms.stack))
+            {
                 Some(p) if p.value.as_string().is_some() => self.vm.display(p.value),
                 _ => summary.clone(),
             },
@@ -109,22 +121,47 @@ impl Runtime {
         };
         let location = origin.map(|(script, line, column)| {
             let s = &self.vm.scripts[script];
-            SourceLocation { file: s.name.to_string(), line, column, source_line: s.line_text(line).to_string() }
+            SourceLocation {
+                file: s.name.to_string(),
+                line,
+                column,
+                source_line: s.line_text(line).to_string(),
+            }
         });
-        ErrorReport { is_syntax_error, summary, stack, location }
+        ErrorReport {
+            is_syntax_error,
+            summary,
+            stack,
+            location,
+        }
     }
 
     fn summarize(&mut self, exception: Value) -> String {
         if let Some(o) = exception.as_object()
             && let crate::object::ObjectKind::Error = self.vm.heap.object(o).kind
         {
-            let name = self.vm.get(exception, PropertyKey::String(self.vm.atoms.name)).ok();
-            let msg = self.vm.get(exception, PropertyKey::String(self.vm.atoms.message)).ok();
-            let name = name.map(|v| self.vm.display(v)).unwrap_or_else(|| "Error".into());
+            let name = self
+                .vm
+                .get(exception, PropertyKey::String(self.vm.atoms.name))
+                .ok();
+            let msg = self
+                .vm
+                .get(exception, PropertyKey::String(self.vm.atoms.message))
+                .ok();
+            let name = name
+                .map(|v| self.vm.display(v))
+                .unwrap_or_else(|| "Error".into());
             let msg = msg.map(|v| self.vm.display(v)).unwrap_or_default();
             self.vm.take_exception();
-            return if msg.is_empty() { name } else { format!("{name}: {msg}") };
+            return if msg.is_empty() {
+                name
+            } else {
+                format!("{name}: {msg}")
+            };
         }
-        format!("Uncaught {}", crate::inspect::inspect(&mut self.vm, exception, true))
+        format!(
+            "Uncaught {}",
+            crate::inspect::inspect(&mut self.vm, exception, true)
+        )
     }
 }

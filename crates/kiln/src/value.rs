@@ -70,7 +70,11 @@ impl Value {
     /// A number kept as a double (callers that know it is not an int32 skip the check).
     #[inline(always)]
     pub fn double(n: f64) -> Value {
-        if n.is_nan() { Value(CANONICAL_NAN) } else { Value(n.to_bits()) }
+        if n.is_nan() {
+            Value(CANONICAL_NAN)
+        } else {
+            Value(n.to_bits())
+        }
     }
 
     #[inline(always)]
@@ -145,7 +149,11 @@ impl Value {
     }
     #[inline(always)]
     pub fn as_int(self) -> Option<i32> {
-        if self.tag() == TAG_INT { Some(self.payload() as i32) } else { None }
+        if self.tag() == TAG_INT {
+            Some(self.payload() as i32)
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub fn is_number(self) -> bool {
@@ -165,7 +173,11 @@ impl Value {
     }
     #[inline(always)]
     pub fn as_object(self) -> Option<ObjectId> {
-        if self.tag() == TAG_OBJECT { Some(ObjectId(self.payload())) } else { None }
+        if self.tag() == TAG_OBJECT {
+            Some(ObjectId(self.payload()))
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub fn is_object(self) -> bool {
@@ -173,15 +185,27 @@ impl Value {
     }
     #[inline(always)]
     pub fn as_string(self) -> Option<StringId> {
-        if self.tag() == TAG_STRING { Some(StringId(self.payload())) } else { None }
+        if self.tag() == TAG_STRING {
+            Some(StringId(self.payload()))
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub fn as_symbol(self) -> Option<SymbolId> {
-        if self.tag() == TAG_SYMBOL { Some(SymbolId(self.payload())) } else { None }
+        if self.tag() == TAG_SYMBOL {
+            Some(SymbolId(self.payload()))
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub fn as_bigint(self) -> Option<BigIntId> {
-        if self.tag() == TAG_BIGINT { Some(BigIntId(self.payload())) } else { None }
+        if self.tag() == TAG_BIGINT {
+            Some(BigIntId(self.payload()))
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub fn as_bool(self) -> Option<bool> {
@@ -209,7 +233,17 @@ mod tests {
 
     #[test]
     fn numbers_round_trip() {
-        for n in [0.0, 1.0, -1.0, 0.5, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 2147483648.0] {
+        for n in [
+            0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            2147483648.0,
+        ] {
             assert_eq!(Value::number(n).as_number(), Some(n));
         }
         assert_eq!(Value::number(3.0).as_int(), Some(3));
@@ -222,13 +256,23 @@ mod tests {
     fn nan_payloads_cannot_forge_tagged_values() {
         let forged = f64::from_bits(0xFFFB_0000_0000_0001);
         assert!(forged.is_nan());
-        assert_eq!(Value::double(forged).to_bits(), Value::double(f64::NAN).to_bits());
+        assert_eq!(
+            Value::double(forged).to_bits(),
+            Value::double(f64::NAN).to_bits()
+        );
         assert!(Value::double(forged).as_object().is_none());
     }
 
     #[test]
     fn specials_are_distinct() {
-        let all = [Value::UNDEFINED, Value::NULL, Value::TRUE, Value::FALSE, Value::HOLE, Value::int(0)];
+        let all = [
+            Value::UNDEFINED,
+            Value::NULL,
+            Value::TRUE,
+            Value::FALSE,
+            Value::HOLE,
+            Value::int(0),
+        ];
         for (i, a) in all.iter().enumerate() {
             for (j, b) in all.iter().enumerate() {
                 assert_eq!(i == j, a == b);

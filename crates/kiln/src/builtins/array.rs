@@ -9,7 +9,12 @@ use crate::object::{Attrs, Elements, IterationKind, ObjectKind, PropertyKey};
 use crate::value::Value;
 
 pub fn init(vm: &mut Vm) {
-    let proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Array { length_writable: true });
+    let proto = vm.heap.new_object(
+        Some(vm.intrinsics.object_prototype),
+        ObjectKind::Array {
+            length_writable: true,
+        },
+    );
     vm.intrinsics.array_prototype = proto;
     let ctor = make_constructor(vm, "Array", array_constructor, 1, proto);
     vm.intrinsics.array = ctor;
@@ -18,14 +23,24 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(proto, "join", join, 1);
     let values = vm.define_native(proto, "values", values, 0);
     vm.intrinsics.array_prototype_values = values;
-    vm.define_builtin(proto, PropertyKey::Symbol(vm.symbols.iterator), Value::object(values), Attrs::HIDDEN);
+    vm.define_builtin(
+        proto,
+        PropertyKey::Symbol(vm.symbols.iterator),
+        Value::object(values),
+        Attrs::HIDDEN,
+    );
 }
 
 impl Vm {
     /// A new empty array with room for `capacity` elements.
     pub fn new_array_with_capacity(&mut self, capacity: usize) -> ObjectId {
         let proto = self.intrinsics.array_prototype;
-        let a = self.heap.new_object(Some(proto), ObjectKind::Array { length_writable: true });
+        let a = self.heap.new_object(
+            Some(proto),
+            ObjectKind::Array {
+                length_writable: true,
+            },
+        );
         if capacity > 0 {
             self.heap.object_mut(a).elements = Elements::Dense(Vec::with_capacity(capacity));
             self.heap.note_growth(capacity * 8);
@@ -36,7 +51,12 @@ impl Vm {
     /// [CreateArrayFromList](https://tc39.es/ecma262/#sec-createarrayfromlist)
     pub fn array_from_values(&mut self, values: Vec<Value>) -> ObjectId {
         let proto = self.intrinsics.array_prototype;
-        let a = self.heap.new_object(Some(proto), ObjectKind::Array { length_writable: true });
+        let a = self.heap.new_object(
+            Some(proto),
+            ObjectKind::Array {
+                length_writable: true,
+            },
+        );
         self.heap.note_growth(values.capacity() * 8);
         self.heap.object_mut(a).elements = Elements::Dense(values);
         a
@@ -45,9 +65,18 @@ impl Vm {
 
 /// [Array](https://tc39.es/ecma262/#sec-array)
 fn array_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let new_target = if args.new_target.is_undefined() { Value::object(vm.native_callee) } else { args.new_target };
+    let new_target = if args.new_target.is_undefined() {
+        Value::object(vm.native_callee)
+    } else {
+        args.new_target
+    };
     let proto = vm.prototype_from_constructor(new_target, |i| i.array_prototype)?;
-    let arr = vm.heap.new_object(Some(proto), ObjectKind::Array { length_writable: true });
+    let arr = vm.heap.new_object(
+        Some(proto),
+        ObjectKind::Array {
+            length_writable: true,
+        },
+    );
     if args.count == 1 {
         let len = vm.arg(args, 0);
         if let Some(n) = len.as_number() {
@@ -86,7 +115,12 @@ fn push(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         }
     }
     let new_len = Value::number(len + count);
-    if !vm.set(Value::object(obj), PropertyKey::String(vm.atoms.length), new_len, Value::object(obj))? {
+    if !vm.set(
+        Value::object(obj),
+        PropertyKey::String(vm.atoms.length),
+        new_len,
+        Value::object(obj),
+    )? {
         return Err(vm.type_error("Cannot assign to read only property 'length'"));
     }
     Ok(new_len)
@@ -97,7 +131,11 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let obj = vm.to_object(this)?;
     let len = vm.length_of_array_like(Value::object(obj))?;
     let sep = vm.arg(args, 0);
-    let sep = if sep.is_undefined() { vm.heap.intern(",") } else { vm.to_string(sep)? };
+    let sep = if sep.is_undefined() {
+        vm.heap.intern(",")
+    } else {
+        vm.to_string(sep)?
+    };
     let mut out = vm.atoms.empty;
     for i in 0..len as u32 {
         if i > 0 {

@@ -12,19 +12,33 @@ use crate::value::Value;
 type Slot = fn(&mut Intrinsics) -> (&mut ObjectId, &mut ObjectId);
 
 pub fn init(vm: &mut Vm) {
-    let error_proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    let error_proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.intrinsics.error_prototype = error_proto;
     let error = make_constructor(vm, "Error", error_constructor, 1, error_proto);
     vm.intrinsics.error = error;
     set_name_and_message(vm, error_proto, "Error");
     vm.define_native(error_proto, "toString", to_string, 0);
     let natives: [(&str, crate::object::NativeFn, Slot); 6] = [
-        ("TypeError", type_error, |i| (&mut i.type_error, &mut i.type_error_prototype)),
-        ("RangeError", range_error, |i| (&mut i.range_error, &mut i.range_error_prototype)),
-        ("ReferenceError", reference_error, |i| (&mut i.reference_error, &mut i.reference_error_prototype)),
-        ("SyntaxError", syntax_error, |i| (&mut i.syntax_error, &mut i.syntax_error_prototype)),
-        ("EvalError", eval_error, |i| (&mut i.eval_error, &mut i.eval_error_prototype)),
-        ("URIError", uri_error, |i| (&mut i.uri_error, &mut i.uri_error_prototype)),
+        ("TypeError", type_error, |i| {
+            (&mut i.type_error, &mut i.type_error_prototype)
+        }),
+        ("RangeError", range_error, |i| {
+            (&mut i.range_error, &mut i.range_error_prototype)
+        }),
+        ("ReferenceError", reference_error, |i| {
+            (&mut i.reference_error, &mut i.reference_error_prototype)
+        }),
+        ("SyntaxError", syntax_error, |i| {
+            (&mut i.syntax_error, &mut i.syntax_error_prototype)
+        }),
+        ("EvalError", eval_error, |i| {
+            (&mut i.eval_error, &mut i.eval_error_prototype)
+        }),
+        ("URIError", uri_error, |i| {
+            (&mut i.uri_error, &mut i.uri_error_prototype)
+        }),
     ];
     for (name, func, slot) in natives {
         let (ctor, proto) = native_error(vm, name, func, 1);
@@ -41,11 +55,23 @@ fn set_name_and_message(vm: &mut Vm, proto: ObjectId, name: &str) {
     let n = vm.intern_value(name);
     vm.define_builtin(proto, PropertyKey::String(vm.atoms.name), n, Attrs::HIDDEN);
     let empty = Value::string(vm.atoms.empty);
-    vm.define_builtin(proto, PropertyKey::String(vm.atoms.message), empty, Attrs::HIDDEN);
+    vm.define_builtin(
+        proto,
+        PropertyKey::String(vm.atoms.message),
+        empty,
+        Attrs::HIDDEN,
+    );
 }
 
-fn native_error(vm: &mut Vm, name: &str, func: crate::object::NativeFn, length: u32) -> (ObjectId, ObjectId) {
-    let proto = vm.heap.new_object(Some(vm.intrinsics.error_prototype), ObjectKind::Ordinary);
+fn native_error(
+    vm: &mut Vm,
+    name: &str,
+    func: crate::object::NativeFn,
+    length: u32,
+) -> (ObjectId, ObjectId) {
+    let proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.error_prototype), ObjectKind::Ordinary);
     let ctor = make_constructor(vm, name, func, length, proto);
     vm.heap.set_proto_raw(ctor, Some(vm.intrinsics.error));
     set_name_and_message(vm, proto, name);
@@ -60,14 +86,23 @@ fn construct_error(
     default: fn(&Intrinsics) -> ObjectId,
     message_index: usize,
 ) -> JsResult<ObjectId> {
-    let new_target = if args.new_target.is_undefined() { Value::object(vm.native_callee) } else { args.new_target };
+    let new_target = if args.new_target.is_undefined() {
+        Value::object(vm.native_callee)
+    } else {
+        args.new_target
+    };
     let proto = vm.prototype_from_constructor(new_target, default)?;
     let obj = vm.heap.new_object(Some(proto), ObjectKind::Error);
     vm.roots.push(Value::object(obj));
     let message = vm.arg(args, message_index);
     if !message.is_undefined() {
         let s = vm.to_string(message)?;
-        vm.define_builtin(obj, PropertyKey::String(vm.atoms.message), Value::string(s), Attrs::HIDDEN);
+        vm.define_builtin(
+            obj,
+            PropertyKey::String(vm.atoms.message),
+            Value::string(s),
+            Attrs::HIDDEN,
+        );
     }
     let options = vm.arg(args, message_index + 1);
     if let Some(o) = options.as_object() {
@@ -82,7 +117,12 @@ fn construct_error(
 }
 
 fn error_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    Ok(Value::object(construct_error(vm, args, |i| i.error_prototype, 0)?))
+    Ok(Value::object(construct_error(
+        vm,
+        args,
+        |i| i.error_prototype,
+        0,
+    )?))
 }
 
 macro_rules! native_error_constructor {
@@ -104,7 +144,12 @@ fn aggregate_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = construct_error(vm, args, |i| i.aggregate_error_prototype, 1)?;
     let errors = vm.iterable_to_list(vm.arg(args, 0))?;
     let arr = vm.array_from_values(errors);
-    vm.define_builtin(obj, PropertyKey::String(vm.atoms.errors), Value::object(arr), Attrs::HIDDEN);
+    vm.define_builtin(
+        obj,
+        PropertyKey::String(vm.atoms.errors),
+        Value::object(arr),
+        Attrs::HIDDEN,
+    );
     Ok(Value::object(obj))
 }
 
@@ -114,10 +159,21 @@ fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
         return Err(vm.type_error("Error.prototype.toString called on non-object"));
     }
     let name = vm.get(this, PropertyKey::String(vm.atoms.name))?;
-    let name = if name.is_undefined() { vm.intern_value("Error") } else { Value::string(vm.to_string(name)?) };
+    let name = if name.is_undefined() {
+        vm.intern_value("Error")
+    } else {
+        Value::string(vm.to_string(name)?)
+    };
     let msg = vm.get(this, PropertyKey::String(vm.atoms.message))?;
-    let msg = if msg.is_undefined() { Value::string(vm.atoms.empty) } else { Value::string(vm.to_string(msg)?) };
-    let (n, m) = (name.as_string().unwrap_or(vm.atoms.empty), msg.as_string().unwrap_or(vm.atoms.empty));
+    let msg = if msg.is_undefined() {
+        Value::string(vm.atoms.empty)
+    } else {
+        Value::string(vm.to_string(msg)?)
+    };
+    let (n, m) = (
+        name.as_string().unwrap_or(vm.atoms.empty),
+        msg.as_string().unwrap_or(vm.atoms.empty),
+    );
     if vm.heap.string_len(n) == 0 {
         return Ok(msg);
     }

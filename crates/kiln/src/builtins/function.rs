@@ -10,9 +10,19 @@ use kiln_bytecode::ScriptKind;
 
 pub fn init(vm: &mut Vm) {
     let proto = vm.intrinsics.function_prototype;
-    vm.define_builtin(proto, PropertyKey::String(vm.atoms.length), Value::int(0), Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        proto,
+        PropertyKey::String(vm.atoms.length),
+        Value::int(0),
+        Attrs::CONFIGURABLE_ONLY,
+    );
     let empty = Value::string(vm.atoms.empty);
-    vm.define_builtin(proto, PropertyKey::String(vm.atoms.name), empty, Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        proto,
+        PropertyKey::String(vm.atoms.name),
+        empty,
+        Attrs::CONFIGURABLE_ONLY,
+    );
     let ctor = make_constructor(vm, "Function", function_constructor, 1, proto);
     vm.intrinsics.function = ctor;
     vm.define_native(proto, "apply", apply, 2);
@@ -20,12 +30,22 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(proto, "call", call, 1);
     vm.define_native(proto, "toString", to_string, 0);
     let has_instance = vm.new_native(has_instance, "[Symbol.hasInstance]", 1, false);
-    vm.define_builtin(proto, PropertyKey::Symbol(vm.symbols.has_instance), Value::object(has_instance), Attrs::NONE);
+    vm.define_builtin(
+        proto,
+        PropertyKey::Symbol(vm.symbols.has_instance),
+        Value::object(has_instance),
+        Attrs::NONE,
+    );
     let thrower = Value::object(vm.intrinsics.throw_type_error);
     for name in ["caller", "arguments"] {
         let pair = vm.new_accessor(thrower, thrower);
         let key = vm.key(name);
-        vm.define_builtin(proto, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
+        vm.define_builtin(
+            proto,
+            key,
+            pair,
+            Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
+        );
     }
     let _ = define_symbol_method;
 }
@@ -66,7 +86,8 @@ pub fn create_dynamic_function(vm: &mut Vm, args: Args, kind: &str) -> JsResult<
         && !args.new_target.is_undefined()
         && args.new_target != Value::object(vm.native_callee)
     {
-        let default: fn(&crate::realm::Intrinsics) -> crate::heap::ObjectId = |i| i.function_prototype;
+        let default: fn(&crate::realm::Intrinsics) -> crate::heap::ObjectId =
+            |i| i.function_prototype;
         let proto = vm.prototype_from_constructor(args.new_target, default)?;
         vm.heap.set_proto_raw(obj, Some(proto));
     }
@@ -99,7 +120,13 @@ fn call(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let this_arg = vm.arg(args, 0);
     let start = args.start as usize + 1;
     let count = (args.count as usize).saturating_sub(1);
-    vm.call_from_stack(this, this_arg, start.min(vm.stack.len()), count, Value::UNDEFINED)
+    vm.call_from_stack(
+        this,
+        this_arg,
+        start.min(vm.stack.len()),
+        count,
+        Value::UNDEFINED,
+    )
 }
 
 /// [Function.prototype.bind](https://tc39.es/ecma262/#sec-function.prototype.bind)
@@ -113,7 +140,11 @@ fn bind(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let proto = vm.get_prototype_of(target)?;
     let bound = vm.heap.new_object(
         proto,
-        ObjectKind::Bound(Box::new(BoundFunction { target, this: bound_this, args: bound_args })),
+        ObjectKind::Bound(Box::new(BoundFunction {
+            target,
+            this: bound_this,
+            args: bound_args,
+        })),
     );
     vm.roots.push(Value::object(bound));
     // length: max(0, target.length - bound args) when the target has an own numeric length.
@@ -131,14 +162,24 @@ fn bind(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             };
         }
     }
-    vm.define_builtin(bound, length_key, Value::number(length), Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        bound,
+        length_key,
+        Value::number(length),
+        Attrs::CONFIGURABLE_ONLY,
+    );
     let name = vm.get(this, PropertyKey::String(vm.atoms.name))?;
     let name = match name.as_string() {
         Some(s) => vm.heap.string_to_rust(s),
         None => String::new(),
     };
     let bound_name = vm.string_value(&format!("bound {name}"));
-    vm.define_builtin(bound, PropertyKey::String(vm.atoms.name), bound_name, Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        bound,
+        PropertyKey::String(vm.atoms.name),
+        bound_name,
+        Attrs::CONFIGURABLE_ONLY,
+    );
     Ok(Value::object(bound))
 }
 
@@ -150,7 +191,10 @@ fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     if let ObjectKind::Closure(c) = &vm.heap.object(f).kind {
         let code = &c.code.code;
         let script = &vm.scripts[c.code.script as usize];
-        let text = script.source.get(code.source_start as usize..code.source_end as usize).map(str::to_string);
+        let text = script
+            .source
+            .get(code.source_start as usize..code.source_end as usize)
+            .map(str::to_string);
         if let Some(text) = text.filter(|t| !t.is_empty()) {
             return Ok(vm.string_value(&text));
         }

@@ -5,7 +5,9 @@
 use super::{define_to_string_tag, promise::Capability};
 use crate::JsResult;
 use crate::heap::ObjectId;
-use crate::interpreter::generator::{AsyncGeneratorRequest, GeneratorStatus, ResumeMode, SuspendKind};
+use crate::interpreter::generator::{
+    AsyncGeneratorRequest, GeneratorStatus, ResumeMode, SuspendKind,
+};
 use crate::interpreter::{Args, Exit, Vm};
 use crate::object::{Attrs, ObjectKind, PropertyKey};
 use crate::value::Value;
@@ -15,10 +17,18 @@ pub fn init(vm: &mut Vm) {
     let fproto = vm.intrinsics.function_prototype;
     // %GeneratorFunction.prototype% and %GeneratorPrototype%
     let gen_fn_proto = vm.heap.new_object(Some(fproto), ObjectKind::Ordinary);
-    let gen_proto = vm.heap.new_object(Some(iterator_proto), ObjectKind::Ordinary);
+    let gen_proto = vm
+        .heap
+        .new_object(Some(iterator_proto), ObjectKind::Ordinary);
     vm.intrinsics.generator_function_prototype = gen_fn_proto;
     vm.intrinsics.generator_prototype = gen_proto;
-    link(vm, gen_fn_proto, gen_proto, "GeneratorFunction", "Generator");
+    link(
+        vm,
+        gen_fn_proto,
+        gen_proto,
+        "GeneratorFunction",
+        "Generator",
+    );
     vm.define_native(gen_proto, "next", generator_next, 1);
     vm.define_native(gen_proto, "return", generator_return, 1);
     vm.define_native(gen_proto, "throw", generator_throw, 1);
@@ -35,10 +45,18 @@ pub fn init(vm: &mut Vm) {
     // %AsyncGeneratorFunction.prototype% and %AsyncGeneratorPrototype%
     let async_iter_proto = vm.intrinsics.async_iterator_prototype;
     let agen_fn_proto = vm.heap.new_object(Some(fproto), ObjectKind::Ordinary);
-    let agen_proto = vm.heap.new_object(Some(async_iter_proto), ObjectKind::Ordinary);
+    let agen_proto = vm
+        .heap
+        .new_object(Some(async_iter_proto), ObjectKind::Ordinary);
     vm.intrinsics.async_generator_function_prototype = agen_fn_proto;
     vm.intrinsics.async_generator_prototype = agen_proto;
-    link(vm, agen_fn_proto, agen_proto, "AsyncGeneratorFunction", "AsyncGenerator");
+    link(
+        vm,
+        agen_fn_proto,
+        agen_proto,
+        "AsyncGeneratorFunction",
+        "AsyncGenerator",
+    );
     vm.define_native(agen_proto, "next", async_generator_next, 1);
     vm.define_native(agen_proto, "return", async_generator_return, 1);
     vm.define_native(agen_proto, "throw", async_generator_throw, 1);
@@ -46,7 +64,9 @@ pub fn init(vm: &mut Vm) {
     constructor_links(vm, agen_fn, agen_fn_proto);
 
     // %AsyncFromSyncIteratorPrototype%
-    let from_sync = vm.heap.new_object(Some(async_iter_proto), ObjectKind::Ordinary);
+    let from_sync = vm
+        .heap
+        .new_object(Some(async_iter_proto), ObjectKind::Ordinary);
     vm.intrinsics.async_from_sync_iterator_prototype = from_sync;
     vm.define_native(from_sync, "next", from_sync_next, 1);
     vm.define_native(from_sync, "return", from_sync_return, 1);
@@ -54,16 +74,36 @@ pub fn init(vm: &mut Vm) {
 }
 
 fn link(vm: &mut Vm, fn_proto: ObjectId, proto: ObjectId, fn_tag: &str, tag: &str) {
-    vm.define_builtin(fn_proto, PropertyKey::String(vm.atoms.prototype), Value::object(proto), Attrs::CONFIGURABLE_ONLY);
-    vm.define_builtin(proto, PropertyKey::String(vm.atoms.constructor), Value::object(fn_proto), Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        fn_proto,
+        PropertyKey::String(vm.atoms.prototype),
+        Value::object(proto),
+        Attrs::CONFIGURABLE_ONLY,
+    );
+    vm.define_builtin(
+        proto,
+        PropertyKey::String(vm.atoms.constructor),
+        Value::object(fn_proto),
+        Attrs::CONFIGURABLE_ONLY,
+    );
     define_to_string_tag(vm, fn_proto, fn_tag);
     define_to_string_tag(vm, proto, tag);
 }
 
 fn constructor_links(vm: &mut Vm, ctor: ObjectId, fn_proto: ObjectId) {
     vm.heap.set_proto_raw(ctor, Some(vm.intrinsics.function));
-    vm.define_builtin(ctor, PropertyKey::String(vm.atoms.prototype), Value::object(fn_proto), Attrs::NONE);
-    vm.define_builtin(fn_proto, PropertyKey::String(vm.atoms.constructor), Value::object(ctor), Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        ctor,
+        PropertyKey::String(vm.atoms.prototype),
+        Value::object(fn_proto),
+        Attrs::NONE,
+    );
+    vm.define_builtin(
+        fn_proto,
+        PropertyKey::String(vm.atoms.constructor),
+        Value::object(ctor),
+        Attrs::CONFIGURABLE_ONLY,
+    );
 }
 
 fn generator_function(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
@@ -86,8 +126,17 @@ fn generator_status(vm: &Vm, generator: ObjectId, kind: SuspendKind) -> Option<G
 }
 
 /// [GeneratorResume](https://tc39.es/ecma262/#sec-generatorresume) and friends.
-fn generator_resume(vm: &mut Vm, this: Value, mode: ResumeMode, value: Value, method: &str) -> JsResult<Value> {
-    let Some(generator) = this.as_object().filter(|&g| generator_status(vm, g, SuspendKind::Generator).is_some()) else {
+fn generator_resume(
+    vm: &mut Vm,
+    this: Value,
+    mode: ResumeMode,
+    value: Value,
+    method: &str,
+) -> JsResult<Value> {
+    let Some(generator) = this
+        .as_object()
+        .filter(|&g| generator_status(vm, g, SuspendKind::Generator).is_some())
+    else {
         return Err(vm.type_error(format!("{method} called on incompatible receiver")));
     };
     match generator_status(vm, generator, SuspendKind::Generator) {
@@ -114,31 +163,65 @@ fn generator_resume(vm: &mut Vm, this: Value, mode: ResumeMode, value: Value, me
 }
 
 fn generator_next(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    generator_resume(vm, this, ResumeMode::Next, vm.arg(args, 0), "Generator.prototype.next")
+    generator_resume(
+        vm,
+        this,
+        ResumeMode::Next,
+        vm.arg(args, 0),
+        "Generator.prototype.next",
+    )
 }
 fn generator_return(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    generator_resume(vm, this, ResumeMode::Return, vm.arg(args, 0), "Generator.prototype.return")
+    generator_resume(
+        vm,
+        this,
+        ResumeMode::Return,
+        vm.arg(args, 0),
+        "Generator.prototype.return",
+    )
 }
 fn generator_throw(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    generator_resume(vm, this, ResumeMode::Throw, vm.arg(args, 0), "Generator.prototype.throw")
+    generator_resume(
+        vm,
+        this,
+        ResumeMode::Throw,
+        vm.arg(args, 0),
+        "Generator.prototype.throw",
+    )
 }
 
 // ---- async generators ----
 
 /// [AsyncGeneratorEnqueue](https://tc39.es/ecma262/#sec-asyncgeneratorenqueue) and resume if idle.
-fn async_generator_enqueue(vm: &mut Vm, this: Value, mode: ResumeMode, value: Value) -> JsResult<Value> {
+fn async_generator_enqueue(
+    vm: &mut Vm,
+    this: Value,
+    mode: ResumeMode,
+    value: Value,
+) -> JsResult<Value> {
     let cap = vm.new_promise_capability(Value::object(vm.intrinsics.promise))?;
     let promise = cap.promise.as_object().expect("intrinsic promise");
-    let Some(generator) = this.as_object().filter(|&g| generator_status(vm, g, SuspendKind::AsyncGenerator).is_some()) else {
-        let e = vm.new_error(vm.intrinsics.type_error_prototype, "AsyncGenerator method called on incompatible receiver");
+    let Some(generator) = this
+        .as_object()
+        .filter(|&g| generator_status(vm, g, SuspendKind::AsyncGenerator).is_some())
+    else {
+        let e = vm.new_error(
+            vm.intrinsics.type_error_prototype,
+            "AsyncGenerator method called on incompatible receiver",
+        );
         vm.reject_promise(promise, Value::object(e));
         return Ok(cap.promise);
     };
     if let ObjectKind::Generator(g) = &mut vm.heap.object_mut(generator).kind {
-        g.queue.push_back(AsyncGeneratorRequest { mode, value, promise });
+        g.queue.push_back(AsyncGeneratorRequest {
+            mode,
+            value,
+            promise,
+        });
     }
     let status = generator_status(vm, generator, SuspendKind::AsyncGenerator);
-    if status != Some(GeneratorStatus::Executing) && status != Some(GeneratorStatus::AwaitingReturn) {
+    if status != Some(GeneratorStatus::Executing) && status != Some(GeneratorStatus::AwaitingReturn)
+    {
         async_generator_resume_next(vm, generator)?;
     }
     Ok(cap.promise)
@@ -201,14 +284,32 @@ fn await_return(vm: &mut Vm, generator: ObjectId, value: Value) -> JsResult<()> 
         }
     };
     let empty = Value::string(vm.atoms.empty);
-    let on_ok = vm.new_native_with_data(await_return_fulfilled, empty, 1, false, Box::new([Value::object(generator)]));
-    let on_err = vm.new_native_with_data(await_return_rejected, empty, 1, false, Box::new([Value::object(generator)]));
+    let on_ok = vm.new_native_with_data(
+        await_return_fulfilled,
+        empty,
+        1,
+        false,
+        Box::new([Value::object(generator)]),
+    );
+    let on_err = vm.new_native_with_data(
+        await_return_rejected,
+        empty,
+        1,
+        false,
+        Box::new([Value::object(generator)]),
+    );
     vm.perform_then(promise, Value::object(on_ok), Value::object(on_err), None);
     Ok(())
 }
 
-fn await_return_settled(vm: &mut Vm, args: Args, outcome: fn(Value) -> Result<Value, Value>) -> JsResult<Value> {
-    let generator = vm.native_data(vm.native_callee)[0].as_object().expect("generator");
+fn await_return_settled(
+    vm: &mut Vm,
+    args: Args,
+    outcome: fn(Value) -> Result<Value, Value>,
+) -> JsResult<Value> {
+    let generator = vm.native_data(vm.native_callee)[0]
+        .as_object()
+        .expect("generator");
     if let ObjectKind::Generator(g) = &mut vm.heap.object_mut(generator).kind {
         g.status = GeneratorStatus::Completed;
     }
@@ -244,7 +345,11 @@ fn settle_head(vm: &mut Vm, generator: ObjectId, outcome: Result<Value, Value>, 
 impl Vm {
     /// `yield v` in an async generator: settle the head request with `{ v, done: false }`;
     /// returns the next waiting request, which resumes the body at once.
-    pub(crate) fn async_generator_settle_yield(&mut self, generator: ObjectId, v: Value) -> Option<(ResumeMode, Value)> {
+    pub(crate) fn async_generator_settle_yield(
+        &mut self,
+        generator: ObjectId,
+        v: Value,
+    ) -> Option<(ResumeMode, Value)> {
         settle_head(self, generator, Ok(v), false);
         match &self.heap.object(generator).kind {
             ObjectKind::Generator(g) => g.queue.front().map(|r| (r.mode, r.value)),
@@ -253,7 +358,11 @@ impl Vm {
     }
 
     /// An async generator body finished: settle the head request and drain the queue.
-    pub(crate) fn async_generator_complete(&mut self, generator: ObjectId, outcome: Result<Value, Value>) {
+    pub(crate) fn async_generator_complete(
+        &mut self,
+        generator: ObjectId,
+        outcome: Result<Value, Value>,
+    ) {
         settle_head(self, generator, outcome, true);
         let _ = async_generator_resume_next(self, generator);
     }
@@ -274,7 +383,9 @@ fn async_generator_throw(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value
 /// [CreateAsyncFromSyncIterator](https://tc39.es/ecma262/#sec-createasyncfromsynciterator)
 pub fn create_async_from_sync_iterator(vm: &mut Vm, iter: Value, next: Value) -> Value {
     let proto = vm.intrinsics.async_from_sync_iterator_prototype;
-    let obj = vm.heap.new_object(Some(proto), ObjectKind::Internal(Box::new([iter, next])));
+    let obj = vm
+        .heap
+        .new_object(Some(proto), ObjectKind::Internal(Box::new([iter, next])));
     Value::object(obj)
 }
 
@@ -286,7 +397,13 @@ fn from_sync_parts(vm: &Vm, this: Value) -> Option<(Value, Value)> {
 }
 
 /// [AsyncFromSyncIteratorContinuation](https://tc39.es/ecma262/#sec-asyncfromsynciteratorcontinuation)
-fn from_sync_continuation(vm: &mut Vm, result: Value, cap: Capability, iter: Value, close_on_reject: bool) -> JsResult<Value> {
+fn from_sync_continuation(
+    vm: &mut Vm,
+    result: Value,
+    cap: Capability,
+    iter: Value,
+    close_on_reject: bool,
+) -> JsResult<Value> {
     let step: JsResult<()> = (|| {
         if !result.is_object() {
             return Err(vm.type_error("iterator result is not an object"));
@@ -306,11 +423,18 @@ fn from_sync_continuation(vm: &mut Vm, result: Value, cap: Capability, iter: Val
             }
         };
         let empty = Value::string(vm.atoms.empty);
-        let unwrap = vm.new_native_with_data(unwrap_fn, empty, 1, false, Box::new([Value::bool(done)]));
+        let unwrap =
+            vm.new_native_with_data(unwrap_fn, empty, 1, false, Box::new([Value::bool(done)]));
         let on_reject = if done || !close_on_reject {
             Value::UNDEFINED
         } else {
-            Value::object(vm.new_native_with_data(close_iterator_fn, empty, 1, false, Box::new([iter])))
+            Value::object(vm.new_native_with_data(
+                close_iterator_fn,
+                empty,
+                1,
+                false,
+                Box::new([iter]),
+            ))
         };
         vm.perform_then(wrapper, Value::object(unwrap), on_reject, Some(cap));
         Ok(())
@@ -341,14 +465,22 @@ fn from_sync_step(vm: &mut Vm, this: Value, args: Args, method: &str) -> JsResul
     let has_arg = args.count > 0;
     let arg = vm.arg(args, 0);
     let call: JsResult<Option<Value>> = (|| match method {
-        "next" => Ok(Some(if has_arg { vm.call(next, iter, &[arg])? } else { vm.call(next, iter, &[])? })),
+        "next" => Ok(Some(if has_arg {
+            vm.call(next, iter, &[arg])?
+        } else {
+            vm.call(next, iter, &[])?
+        })),
         name => {
             let key = vm.key(name);
             let m = vm.get(iter, key)?;
             if m.is_nullish() {
                 return Ok(None);
             }
-            Ok(Some(if has_arg { vm.call(m, iter, &[arg])? } else { vm.call(m, iter, &[])? }))
+            Ok(Some(if has_arg {
+                vm.call(m, iter, &[arg])?
+            } else {
+                vm.call(m, iter, &[])?
+            }))
         }
     })();
     match call {
@@ -361,7 +493,10 @@ fn from_sync_step(vm: &mut Vm, this: Value, args: Args, method: &str) -> JsResul
         Ok(None) => {
             // throw with no `throw` method: close the iterator and reject with a TypeError.
             let _ = vm.iterator_close(iter);
-            let e = vm.new_error(vm.intrinsics.type_error_prototype, "The iterator does not provide a 'throw' method");
+            let e = vm.new_error(
+                vm.intrinsics.type_error_prototype,
+                "The iterator does not provide a 'throw' method",
+            );
             vm.call(cap.reject, Value::UNDEFINED, &[Value::object(e)])?;
             Ok(cap.promise)
         }

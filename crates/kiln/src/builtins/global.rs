@@ -13,7 +13,11 @@ use kiln_bytecode::ScriptKind;
 pub fn init(vm: &mut Vm) {
     let global = vm.intrinsics.global;
     define_global(vm, "globalThis", Value::object(global));
-    for (name, v) in [("NaN", Value::double(f64::NAN)), ("Infinity", Value::double(f64::INFINITY)), ("undefined", Value::UNDEFINED)] {
+    for (name, v) in [
+        ("NaN", Value::double(f64::NAN)),
+        ("Infinity", Value::double(f64::INFINITY)),
+        ("undefined", Value::UNDEFINED),
+    ] {
         let key = vm.key(name);
         vm.define_builtin(global, key, v, Attrs::NONE);
     }
@@ -54,14 +58,18 @@ pub fn parse_int(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     } else {
         t
     };
-    let digits: &str = &t[..t.find(|c: char| !c.is_digit(radix as u32)).unwrap_or(t.len())];
+    let digits: &str = &t[..t
+        .find(|c: char| !c.is_digit(radix as u32))
+        .unwrap_or(t.len())];
     if digits.is_empty() {
         return Ok(Value::double(f64::NAN));
     }
     let value = if radix == 10 {
         digits.parse::<f64>().unwrap_or(f64::NAN)
     } else {
-        digits.chars().fold(0.0, |acc, c| acc * radix as f64 + c.to_digit(radix as u32).unwrap_or(0) as f64)
+        digits.chars().fold(0.0, |acc, c| {
+            acc * radix as f64 + c.to_digit(radix as u32).unwrap_or(0) as f64
+        })
     };
     Ok(Value::number(if negative { -value } else { value }))
 }
@@ -77,7 +85,11 @@ pub fn parse_float(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         i += 1;
     }
     if t[i..].starts_with("Infinity") {
-        return Ok(Value::double(if b.first() == Some(&b'-') { f64::NEG_INFINITY } else { f64::INFINITY }));
+        return Ok(Value::double(if b.first() == Some(&b'-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }));
     }
     let digits_start = i;
     while i < b.len() && b[i].is_ascii_digit() {
@@ -107,7 +119,9 @@ pub fn parse_float(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         }
     }
     let units: Vec<u8> = t[..i].bytes().collect();
-    Ok(Value::number(string_to_number(crate::heap::string::Units::Latin1(&units))))
+    Ok(Value::number(string_to_number(
+        crate::heap::string::Units::Latin1(&units),
+    )))
 }
 
 fn is_nan(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
@@ -142,7 +156,10 @@ impl Vm {
     /// Dynamic `import()`: modules are not supported yet, so the promise rejects.
     pub(crate) fn import_dynamic(&mut self, _specifier: Value) -> JsResult<Value> {
         let p = self.new_promise();
-        let e = self.new_error(self.intrinsics.syntax_error_prototype, "not yet supported: dynamic import");
+        let e = self.new_error(
+            self.intrinsics.syntax_error_prototype,
+            "not yet supported: dynamic import",
+        );
         self.reject_promise(p, Value::object(e));
         Ok(Value::object(p))
     }

@@ -10,13 +10,33 @@ use crate::object::{Elements, ForInState, IterationKind, ObjectKind, PropertyKey
 use crate::value::Value;
 
 pub fn init(vm: &mut Vm) {
-    let iterator_proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    let iterator_proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.intrinsics.iterator_prototype = iterator_proto;
-    define_symbol_method(vm, iterator_proto, vm.symbols.iterator, "[Symbol.iterator]", return_this, 0);
-    let async_proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    define_symbol_method(
+        vm,
+        iterator_proto,
+        vm.symbols.iterator,
+        "[Symbol.iterator]",
+        return_this,
+        0,
+    );
+    let async_proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.intrinsics.async_iterator_prototype = async_proto;
-    define_symbol_method(vm, async_proto, vm.symbols.async_iterator, "[Symbol.asyncIterator]", return_this, 0);
-    let array_iter = vm.heap.new_object(Some(iterator_proto), ObjectKind::Ordinary);
+    define_symbol_method(
+        vm,
+        async_proto,
+        vm.symbols.async_iterator,
+        "[Symbol.asyncIterator]",
+        return_this,
+        0,
+    );
+    let array_iter = vm
+        .heap
+        .new_object(Some(iterator_proto), ObjectKind::Ordinary);
     vm.intrinsics.array_iterator_prototype = array_iter;
     vm.define_native(array_iter, "next", array_iterator_next, 0);
     define_to_string_tag(vm, array_iter, "Array Iterator");
@@ -31,7 +51,12 @@ fn array_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value>
     let Some(it) = this.as_object() else {
         return Err(vm.type_error("next called on incompatible receiver"));
     };
-    let ObjectKind::ArrayIterator { target, index, kind } = vm.heap.object(it).kind else {
+    let ObjectKind::ArrayIterator {
+        target,
+        index,
+        kind,
+    } = vm.heap.object(it).kind
+    else {
         return Err(vm.type_error("next called on incompatible receiver"));
     };
     if target.is_undefined() {
@@ -59,7 +84,12 @@ fn array_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value>
 }
 
 /// Group `items` by the key `callback` returns (Object.groupBy / Map.groupBy).
-pub fn group_by(vm: &mut Vm, items: Value, callback: Value, property_keys: bool) -> JsResult<Vec<(Value, Vec<Value>)>> {
+pub fn group_by(
+    vm: &mut Vm,
+    items: Value,
+    callback: Value,
+    property_keys: bool,
+) -> JsResult<Vec<(Value, Vec<Value>)>> {
     if items.is_nullish() {
         return Err(vm.type_error("groupBy called on null or undefined"));
     }
@@ -77,16 +107,22 @@ pub fn group_by(vm: &mut Vm, items: Value, callback: Value, property_keys: bool)
             break;
         }
         vm.roots.push(value);
-        let key = match vm.call(callback, Value::UNDEFINED, &[value, Value::number(k as f64)]).and_then(|key| {
-            if property_keys {
-                let pk = vm.to_property_key(key)?;
-                Ok(vm.key_to_value(pk))
-            } else if key.as_number() == Some(0.0) {
-                Ok(Value::int(0))
-            } else {
-                Ok(key)
-            }
-        }) {
+        let key = match vm
+            .call(
+                callback,
+                Value::UNDEFINED,
+                &[value, Value::number(k as f64)],
+            )
+            .and_then(|key| {
+                if property_keys {
+                    let pk = vm.to_property_key(key)?;
+                    Ok(vm.key_to_value(pk))
+                } else if key.as_number() == Some(0.0) {
+                    Ok(Value::int(0))
+                } else {
+                    Ok(key)
+                }
+            }) {
             Ok(key) => key,
             Err(t) => {
                 let saved = vm.exception;
@@ -118,15 +154,32 @@ impl Vm {
     /// `{ value, done }`
     pub fn iter_result(&mut self, value: Value, done: bool) -> Value {
         let obj = super::new_plain_object(self);
-        self.define_builtin(obj, PropertyKey::String(self.atoms.value), value, crate::object::Attrs::DEFAULT);
-        self.define_builtin(obj, PropertyKey::String(self.atoms.done), Value::bool(done), crate::object::Attrs::DEFAULT);
+        self.define_builtin(
+            obj,
+            PropertyKey::String(self.atoms.value),
+            value,
+            crate::object::Attrs::DEFAULT,
+        );
+        self.define_builtin(
+            obj,
+            PropertyKey::String(self.atoms.done),
+            Value::bool(done),
+            crate::object::Attrs::DEFAULT,
+        );
         Value::object(obj)
     }
 
     /// A new array iterator over `target`.
     pub fn new_array_iterator(&mut self, target: Value, kind: IterationKind) -> Value {
         let proto = self.intrinsics.array_iterator_prototype;
-        Value::object(self.heap.new_object(Some(proto), ObjectKind::ArrayIterator { target, index: 0, kind }))
+        Value::object(self.heap.new_object(
+            Some(proto),
+            ObjectKind::ArrayIterator {
+                target,
+                index: 0,
+                kind,
+            },
+        ))
     }
 
     /// [GetIterator](https://tc39.es/ecma262/#sec-getiterator)(v, sync): the iterator and its `next`.
@@ -139,7 +192,11 @@ impl Vm {
         self.get_iterator_from_method(v, method)
     }
 
-    pub fn get_iterator_from_method(&mut self, v: Value, method: Value) -> JsResult<(Value, Value)> {
+    pub fn get_iterator_from_method(
+        &mut self,
+        v: Value,
+        method: Value,
+    ) -> JsResult<(Value, Value)> {
         let iter = self.call(method, v, &[])?;
         if !iter.is_object() {
             return Err(self.type_error("Result of the Symbol.iterator method is not an object"));
@@ -153,7 +210,8 @@ impl Vm {
         let method = self.get(v, PropertyKey::Symbol(self.symbols.async_iterator))?;
         if method.is_nullish() {
             let (iter, next) = self.get_iterator(v)?;
-            let wrapper = crate::builtins::generator::create_async_from_sync_iterator(self, iter, next);
+            let wrapper =
+                crate::builtins::generator::create_async_from_sync_iterator(self, iter, next);
             let next = self.get(wrapper, PropertyKey::String(self.atoms.next))?;
             return Ok((wrapper, next));
         }
@@ -168,21 +226,27 @@ impl Vm {
         // Fast path: an untouched array iterator over a dense array.
         if let Some(it) = iter.as_object()
             && next == Value::object(self.array_iterator_next_fn())
-            && let ObjectKind::ArrayIterator { target, index, kind: IterationKind::Values } = self.heap.object(it).kind
+            && let ObjectKind::ArrayIterator {
+                target,
+                index,
+                kind: IterationKind::Values,
+            } = self.heap.object(it).kind
             && let Some(arr) = target.as_object()
             && let ObjectKind::Array { .. } = self.heap.object(arr).kind
             && let Elements::Dense(elements) = &self.heap.object(arr).elements
         {
             let len = elements.len() as u32;
             if index >= len {
-                if let ObjectKind::ArrayIterator { target, .. } = &mut self.heap.object_mut(it).kind {
+                if let ObjectKind::ArrayIterator { target, .. } = &mut self.heap.object_mut(it).kind
+                {
                     *target = Value::UNDEFINED;
                 }
                 return Ok((Value::UNDEFINED, true));
             }
             let v = elements[index as usize];
             if !v.is_hole() {
-                if let ObjectKind::ArrayIterator { index, .. } = &mut self.heap.object_mut(it).kind {
+                if let ObjectKind::ArrayIterator { index, .. } = &mut self.heap.object_mut(it).kind
+                {
                     *index += 1;
                 }
                 return Ok((v, false));
@@ -204,7 +268,10 @@ impl Vm {
     fn array_iterator_next_fn(&mut self) -> ObjectId {
         let proto = self.intrinsics.array_iterator_prototype;
         let key = PropertyKey::String(self.atoms.next);
-        self.heap.own_property(proto, key).and_then(|p| p.value.as_object()).unwrap_or(proto)
+        self.heap
+            .own_property(proto, key)
+            .and_then(|p| p.value.as_object())
+            .unwrap_or(proto)
     }
 
     /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a normal completion.
@@ -260,12 +327,18 @@ impl Vm {
         if self.heap.own_property(o, iter_key).is_some() {
             return false;
         }
-        let proto_iter = self.heap.own_property(self.intrinsics.array_prototype, iter_key).map(|p| p.value);
+        let proto_iter = self
+            .heap
+            .own_property(self.intrinsics.array_prototype, iter_key)
+            .map(|p| p.value);
         if proto_iter != Some(Value::object(self.intrinsics.array_prototype_values)) {
             return false;
         }
         let next_key = PropertyKey::String(self.atoms.next);
-        let next = self.heap.own_property(self.intrinsics.array_iterator_prototype, next_key).map(|p| p.value);
+        let next = self
+            .heap
+            .own_property(self.intrinsics.array_iterator_prototype, next_key)
+            .map(|p| p.value);
         next == Some(Value::object(self.array_iterator_next_fn()))
     }
 
@@ -285,7 +358,8 @@ impl Vm {
         let Some(obj) = v.as_object() else {
             return Err(self.type_error("CreateListFromArrayLike called on non-object"));
         };
-        if let ObjectKind::Array { .. } | ObjectKind::Arguments { env: None, .. } = self.heap.object(obj).kind
+        if let ObjectKind::Array { .. } | ObjectKind::Arguments { env: None, .. } =
+            self.heap.object(obj).kind
             && let Elements::Dense(e) = &self.heap.object(obj).elements
             && !e.iter().any(|v| v.is_hole())
             && self.heap.object(obj).is_array()
@@ -316,11 +390,18 @@ impl Vm {
 
     /// [CopyDataProperties](https://tc39.es/ecma262/#sec-copydataproperties); `excluded` is an
     /// array of keys or undefined.
-    pub fn copy_data_properties(&mut self, target: Value, source: Value, excluded: Value) -> JsResult<()> {
+    pub fn copy_data_properties(
+        &mut self,
+        target: Value,
+        source: Value,
+        excluded: Value,
+    ) -> JsResult<()> {
         if source.is_nullish() {
             return Ok(());
         }
-        let Some(target) = target.as_object() else { return Ok(()) };
+        let Some(target) = target.as_object() else {
+            return Ok(());
+        };
         let from = self.to_object(source)?;
         let mut skip = Vec::new();
         if excluded.is_object() {
@@ -349,9 +430,20 @@ impl Vm {
 
     /// Start a `for-in` over `v`: an internal iterator of its enumerable string keys.
     pub fn for_in_prepare(&mut self, v: Value) -> JsResult<Value> {
-        let object = if v.is_nullish() { None } else { Some(self.to_object(v)?) };
-        let state = ForInState { object, keys: Vec::new(), index: 0, visited: Vec::new() };
-        let it = self.heap.new_object(None, ObjectKind::ForInIterator(Box::new(state)));
+        let object = if v.is_nullish() {
+            None
+        } else {
+            Some(self.to_object(v)?)
+        };
+        let state = ForInState {
+            object,
+            keys: Vec::new(),
+            index: 0,
+            visited: Vec::new(),
+        };
+        let it = self
+            .heap
+            .new_object(None, ObjectKind::ForInIterator(Box::new(state)));
         if let Some(o) = object {
             self.for_in_load(it, o)?;
         }
@@ -376,11 +468,15 @@ impl Vm {
 
     /// The next key of a `for-in`, skipping keys deleted or shadowed meanwhile: `(key, done)`.
     pub fn for_in_next(&mut self, it: Value) -> JsResult<(Value, bool)> {
-        let Some(it) = it.as_object() else { return Ok((Value::UNDEFINED, true)) };
+        let Some(it) = it.as_object() else {
+            return Ok((Value::UNDEFINED, true));
+        };
         loop {
             let (object, key) = match &mut self.heap.object_mut(it).kind {
                 ObjectKind::ForInIterator(s) => {
-                    let Some(object) = s.object else { return Ok((Value::UNDEFINED, true)) };
+                    let Some(object) = s.object else {
+                        return Ok((Value::UNDEFINED, true));
+                    };
                     let key = s.keys.get(s.index).copied();
                     s.index += 1;
                     (object, key)

@@ -26,11 +26,11 @@ pub mod regexp;
 pub mod string;
 pub mod symbol;
 
+use crate::JsResult;
 use crate::heap::ObjectId;
 use crate::interpreter::{Args, Vm};
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
 use crate::value::Value;
-use crate::JsResult;
 
 /// Create the realm's intrinsics and global object.
 pub fn init(vm: &mut Vm) {
@@ -46,11 +46,28 @@ pub fn init(vm: &mut Vm) {
     );
     vm.intrinsics.function_prototype = function_prototype;
     let root = vm.heap.shapes.root(Some(function_prototype));
-    let with_length = vm.heap.shapes.add(root, PropertyKey::String(vm.atoms.length), Attrs::CONFIGURABLE_ONLY);
-    let plain = vm.heap.shapes.add(with_length, PropertyKey::String(vm.atoms.name), Attrs::CONFIGURABLE_ONLY);
-    let with_prototype = vm.heap.shapes.add(plain, PropertyKey::String(vm.atoms.prototype), Attrs(Attrs::WRITABLE));
-    vm.shapes = crate::interpreter::FunctionShapes { plain, with_prototype };
-    let global = vm.heap.new_object(Some(object_prototype), ObjectKind::Ordinary);
+    let with_length = vm.heap.shapes.add(
+        root,
+        PropertyKey::String(vm.atoms.length),
+        Attrs::CONFIGURABLE_ONLY,
+    );
+    let plain = vm.heap.shapes.add(
+        with_length,
+        PropertyKey::String(vm.atoms.name),
+        Attrs::CONFIGURABLE_ONLY,
+    );
+    let with_prototype = vm.heap.shapes.add(
+        plain,
+        PropertyKey::String(vm.atoms.prototype),
+        Attrs(Attrs::WRITABLE),
+    );
+    vm.shapes = crate::interpreter::FunctionShapes {
+        plain,
+        with_prototype,
+    };
+    let global = vm
+        .heap
+        .new_object(Some(object_prototype), ObjectKind::Ordinary);
     vm.heap.to_dictionary(global);
     vm.intrinsics.global = global;
     let thrower = vm.new_native(throw_type_error, "", 0, false);
@@ -94,10 +111,26 @@ pub fn define_global(vm: &mut Vm, name: &str, value: Value) {
 
 /// Create a constructor `name` whose `prototype` is `proto`, link `proto.constructor` back,
 /// and define it as a global.
-pub fn make_constructor(vm: &mut Vm, name: &str, func: NativeFn, length: u32, proto: ObjectId) -> ObjectId {
+pub fn make_constructor(
+    vm: &mut Vm,
+    name: &str,
+    func: NativeFn,
+    length: u32,
+    proto: ObjectId,
+) -> ObjectId {
     let ctor = vm.new_native(func, name, length, true);
-    vm.define_builtin(ctor, PropertyKey::String(vm.atoms.prototype), Value::object(proto), Attrs::NONE);
-    vm.define_builtin(proto, PropertyKey::String(vm.atoms.constructor), Value::object(ctor), Attrs::HIDDEN);
+    vm.define_builtin(
+        ctor,
+        PropertyKey::String(vm.atoms.prototype),
+        Value::object(proto),
+        Attrs::NONE,
+    );
+    vm.define_builtin(
+        proto,
+        PropertyKey::String(vm.atoms.constructor),
+        Value::object(ctor),
+        Attrs::HIDDEN,
+    );
     define_global(vm, name, Value::object(ctor));
     ctor
 }
@@ -115,24 +148,47 @@ pub fn define_getter(vm: &mut Vm, obj: ObjectId, name: &str, func: NativeFn) {
 }
 
 /// Define a symbol-keyed native method, named `[description]`.
-pub fn define_symbol_method(vm: &mut Vm, obj: ObjectId, symbol: crate::heap::SymbolId, name: &str, func: NativeFn, length: u32) {
+pub fn define_symbol_method(
+    vm: &mut Vm,
+    obj: ObjectId,
+    symbol: crate::heap::SymbolId,
+    name: &str,
+    func: NativeFn,
+    length: u32,
+) {
     let f = vm.new_native(func, name, length, false);
-    vm.define_builtin(obj, PropertyKey::Symbol(symbol), Value::object(f), Attrs::HIDDEN);
+    vm.define_builtin(
+        obj,
+        PropertyKey::Symbol(symbol),
+        Value::object(f),
+        Attrs::HIDDEN,
+    );
 }
 
 /// Define `Symbol.toStringTag` on a prototype.
 pub fn define_to_string_tag(vm: &mut Vm, obj: ObjectId, tag: &str) {
     let v = vm.intern_value(tag);
-    vm.define_builtin(obj, PropertyKey::Symbol(vm.symbols.to_string_tag), v, Attrs::CONFIGURABLE_ONLY);
+    vm.define_builtin(
+        obj,
+        PropertyKey::Symbol(vm.symbols.to_string_tag),
+        v,
+        Attrs::CONFIGURABLE_ONLY,
+    );
 }
 
 /// A plain object with `Object.prototype` as prototype.
 pub fn new_plain_object(vm: &mut Vm) -> ObjectId {
-    vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary)
+    vm.heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary)
 }
 
 /// The `this` value as an object of a given kind, or a TypeError naming the method.
-pub fn this_object(vm: &mut Vm, this: Value, method: &str, check: fn(&ObjectKind) -> bool) -> JsResult<ObjectId> {
+pub fn this_object(
+    vm: &mut Vm,
+    this: Value,
+    method: &str,
+    check: fn(&ObjectKind) -> bool,
+) -> JsResult<ObjectId> {
     match this.as_object() {
         Some(o) if check(&vm.heap.object(o).kind) => Ok(o),
         _ => Err(vm.type_error(format!("{method} called on incompatible receiver"))),

@@ -62,7 +62,12 @@ pub fn init(vm: &mut Vm) {
     if let Some(p) = vm.heap.own_property(proto, key) {
         let getter = vm.accessor_parts(p.value).0;
         let pair = vm.new_accessor(getter, Value::object(setter));
-        vm.define_builtin(proto, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
+        vm.define_builtin(
+            proto,
+            key,
+            pair,
+            Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
+        );
     }
 }
 
@@ -70,7 +75,9 @@ pub fn init(vm: &mut Vm) {
 fn object_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     if !args.new_target.is_undefined() && args.new_target != Value::object(vm.native_callee) {
         let proto = vm.prototype_from_constructor(args.new_target, |i| i.object_prototype)?;
-        return Ok(Value::object(vm.heap.new_object(Some(proto), ObjectKind::Ordinary)));
+        return Ok(Value::object(
+            vm.heap.new_object(Some(proto), ObjectKind::Ordinary),
+        ));
     }
     let v = vm.arg(args, 0);
     if v.is_nullish() {
@@ -96,7 +103,11 @@ pub fn to_property_descriptor(vm: &mut Vm, v: Value) -> JsResult<PropertyDescrip
     let mut desc = PropertyDescriptor::default();
     let field = |vm: &mut Vm, atom| -> JsResult<Option<Value>> {
         let key = PropertyKey::String(atom);
-        if vm.has_property(obj, key)? { Ok(Some(vm.get(Value::object(obj), key)?)) } else { Ok(None) }
+        if vm.has_property(obj, key)? {
+            Ok(Some(vm.get(Value::object(obj), key)?))
+        } else {
+            Ok(None)
+        }
     };
     if let Some(e) = field(vm, vm.atoms.enumerable)? {
         desc.enumerable = Some(vm.to_boolean(e));
@@ -130,10 +141,15 @@ pub fn to_property_descriptor(vm: &mut Vm, v: Value) -> JsResult<PropertyDescrip
 
 /// [FromPropertyDescriptor](https://tc39.es/ecma262/#sec-frompropertydescriptor)
 pub fn from_property_descriptor(vm: &mut Vm, desc: Option<PropertyDescriptor>) -> JsResult<Value> {
-    let Some(desc) = desc else { return Ok(Value::UNDEFINED) };
+    let Some(desc) = desc else {
+        return Ok(Value::UNDEFINED);
+    };
     let obj = new_plain_object(vm);
     let a = vm.atoms.clone();
-    let put = |vm: &mut Vm, atom, v: Value| vm.create_data_property(obj, PropertyKey::String(atom), v).map(|_| ());
+    let put = |vm: &mut Vm, atom, v: Value| {
+        vm.create_data_property(obj, PropertyKey::String(atom), v)
+            .map(|_| ())
+    };
     if let Some(v) = desc.value {
         put(vm, a.value, v)?;
     }
@@ -250,7 +266,9 @@ pub fn enumerable_own_properties(vm: &mut Vm, obj: ObjectId, kind: u8) -> JsResu
         if matches!(key, PropertyKey::Symbol(_)) {
             continue;
         }
-        let Some(desc) = vm.get_own_property(obj, key)? else { continue };
+        let Some(desc) = vm.get_own_property(obj, key)? else {
+            continue;
+        };
         if desc.enumerable != Some(true) {
             continue;
         }
@@ -298,12 +316,22 @@ fn set_integrity_level(vm: &mut Vm, obj: ObjectId, frozen: bool) -> JsResult<boo
         for key in vm.own_property_keys(obj)? {
             let desc = if frozen {
                 match vm.get_own_property(obj, key)? {
-                    Some(d) if d.is_accessor() => PropertyDescriptor { configurable: Some(false), ..Default::default() },
-                    Some(_) => PropertyDescriptor { configurable: Some(false), writable: Some(false), ..Default::default() },
+                    Some(d) if d.is_accessor() => PropertyDescriptor {
+                        configurable: Some(false),
+                        ..Default::default()
+                    },
+                    Some(_) => PropertyDescriptor {
+                        configurable: Some(false),
+                        writable: Some(false),
+                        ..Default::default()
+                    },
                     None => continue,
                 }
             } else {
-                PropertyDescriptor { configurable: Some(false), ..Default::default() }
+                PropertyDescriptor {
+                    configurable: Some(false),
+                    ..Default::default()
+                }
             };
             vm.define_property_or_throw(obj, key, desc)?;
         }
@@ -515,7 +543,9 @@ fn has_own_property(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 }
 
 fn is_prototype_of(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let Some(mut v) = vm.arg(args, 0).as_object() else { return Ok(Value::FALSE) };
+    let Some(mut v) = vm.arg(args, 0).as_object() else {
+        return Ok(Value::FALSE);
+    };
     let o = vm.to_object(this)?;
     loop {
         match vm.get_prototype_of(v)? {
@@ -529,7 +559,10 @@ fn is_prototype_of(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn property_is_enumerable(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let key = vm.to_property_key(vm.arg(args, 0))?;
     let obj = vm.to_object(this)?;
-    Ok(Value::bool(vm.get_own_property(obj, key)?.is_some_and(|d| d.enumerable == Some(true))))
+    Ok(Value::bool(
+        vm.get_own_property(obj, key)?
+            .is_some_and(|d| d.enumerable == Some(true)),
+    ))
 }
 
 /// [Object.prototype.toString](https://tc39.es/ecma262/#sec-object.prototype.tostring)
@@ -556,7 +589,10 @@ pub fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
             _ => "Object",
         }
     };
-    let tag = vm.get(Value::object(obj), PropertyKey::Symbol(vm.symbols.to_string_tag))?;
+    let tag = vm.get(
+        Value::object(obj),
+        PropertyKey::Symbol(vm.symbols.to_string_tag),
+    )?;
     let tag = match tag.as_string() {
         Some(s) => vm.heap.string_to_rust(s),
         None => builtin_tag.to_string(),
@@ -566,13 +602,19 @@ pub fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 /// [IsArray](https://tc39.es/ecma262/#sec-isarray): sees through proxies.
 pub fn is_array(vm: &mut Vm, v: Value) -> JsResult<bool> {
-    let Some(mut o) = v.as_object() else { return Ok(false) };
+    let Some(mut o) = v.as_object() else {
+        return Ok(false);
+    };
     loop {
         match &vm.heap.object(o).kind {
             ObjectKind::Array { .. } => return Ok(true),
-            ObjectKind::Proxy { target: Some(t), .. } => o = *t,
+            ObjectKind::Proxy {
+                target: Some(t), ..
+            } => o = *t,
             ObjectKind::Proxy { target: None, .. } => {
-                return Err(vm.type_error("Cannot perform 'IsArray' on a proxy that has been revoked"));
+                return Err(
+                    vm.type_error("Cannot perform 'IsArray' on a proxy that has been revoked")
+                );
             }
             _ => return Ok(false),
         }
@@ -595,7 +637,11 @@ fn define_accessor_legacy(vm: &mut Vm, this: Value, args: Args, getter: bool) ->
         return Err(vm.type_error("Accessor must be a function"));
     }
     let key = vm.to_property_key(vm.arg(args, 0))?;
-    let mut desc = PropertyDescriptor { enumerable: Some(true), configurable: Some(true), ..Default::default() };
+    let mut desc = PropertyDescriptor {
+        enumerable: Some(true),
+        configurable: Some(true),
+        ..Default::default()
+    };
     if getter {
         desc.get = Some(f);
     } else {
@@ -649,12 +695,16 @@ fn proto_setter(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Err(vm.type_error("Object.prototype.__proto__ called on null or undefined"));
     }
     let proto = vm.arg(args, 0);
-    let Some(obj) = this.as_object() else { return Ok(Value::UNDEFINED) };
+    let Some(obj) = this.as_object() else {
+        return Ok(Value::UNDEFINED);
+    };
     if !proto.is_object() && !proto.is_null() {
         return Ok(Value::UNDEFINED);
     }
     if !vm.set_prototype_of(obj, proto.as_object())? {
-        return Err(vm.type_error("Object.prototype.__proto__ setter failed (cyclic or not extensible)"));
+        return Err(
+            vm.type_error("Object.prototype.__proto__ setter failed (cyclic or not extensible)")
+        );
     }
     Ok(Value::UNDEFINED)
 }

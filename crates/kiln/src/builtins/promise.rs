@@ -34,7 +34,12 @@ pub struct PromiseState {
 impl PromiseState {
     pub fn trace(&self, out: &mut Vec<Value>) {
         out.push(self.result);
-        out.extend(self.fulfill_reactions.iter().chain(&self.reject_reactions).map(|&r| Value::object(r)));
+        out.extend(
+            self.fulfill_reactions
+                .iter()
+                .chain(&self.reject_reactions)
+                .map(|&r| Value::object(r)),
+        );
     }
 }
 
@@ -44,7 +49,9 @@ const AWAIT_FULFILL: i32 = 2;
 const AWAIT_REJECT: i32 = 3;
 
 pub fn init(vm: &mut Vm) {
-    let proto = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    let proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.intrinsics.promise_prototype = proto;
     let ctor = make_constructor(vm, "Promise", promise_constructor, 1, proto);
     vm.intrinsics.promise = ctor;
@@ -89,14 +96,18 @@ impl Vm {
             reject_reactions: Vec::new(),
             is_handled: false,
         };
-        self.heap.new_object(Some(proto), ObjectKind::Promise(Box::new(state)))
+        self.heap
+            .new_object(Some(proto), ObjectKind::Promise(Box::new(state)))
     }
 
     /// The resolve function's logic
     /// ([Promise Resolve Functions](https://tc39.es/ecma262/#sec-promise-resolve-functions)).
     pub fn resolve_promise(&mut self, promise: ObjectId, resolution: Value) -> JsResult<()> {
         if resolution == Value::object(promise) {
-            let e = self.new_error(self.intrinsics.type_error_prototype, "Chaining cycle detected for promise");
+            let e = self.new_error(
+                self.intrinsics.type_error_prototype,
+                "Chaining cycle detected for promise",
+            );
             self.reject_promise(promise, Value::object(e));
             return Ok(());
         }
@@ -116,7 +127,11 @@ impl Vm {
             self.settle(promise, Status::Fulfilled, resolution);
             return Ok(());
         }
-        self.enqueue_job(Job::ResolveThenable { promise, thenable: resolution, then });
+        self.enqueue_job(Job::ResolveThenable {
+            promise,
+            thenable: resolution,
+            then,
+        });
         Ok(())
     }
 
@@ -132,17 +147,29 @@ impl Vm {
                 p.result = value;
                 let fulfill = std::mem::take(&mut p.fulfill_reactions);
                 let reject = std::mem::take(&mut p.reject_reactions);
-                if status == Status::Fulfilled { fulfill } else { reject }
+                if status == Status::Fulfilled {
+                    fulfill
+                } else {
+                    reject
+                }
             }
             _ => return,
         };
         for reaction in reactions {
-            self.enqueue_job(Job::Reaction { reaction, argument: value });
+            self.enqueue_job(Job::Reaction {
+                reaction,
+                argument: value,
+            });
         }
     }
 
     /// [PerformPromiseThen](https://tc39.es/ecma262/#sec-performpromisethen) with raw reaction records.
-    fn perform_then_records(&mut self, promise: ObjectId, on_fulfilled: ObjectId, on_rejected: ObjectId) {
+    fn perform_then_records(
+        &mut self,
+        promise: ObjectId,
+        on_fulfilled: ObjectId,
+        on_rejected: ObjectId,
+    ) {
         let settled = match &mut self.heap.object_mut(promise).kind {
             ObjectKind::Promise(p) => {
                 p.is_handled = true;
@@ -163,7 +190,12 @@ impl Vm {
         }
     }
 
-    fn reaction_record(&mut self, kind: i32, handler: Value, capability: Option<Capability>) -> ObjectId {
+    fn reaction_record(
+        &mut self,
+        kind: i32,
+        handler: Value,
+        capability: Option<Capability>,
+    ) -> ObjectId {
         let (p, res, rej) = match capability {
             Some(c) => (c.promise, c.resolve, c.reject),
             None => (Value::UNDEFINED, Value::UNDEFINED, Value::UNDEFINED),
@@ -173,9 +205,23 @@ impl Vm {
     }
 
     /// PerformPromiseThen(promise, onFulfilled, onRejected, capability).
-    pub fn perform_then(&mut self, promise: ObjectId, on_fulfilled: Value, on_rejected: Value, capability: Option<Capability>) {
-        let f = if self.is_callable(on_fulfilled) { on_fulfilled } else { Value::UNDEFINED };
-        let r = if self.is_callable(on_rejected) { on_rejected } else { Value::UNDEFINED };
+    pub fn perform_then(
+        &mut self,
+        promise: ObjectId,
+        on_fulfilled: Value,
+        on_rejected: Value,
+        capability: Option<Capability>,
+    ) {
+        let f = if self.is_callable(on_fulfilled) {
+            on_fulfilled
+        } else {
+            Value::UNDEFINED
+        };
+        let r = if self.is_callable(on_rejected) {
+            on_rejected
+        } else {
+            Value::UNDEFINED
+        };
         let fr = self.reaction_record(FULFILL, f, capability);
         let rr = self.reaction_record(REJECT, r, capability);
         self.perform_then_records(promise, fr, rr);
@@ -202,7 +248,9 @@ impl Vm {
         }
         let cap = self.new_promise_capability(c)?;
         self.call(cap.resolve, Value::UNDEFINED, &[x])?;
-        cap.promise.as_object().ok_or_else(|| self.type_error("Promise capability is not an object"))
+        cap.promise
+            .as_object()
+            .ok_or_else(|| self.type_error("Promise capability is not an object"))
     }
 
     /// [NewPromiseCapability](https://tc39.es/ecma262/#sec-newpromisecapability)(C)
@@ -210,12 +258,19 @@ impl Vm {
         if c == Value::object(self.intrinsics.promise) {
             let p = self.new_promise();
             let (resolve, reject) = self.create_resolving_functions(p);
-            return Ok(Capability { promise: Value::object(p), resolve, reject });
+            return Ok(Capability {
+                promise: Value::object(p),
+                resolve,
+                reject,
+            });
         }
         if !self.is_constructor(c) {
             return Err(self.type_error("Promise capability constructor is not a constructor"));
         }
-        let record = self.heap.new_object(None, ObjectKind::Internal(Box::new([Value::UNDEFINED, Value::UNDEFINED])));
+        let record = self.heap.new_object(
+            None,
+            ObjectKind::Internal(Box::new([Value::UNDEFINED, Value::UNDEFINED])),
+        );
         let executor = self.new_native_with_data(
             capability_executor,
             Value::string(self.atoms.empty),
@@ -234,12 +289,18 @@ impl Vm {
         if !self.is_callable(resolve) || !self.is_callable(reject) {
             return Err(self.type_error("Promise resolve or reject function is not callable"));
         }
-        Ok(Capability { promise, resolve, reject })
+        Ok(Capability {
+            promise,
+            resolve,
+            reject,
+        })
     }
 
     /// [CreateResolvingFunctions](https://tc39.es/ecma262/#sec-createresolvingfunctions)
     pub fn create_resolving_functions(&mut self, promise: ObjectId) -> (Value, Value) {
-        let already = self.heap.new_object(None, ObjectKind::Internal(Box::new([Value::FALSE])));
+        let already = self
+            .heap
+            .new_object(None, ObjectKind::Internal(Box::new([Value::FALSE])));
         let data: Box<[Value]> = Box::new([Value::object(promise), Value::object(already)]);
         let empty = Value::string(self.atoms.empty);
         let resolve = self.new_native_with_data(resolve_function, empty, 1, false, data.clone());
@@ -316,12 +377,20 @@ pub fn run_reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsR
     let kind = kind.as_int().unwrap_or(FULFILL);
     if kind == AWAIT_FULFILL || kind == AWAIT_REJECT {
         let generator = handler.as_object().expect("await reaction holds its frame");
-        let mode = if kind == AWAIT_FULFILL { ResumeMode::Next } else { ResumeMode::Throw };
+        let mode = if kind == AWAIT_FULFILL {
+            ResumeMode::Next
+        } else {
+            ResumeMode::Throw
+        };
         vm.resume_suspended(generator, mode, argument)?;
         return Ok(());
     }
     let outcome = if handler.is_undefined() {
-        if kind == FULFILL { Ok(argument) } else { Err(argument) }
+        if kind == FULFILL {
+            Ok(argument)
+        } else {
+            Err(argument)
+        }
     } else {
         match vm.call(handler, Value::UNDEFINED, &[argument]) {
             Ok(v) => Ok(v),
@@ -343,7 +412,12 @@ pub fn run_reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsR
     Ok(())
 }
 
-pub fn run_resolve_thenable_job(vm: &mut Vm, promise: ObjectId, thenable: Value, then: Value) -> JsResult<()> {
+pub fn run_resolve_thenable_job(
+    vm: &mut Vm,
+    promise: ObjectId,
+    thenable: Value,
+    then: Value,
+) -> JsResult<()> {
     let (resolve, reject) = vm.create_resolving_functions(promise);
     let mark = vm.roots.len();
     vm.roots.extend([resolve, reject]);
@@ -372,7 +446,10 @@ fn promise_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value>
     vm.roots.push(Value::object(promise));
     let (resolve, reject) = vm.create_resolving_functions(promise);
     vm.roots.extend([resolve, reject]);
-    if vm.call(executor, Value::UNDEFINED, &[resolve, reject]).is_err() {
+    if vm
+        .call(executor, Value::UNDEFINED, &[resolve, reject])
+        .is_err()
+    {
         if vm.terminating() {
             return Err(crate::Thrown);
         }
@@ -482,7 +559,11 @@ fn promise_reject_static(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value
 fn with_resolvers(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let cap = vm.new_promise_capability(this)?;
     let obj = super::new_plain_object(vm);
-    for (name, v) in [("promise", cap.promise), ("resolve", cap.resolve), ("reject", cap.reject)] {
+    for (name, v) in [
+        ("promise", cap.promise),
+        ("resolve", cap.resolve),
+        ("reject", cap.reject),
+    ] {
         let key = vm.key(name);
         vm.create_data_property(obj, key, v)?;
     }
@@ -538,7 +619,13 @@ fn combinator(vm: &mut Vm, this: Value, iterable: Value, which: Combinator) -> J
     }
 }
 
-fn combinator_body(vm: &mut Vm, c: Value, iterable: Value, which: Combinator, cap: Capability) -> JsResult<Value> {
+fn combinator_body(
+    vm: &mut Vm,
+    c: Value,
+    iterable: Value,
+    which: Combinator,
+    cap: Capability,
+) -> JsResult<Value> {
     let resolve_key = vm.key("resolve");
     let resolve_fn = vm.get(c, resolve_key)?;
     if !vm.is_callable(resolve_fn) {
@@ -548,7 +635,10 @@ fn combinator_body(vm: &mut Vm, c: Value, iterable: Value, which: Combinator, ca
     vm.roots.push(iter);
     // Shared state: [values array, remaining count]
     let values = vm.new_array_with_capacity(0);
-    let state = vm.heap.new_object(None, ObjectKind::Internal(Box::new([Value::object(values), Value::int(1)])));
+    let state = vm.heap.new_object(
+        None,
+        ObjectKind::Internal(Box::new([Value::object(values), Value::int(1)])),
+    );
     vm.roots.push(Value::object(state));
     let mut index = 0u32;
     loop {
@@ -561,7 +651,12 @@ fn combinator_body(vm: &mut Vm, c: Value, iterable: Value, which: Combinator, ca
         }
         let step: JsResult<()> = (|| {
             if which != Combinator::Race {
-                vm.set(Value::object(values), PropertyKey::Index(index), Value::UNDEFINED, Value::object(values))?;
+                vm.set(
+                    Value::object(values),
+                    PropertyKey::Index(index),
+                    Value::UNDEFINED,
+                    Value::object(values),
+                )?;
             }
             let next_promise = vm.call(resolve_fn, c, &[value])?;
             vm.roots.push(next_promise);
@@ -571,14 +666,29 @@ fn combinator_body(vm: &mut Vm, c: Value, iterable: Value, which: Combinator, ca
                     bump_remaining(vm, state, 1);
                     let empty = Value::string(vm.atoms.empty);
                     let data = |kind: i32| -> Box<[Value]> {
-                        Box::new([Value::object(state), Value::int(index as i32), cap.resolve, cap.reject, Value::int(kind), Value::FALSE])
+                        Box::new([
+                            Value::object(state),
+                            Value::int(index as i32),
+                            cap.resolve,
+                            cap.reject,
+                            Value::int(kind),
+                            Value::FALSE,
+                        ])
                     };
                     let element = |vm: &mut Vm, kind: i32| {
                         let d = data(kind);
-                        let called = vm.heap.new_object(None, ObjectKind::Internal(Box::new([Value::FALSE])));
+                        let called = vm
+                            .heap
+                            .new_object(None, ObjectKind::Internal(Box::new([Value::FALSE])));
                         let mut d = d.into_vec();
                         d[5] = Value::object(called);
-                        Value::object(vm.new_native_with_data(combinator_element, empty, 1, false, d.into_boxed_slice()))
+                        Value::object(vm.new_native_with_data(
+                            combinator_element,
+                            empty,
+                            1,
+                            false,
+                            d.into_boxed_slice(),
+                        ))
                     };
                     match which {
                         Combinator::All => (element(vm, 0), cap.reject),
@@ -636,21 +746,32 @@ fn bump_remaining(vm: &mut Vm, state: ObjectId, delta: i32) -> i32 {
 }
 
 fn aggregate(vm: &mut Vm, errors: Vec<Value>) -> Value {
-    let e = vm.new_error(vm.intrinsics.aggregate_error_prototype, "All promises were rejected");
+    let e = vm.new_error(
+        vm.intrinsics.aggregate_error_prototype,
+        "All promises were rejected",
+    );
     let arr = vm.array_from_values(errors);
-    vm.define_builtin(e, PropertyKey::String(vm.atoms.errors), Value::object(arr), crate::object::Attrs::HIDDEN);
+    vm.define_builtin(
+        e,
+        PropertyKey::String(vm.atoms.errors),
+        Value::object(arr),
+        crate::object::Attrs::HIDDEN,
+    );
     Value::object(e)
 }
 
 /// Promise.all resolve element (kind 0), allSettled fulfilled (1) / rejected (2), any reject (3).
 fn combinator_element(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let data = vm.native_data(vm.native_callee).to_vec();
-    let (state, index, resolve, reject, kind, called) = (data[0], data[1], data[2], data[3], data[4], data[5]);
+    let (state, index, resolve, reject, kind, called) =
+        (data[0], data[1], data[2], data[3], data[4], data[5]);
     if !claim_resolution(vm, called) {
         return Ok(Value::UNDEFINED);
     }
     let x = vm.arg(args, 0);
-    let Some(state) = state.as_object() else { return Ok(Value::UNDEFINED) };
+    let Some(state) = state.as_object() else {
+        return Ok(Value::UNDEFINED);
+    };
     let values = match &vm.heap.object(state).kind {
         ObjectKind::Internal(v) => v[0],
         _ => return Ok(Value::UNDEFINED),
@@ -658,10 +779,18 @@ fn combinator_element(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> 
     let item = match kind.as_int() {
         Some(1) | Some(2) => {
             let obj = super::new_plain_object(vm);
-            let status = vm.intern_value(if kind.as_int() == Some(1) { "fulfilled" } else { "rejected" });
+            let status = vm.intern_value(if kind.as_int() == Some(1) {
+                "fulfilled"
+            } else {
+                "rejected"
+            });
             let status_key = vm.key("status");
             vm.create_data_property(obj, status_key, status)?;
-            let field = if kind.as_int() == Some(1) { vm.key("value") } else { vm.key("reason") };
+            let field = if kind.as_int() == Some(1) {
+                vm.key("value")
+            } else {
+                vm.key("reason")
+            };
             vm.create_data_property(obj, field, x)?;
             Value::object(obj)
         }

@@ -17,7 +17,13 @@ fn unsupported<T>(vm: &mut Vm) -> JsResult<T> {
 pub fn get(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey, _receiver: Value) -> JsResult<Value> {
     unsupported(vm)
 }
-pub fn set(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey, _value: Value, _receiver: Value) -> JsResult<bool> {
+pub fn set(
+    vm: &mut Vm,
+    _proxy: ObjectId,
+    _key: PropertyKey,
+    _value: Value,
+    _receiver: Value,
+) -> JsResult<bool> {
     unsupported(vm)
 }
 pub fn has(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey) -> JsResult<bool> {
@@ -26,10 +32,19 @@ pub fn has(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey) -> JsResult<bool> {
 pub fn delete(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey) -> JsResult<bool> {
     unsupported(vm)
 }
-pub fn get_own_property(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey) -> JsResult<Option<PropertyDescriptor>> {
+pub fn get_own_property(
+    vm: &mut Vm,
+    _proxy: ObjectId,
+    _key: PropertyKey,
+) -> JsResult<Option<PropertyDescriptor>> {
     unsupported(vm)
 }
-pub fn define_own_property(vm: &mut Vm, _proxy: ObjectId, _key: PropertyKey, _desc: PropertyDescriptor) -> JsResult<bool> {
+pub fn define_own_property(
+    vm: &mut Vm,
+    _proxy: ObjectId,
+    _key: PropertyKey,
+    _desc: PropertyDescriptor,
+) -> JsResult<bool> {
     unsupported(vm)
 }
 pub fn own_keys(vm: &mut Vm, _proxy: ObjectId) -> JsResult<Vec<PropertyKey>> {
@@ -50,6 +65,11 @@ pub fn prevent_extensions(vm: &mut Vm, _proxy: ObjectId) -> JsResult<bool> {
 pub fn call(vm: &mut Vm, _proxy: ObjectId, _this: Value, _args: &[Value]) -> JsResult<Value> {
     unsupported(vm)
 }
-pub fn construct(vm: &mut Vm, _proxy: ObjectId, _args: &[Value], _new_target: Value) -> JsResult<Value> {
+pub fn construct(
+    vm: &mut Vm,
+    _proxy: ObjectId,
+    _args: &[Value],
+    _new_target: Value,
+) -> JsResult<Value> {
     unsupported(vm)
 }

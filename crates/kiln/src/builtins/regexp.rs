@@ -1,8 +1,8 @@
 //! RegExp: compiled patterns (the `regress` crate) and their built-ins.
 
 use crate::JsResult;
-use crate::interpreter::{CodeBlock, Vm};
 use crate::heap::StringId;
+use crate::interpreter::{CodeBlock, Vm};
 use crate::value::Value;
 
 /// The internal slots of a RegExp object.

@@ -72,7 +72,12 @@ pub struct Arena<T> {
 
 impl<T: Default> Arena<T> {
     fn new() -> Self {
-        Arena { items: Vec::new(), live: Vec::new(), marks: Vec::new(), free: Vec::new() }
+        Arena {
+            items: Vec::new(),
+            live: Vec::new(),
+            marks: Vec::new(),
+            free: Vec::new(),
+        }
     }
 
     fn alloc(&mut self, item: T) -> u32 {
@@ -130,7 +135,11 @@ impl<T: Default> Arena<T> {
 
     /// Indices of live entries (for walking the heap whole).
     pub fn live_indices(&self) -> impl Iterator<Item = u32> + '_ {
-        self.live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i as u32)
+        self.live
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| **l)
+            .map(|(i, _)| i as u32)
     }
 }
 
@@ -246,7 +255,10 @@ impl Heap {
 
     pub fn alloc_env(&mut self, parent: Option<EnvId>, size: usize) -> EnvId {
         self.bytes += size_of::<Env>() + size * size_of::<Value>();
-        EnvId(self.envs.alloc(Env { parent, slots: vec![Value::HOLE; size].into_boxed_slice() }))
+        EnvId(self.envs.alloc(Env {
+            parent,
+            slots: vec![Value::HOLE; size].into_boxed_slice(),
+        }))
     }
 
     pub fn clone_env(&mut self, env: EnvId) -> EnvId {
@@ -374,7 +386,11 @@ impl Heap {
             units.extend(self.flat_units(b).iter());
             return self.alloc_units(&units);
         }
-        self.alloc_string(JsStr { data: StrData::Rope { left: a, right: b }, len, is_atom: false })
+        self.alloc_string(JsStr {
+            data: StrData::Rope { left: a, right: b },
+            len,
+            is_atom: false,
+        })
     }
 
     /// The interned string with these contents.
@@ -463,10 +479,16 @@ impl Heap {
         }
         self.trace();
         let objects = self.objects.sweep(object_size);
-        let strings = self.strings.sweep(|s| size_of::<JsStr>() + s.payload_bytes());
+        let strings = self
+            .strings
+            .sweep(|s| size_of::<JsStr>() + s.payload_bytes());
         let symbols = self.symbols.sweep(|_| size_of::<Symbol>());
-        let bigints = self.bigints.sweep(|b| size_of::<BigInt>() + b.bits() as usize / 8);
-        let envs = self.envs.sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
+        let bigints = self
+            .bigints
+            .sweep(|b| size_of::<BigInt>() + b.bits() as usize / 8);
+        let envs = self
+            .envs
+            .sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
         self.bytes = objects + strings + symbols + bigints + envs;
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
         self.collections += 1;
@@ -532,7 +554,11 @@ fn object_size(o: &Object) -> usize {
 
 impl Default for Object {
     fn default() -> Self {
-        Object::new(crate::object::shape::ShapeId::DICTIONARY, None, ObjectKind::Ordinary)
+        Object::new(
+            crate::object::shape::ShapeId::DICTIONARY,
+            None,
+            ObjectKind::Ordinary,
+        )
     }
 }
 

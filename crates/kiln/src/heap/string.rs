@@ -15,7 +15,10 @@ pub enum StrData {
     /// every code unit is below 256
     Latin1(Box<[u8]>),
     Utf16(Box<[u16]>),
-    Rope { left: StringId, right: StringId },
+    Rope {
+        left: StringId,
+        right: StringId,
+    },
 }
 
 /// A heap string: its data and cached facts about it.
@@ -30,7 +33,11 @@ pub struct JsStr {
 
 impl Default for JsStr {
     fn default() -> Self {
-        JsStr { data: StrData::Latin1(Box::new([])), len: 0, is_atom: false }
+        JsStr {
+            data: StrData::Latin1(Box::new([])),
+            len: 0,
+            is_atom: false,
+        }
     }
 }
 
@@ -38,15 +45,27 @@ impl JsStr {
     pub fn from_units(units: &[u16]) -> JsStr {
         let len = units.len() as u32;
         if units.iter().all(|&u| u < 256) {
-            JsStr { data: StrData::Latin1(units.iter().map(|&u| u as u8).collect()), len, is_atom: false }
+            JsStr {
+                data: StrData::Latin1(units.iter().map(|&u| u as u8).collect()),
+                len,
+                is_atom: false,
+            }
         } else {
-            JsStr { data: StrData::Utf16(units.into()), len, is_atom: false }
+            JsStr {
+                data: StrData::Utf16(units.into()),
+                len,
+                is_atom: false,
+            }
         }
     }
 
     pub fn from_latin1(bytes: Box<[u8]>) -> JsStr {
         let len = bytes.len() as u32;
-        JsStr { data: StrData::Latin1(bytes), len, is_atom: false }
+        JsStr {
+            data: StrData::Latin1(bytes),
+            len,
+            is_atom: false,
+        }
     }
 
     pub fn from_str(s: &str) -> JsStr {
@@ -141,7 +160,11 @@ impl<'a> Units<'a> {
             }
             n = n * 10 + (u - b'0' as u16) as u64;
         }
-        if n < u32::MAX as u64 { Some(n as u32) } else { None }
+        if n < u32::MAX as u64 {
+            Some(n as u32)
+        } else {
+            None
+        }
     }
 }
 

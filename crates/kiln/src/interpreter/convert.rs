@@ -63,7 +63,9 @@ pub fn string_to_number(units: Units<'_>) -> f64 {
         _ => {}
     }
     // Only the StrDecimalLiteral grammar: Rust's parser also takes "inf", "nan" and "1_0"-free forms.
-    let valid = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    let valid = t
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
         && t.bytes().any(|b| b.is_ascii_digit());
     if !valid {
         return f64::NAN;
@@ -76,7 +78,13 @@ pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\u{9}' | '\u{A}' | '\u{B}' | '\u{C}' | '\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
 }
 
@@ -115,7 +123,9 @@ impl Vm {
 
     /// [ToPrimitive](https://tc39.es/ecma262/#sec-toprimitive)
     pub fn to_primitive(&mut self, v: Value, hint: Hint) -> JsResult<Value> {
-        let Some(obj) = v.as_object() else { return Ok(v) };
+        let Some(obj) = v.as_object() else {
+            return Ok(v);
+        };
         let exotic = self.get(v, PropertyKey::Symbol(self.symbols.to_primitive))?;
         if !exotic.is_nullish() {
             if !self.is_callable(exotic) {
@@ -133,7 +143,11 @@ impl Vm {
             }
             return Ok(result);
         }
-        let order = if hint == Hint::String { ["toString", "valueOf"] } else { ["valueOf", "toString"] };
+        let order = if hint == Hint::String {
+            ["toString", "valueOf"]
+        } else {
+            ["valueOf", "toString"]
+        };
         for name in order {
             let key = self.key(name);
             let method = self.get(Value::object(obj), key)?;
@@ -165,8 +179,12 @@ impl Vm {
             Kind::Int(i) => i as f64,
             Kind::Double(d) => d,
             Kind::String(s) => string_to_number(self.heap.units(s)),
-            Kind::Symbol(_) => return Err(self.type_error("Cannot convert a Symbol value to a number")),
-            Kind::BigInt(_) => return Err(self.type_error("Cannot convert a BigInt value to a number")),
+            Kind::Symbol(_) => {
+                return Err(self.type_error("Cannot convert a Symbol value to a number"));
+            }
+            Kind::BigInt(_) => {
+                return Err(self.type_error("Cannot convert a BigInt value to a number"));
+            }
             Kind::Object(_) => {
                 let p = self.to_primitive(v, Hint::Number)?;
                 return self.to_number(p);
@@ -239,7 +257,9 @@ impl Vm {
                 self.heap.alloc_str(&s)
             }
             Kind::String(s) => s,
-            Kind::Symbol(_) => return Err(self.type_error("Cannot convert a Symbol value to a string")),
+            Kind::Symbol(_) => {
+                return Err(self.type_error("Cannot convert a Symbol value to a string"));
+            }
             Kind::BigInt(b) => {
                 let s = self.heap.bigint(b).to_string();
                 self.heap.alloc_str(&s)
@@ -270,7 +290,11 @@ impl Vm {
             Kind::String(s) => self.heap.string_to_rust(s),
             Kind::Symbol(s) => {
                 let desc = self.heap.symbol(s).description;
-                format!("Symbol({})", desc.map(|d| self.heap.string_to_rust(d)).unwrap_or_default())
+                format!(
+                    "Symbol({})",
+                    desc.map(|d| self.heap.string_to_rust(d))
+                        .unwrap_or_default()
+                )
             }
             Kind::Object(o) => {
                 if self.is_callable(v) {
@@ -305,7 +329,9 @@ impl Vm {
                 let p = self.to_primitive(v, Hint::String)?;
                 self.to_property_key(p)
             }
-            Kind::Double(d) if d >= 0.0 && d < u32::MAX as f64 && d.fract() == 0.0 => Ok(PropertyKey::Index(d as u32)),
+            Kind::Double(d) if d >= 0.0 && d < u32::MAX as f64 && d.fract() == 0.0 => {
+                Ok(PropertyKey::Index(d as u32))
+            }
             _ => {
                 let s = self.to_string(v)?;
                 Ok(self.key_from_string(s))
@@ -365,9 +391,10 @@ impl Vm {
                 return Err(self.type_error(format!("Cannot convert {what} to object")));
             }
             Kind::Bool(b) => (self.intrinsics.boolean_prototype, ObjectKind::Boolean(b)),
-            Kind::Int(_) | Kind::Double(_) => {
-                (self.intrinsics.number_prototype, ObjectKind::Number(v.as_number().unwrap_or(0.0)))
-            }
+            Kind::Int(_) | Kind::Double(_) => (
+                self.intrinsics.number_prototype,
+                ObjectKind::Number(v.as_number().unwrap_or(0.0)),
+            ),
             Kind::String(s) => {
                 self.heap.flatten(s);
                 (self.intrinsics.string_prototype, ObjectKind::String(s))
@@ -418,7 +445,8 @@ impl Vm {
     /// [SameValue](https://tc39.es/ecma262/#sec-samevalue)
     pub fn same_value(&mut self, a: Value, b: Value) -> bool {
         if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
-            return (x.is_nan() && y.is_nan()) || (x == y && x.is_sign_negative() == y.is_sign_negative());
+            return (x.is_nan() && y.is_nan())
+                || (x == y && x.is_sign_negative() == y.is_sign_negative());
         }
         self.strict_equals(a, b)
     }
@@ -471,8 +499,14 @@ impl Vm {
                 let p = self.to_primitive(b, Hint::Default)?;
                 return self.loose_equals(a, p);
             }
-            (Kind::BigInt(x), Kind::Int(_) | Kind::Double(_)) | (Kind::Int(_) | Kind::Double(_), Kind::BigInt(x)) => {
-                let n = if a.is_number() { a.as_number() } else { b.as_number() }.unwrap_or(f64::NAN);
+            (Kind::BigInt(x), Kind::Int(_) | Kind::Double(_))
+            | (Kind::Int(_) | Kind::Double(_), Kind::BigInt(x)) => {
+                let n = if a.is_number() {
+                    a.as_number()
+                } else {
+                    b.as_number()
+                }
+                .unwrap_or(f64::NAN);
                 bigint_equals_number(self.heap.bigint(x), n)
             }
             _ => self.strict_equals(a, b),
@@ -496,12 +530,16 @@ impl Vm {
         match (px.kind(), py.kind()) {
             (Kind::BigInt(x), Kind::String(s)) => {
                 let text = self.heap.string_to_rust(s);
-                let Some(y) = crate::builtins::bigint::parse_bigint_string(&text) else { return Ok(None) };
+                let Some(y) = crate::builtins::bigint::parse_bigint_string(&text) else {
+                    return Ok(None);
+                };
                 return Ok(Some(self.heap.bigint(x) < &y));
             }
             (Kind::String(s), Kind::BigInt(y)) => {
                 let text = self.heap.string_to_rust(s);
-                let Some(x) = crate::builtins::bigint::parse_bigint_string(&text) else { return Ok(None) };
+                let Some(x) = crate::builtins::bigint::parse_bigint_string(&text) else {
+                    return Ok(None);
+                };
                 return Ok(Some(&x < self.heap.bigint(y)));
             }
             _ => {}
@@ -510,13 +548,24 @@ impl Vm {
         let ny = self.to_numeric(py)?;
         Ok(match (nx.kind(), ny.kind()) {
             (Kind::BigInt(x), Kind::BigInt(y)) => Some(self.heap.bigint(x) < self.heap.bigint(y)),
-            (Kind::BigInt(x), _) => compare_bigint_number(self.heap.bigint(x), ny.as_number().unwrap_or(f64::NAN))
-                .map(|o| o == std::cmp::Ordering::Less),
-            (_, Kind::BigInt(y)) => compare_bigint_number(self.heap.bigint(y), nx.as_number().unwrap_or(f64::NAN))
-                .map(|o| o == std::cmp::Ordering::Greater),
+            (Kind::BigInt(x), _) => {
+                compare_bigint_number(self.heap.bigint(x), ny.as_number().unwrap_or(f64::NAN))
+                    .map(|o| o == std::cmp::Ordering::Less)
+            }
+            (_, Kind::BigInt(y)) => {
+                compare_bigint_number(self.heap.bigint(y), nx.as_number().unwrap_or(f64::NAN))
+                    .map(|o| o == std::cmp::Ordering::Greater)
+            }
             _ => {
-                let (x, y) = (nx.as_number().unwrap_or(f64::NAN), ny.as_number().unwrap_or(f64::NAN));
-                if x.is_nan() || y.is_nan() { None } else { Some(x < y) }
+                let (x, y) = (
+                    nx.as_number().unwrap_or(f64::NAN),
+                    ny.as_number().unwrap_or(f64::NAN),
+                );
+                if x.is_nan() || y.is_nan() {
+                    None
+                } else {
+                    Some(x < y)
+                }
             }
         })
     }
@@ -540,7 +589,11 @@ pub fn compare_bigint_number(b: &BigInt, n: f64) -> Option<std::cmp::Ordering> {
     }
     let floor = n.floor();
     let fb = num_bigint::BigInt::from(floor as i128);
-    let exact = if floor.abs() < 1e38 { fb } else { BigInt::parse_bytes(format!("{floor:.0}").as_bytes(), 10)? };
+    let exact = if floor.abs() < 1e38 {
+        fb
+    } else {
+        BigInt::parse_bytes(format!("{floor:.0}").as_bytes(), 10)?
+    };
     match b.cmp(&exact) {
         Ordering::Equal if n > floor => Some(Ordering::Less),
         o => Some(o),
@@ -562,7 +615,10 @@ mod tests {
         assert_eq!(number_to_string(-0.0), "0");
         assert_eq!(number_to_string(0.1), "0.1");
         assert_eq!(number_to_string(1e21), "1e+21");
-        assert_eq!(number_to_string(123456789012345680000.0), "123456789012345680000");
+        assert_eq!(
+            number_to_string(123456789012345680000.0),
+            "123456789012345680000"
+        );
         assert_eq!(number_to_string(1.5e-7), "1.5e-7");
         assert_eq!(number_to_string(f64::NAN), "NaN");
         assert_eq!(number_to_string(f64::NEG_INFINITY), "-Infinity");

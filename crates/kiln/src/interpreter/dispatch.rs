@@ -50,13 +50,11 @@ impl Vm {
                     sync!();
                     match $e {
                         Ok(v) => v,
-                        Err(_) => {
-                            match self.unwind_exception() {
-                                Ok(Flow::Continue) => continue 'frames,
-                                Ok(Flow::Exit(e)) => return Ok(e),
-                                Err(t) => return Err(t),
-                            }
-                        }
+                        Err(_) => match self.unwind_exception() {
+                            Ok(Flow::Continue) => continue 'frames,
+                            Ok(Flow::Exit(e)) => return Ok(e),
+                            Err(t) => return Err(t),
+                        },
                     }
                 }};
             }
@@ -124,11 +122,19 @@ impl Vm {
                             tri!(self.coerce_this(this, code.code.strict))
                         };
                     }
-                    Instr::LoadNewTarget { dst } => reg!(dst) = self.frames.last().expect("frame").new_target,
-                    Instr::LoadCallee { dst } => reg!(dst) = Value::object(self.frames.last().expect("frame").callee),
-                    Instr::LoadGlobalObject { dst } => reg!(dst) = Value::object(self.intrinsics.global),
+                    Instr::LoadNewTarget { dst } => {
+                        reg!(dst) = self.frames.last().expect("frame").new_target
+                    }
+                    Instr::LoadCallee { dst } => {
+                        reg!(dst) = Value::object(self.frames.last().expect("frame").callee)
+                    }
+                    Instr::LoadGlobalObject { dst } => {
+                        reg!(dst) = Value::object(self.intrinsics.global)
+                    }
                     Instr::LoadImportMeta { dst } => {
-                        reg!(dst) = tri!(Err::<Value, _>(self.syntax_error("import.meta is only valid in modules")))
+                        reg!(dst) = tri!(Err::<Value, _>(
+                            self.syntax_error("import.meta is only valid in modules")
+                        ))
                     }
 
                     // ---- environments ----
@@ -157,11 +163,18 @@ impl Vm {
                         let env = self.env_at(depth);
                         reg!(dst) = self.heap.env(env).slots[slot as usize];
                     }
-                    Instr::GetEnvChecked { dst, depth, slot, name } => {
+                    Instr::GetEnvChecked {
+                        dst,
+                        depth,
+                        slot,
+                        name,
+                    } => {
                         let env = self.env_at(depth);
                         let v = self.heap.env(env).slots[slot as usize];
                         if v.is_hole() {
-                            tri!(Err::<(), _>(self.uninitialized(code.constants[name as usize])));
+                            tri!(Err::<(), _>(
+                                self.uninitialized(code.constants[name as usize])
+                            ));
                         }
                         reg!(dst) = v;
                     }
@@ -172,7 +185,9 @@ impl Vm {
                     }
                     Instr::ThrowIfHole { src, name } => {
                         if reg!(src).is_hole() {
-                            tri!(Err::<(), _>(self.uninitialized(code.constants[name as usize])));
+                            tri!(Err::<(), _>(
+                                self.uninitialized(code.constants[name as usize])
+                            ));
                         }
                     }
 
@@ -195,7 +210,9 @@ impl Vm {
                             tri!(self.set_global_slow(&code, site, v));
                         }
                     }
-                    Instr::DeclareGlobalVar { site } => tri!(self.declare_global_var(code.sites[site as usize])),
+                    Instr::DeclareGlobalVar { site } => {
+                        tri!(self.declare_global_var(code.sites[site as usize]))
+                    }
                     Instr::DeclareGlobalLexical { site, is_const } => {
                         tri!(self.declare_global_lexical(code.sites[site as usize], is_const))
                     }
@@ -247,7 +264,12 @@ impl Vm {
                         let key = tri!(self.to_property_key(k));
                         tri!(self.define_field(o, key, v));
                     }
-                    Instr::DefineMethod { obj, key, func, kind } => {
+                    Instr::DefineMethod {
+                        obj,
+                        key,
+                        func,
+                        kind,
+                    } => {
                         let (o, k, f) = (reg!(obj), reg!(key), reg!(func));
                         tri!(self.define_method(o, k, f, kind));
                     }
@@ -290,13 +312,20 @@ impl Vm {
                     }
                     Instr::NewPrivateName { dst, desc } => {
                         let description = code.constants[desc as usize].as_string();
-                        let s = self.heap.alloc_symbol(crate::heap::Symbol { description, is_private: true, registered: false });
+                        let s = self.heap.alloc_symbol(crate::heap::Symbol {
+                            description,
+                            is_private: true,
+                            registered: false,
+                        });
                         reg!(dst) = Value::symbol(s);
                     }
 
                     // ---- object construction ----
                     Instr::NewObject { dst } => {
-                        let o = self.heap.new_object(Some(self.intrinsics.object_prototype), ObjectKind::Ordinary);
+                        let o = self.heap.new_object(
+                            Some(self.intrinsics.object_prototype),
+                            ObjectKind::Ordinary,
+                        );
                         reg!(dst) = Value::object(o);
                     }
                     Instr::NewArray { dst, capacity } => {
@@ -327,7 +356,11 @@ impl Vm {
                         let f = self.make_closure(&code, func);
                         reg!(dst) = Value::object(f);
                     }
-                    Instr::CreateClass { dst, func, heritage } => {
+                    Instr::CreateClass {
+                        dst,
+                        func,
+                        heritage,
+                    } => {
                         let h = reg!(heritage);
                         let (ctor, proto) = tri!(self.create_class(&code, func, h));
                         reg!(dst) = Value::object(ctor);
@@ -369,8 +402,11 @@ impl Vm {
                     Instr::CreateRestArray { dst, from } => {
                         let frame = self.frames.last().expect("frame");
                         let (at, argc) = (frame.args_at as usize, frame.argc as usize);
-                        let rest: Vec<Value> =
-                            if (from as usize) < argc { self.stack[at + from as usize..at + argc].to_vec() } else { vec![] };
+                        let rest: Vec<Value> = if (from as usize) < argc {
+                            self.stack[at + from as usize..at + argc].to_vec()
+                        } else {
+                            vec![]
+                        };
                         let a = self.array_from_values(rest);
                         reg!(dst) = Value::object(a);
                     }
@@ -408,7 +444,9 @@ impl Vm {
                         dst,
                         lhs,
                         rhs,
-                        |x: i32, y: i32| x.checked_sub(y).map_or(Value::double(x as f64 - y as f64), Value::int),
+                        |x: i32, y: i32| x
+                            .checked_sub(y)
+                            .map_or(Value::double(x as f64 - y as f64), Value::int),
                         |x: f64, y: f64| x - y,
                         BinaryOp::Sub
                     ),
@@ -448,7 +486,9 @@ impl Vm {
                         dst,
                         lhs,
                         rhs,
-                        |x: i32, y: i32| Value::number(super::operators::number_pow(x as f64, y as f64)),
+                        |x: i32, y: i32| Value::number(super::operators::number_pow(
+                            x as f64, y as f64
+                        )),
                         super::operators::number_pow,
                         BinaryOp::Exp
                     ),
@@ -554,14 +594,24 @@ impl Vm {
                         };
                     }
                     Instr::Not { dst, src } => reg!(dst) = Value::bool(!self.to_boolean(reg!(src))),
-                    Instr::TypeOf { dst, src } => reg!(dst) = Value::string(self.type_of(reg!(src))),
+                    Instr::TypeOf { dst, src } => {
+                        reg!(dst) = Value::string(self.type_of(reg!(src)))
+                    }
                     Instr::ToNumber { dst, src } => {
                         let a = reg!(src);
-                        reg!(dst) = if a.is_number() { a } else { Value::number(tri!(self.to_number(a))) };
+                        reg!(dst) = if a.is_number() {
+                            a
+                        } else {
+                            Value::number(tri!(self.to_number(a)))
+                        };
                     }
                     Instr::ToNumeric { dst, src } => {
                         let a = reg!(src);
-                        reg!(dst) = if a.is_number() { a } else { tri!(self.to_numeric(a)) };
+                        reg!(dst) = if a.is_number() {
+                            a
+                        } else {
+                            tri!(self.to_numeric(a))
+                        };
                     }
                     Instr::Inc { dst, src } => {
                         let a = reg!(src);
@@ -596,7 +646,9 @@ impl Vm {
                         let a = reg!(src);
                         if !a.is_object() {
                             let what = self.display(a);
-                            tri!(Err::<(), _>(self.type_error(format!("{what} is not an object"))));
+                            tri!(Err::<(), _>(
+                                self.type_error(format!("{what} is not an object"))
+                            ));
                         }
                     }
 
@@ -675,7 +727,9 @@ impl Vm {
                         let result = if v.is_object() {
                             v
                         } else if !v.is_undefined() {
-                            tri!(Err::<Value, _>(self.type_error("Derived constructors may only return object or undefined")))
+                            tri!(Err::<Value, _>(self.type_error(
+                                "Derived constructors may only return object or undefined"
+                            )))
                         } else if this.is_hole() {
                             tri!(Err::<Value, _>(self.reference_error(
                                 "Must call super constructor in derived class before accessing 'this' or returning from derived constructor"
@@ -698,19 +752,40 @@ impl Vm {
                     }
 
                     // ---- calls ----
-                    Instr::Call { dst, func, args, argc } | Instr::CallEval { dst, func, args, argc } => {
+                    Instr::Call {
+                        dst,
+                        func,
+                        args,
+                        argc,
+                    }
+                    | Instr::CallEval {
+                        dst,
+                        func,
+                        args,
+                        argc,
+                    } => {
                         let f = reg!(func);
                         let this = reg!(args);
                         sync!();
                         if let Instr::CallEval { .. } = instr
                             && f == Value::object(self.intrinsics.eval)
                         {
-                            let arg = if argc > 0 { reg!(args + 1) } else { Value::UNDEFINED };
+                            let arg = if argc > 0 {
+                                reg!(args + 1)
+                            } else {
+                                Value::UNDEFINED
+                            };
                             let r = tri!(self.direct_eval(arg, code.code.strict));
                             reg!(dst) = r;
                             continue;
                         }
-                        flow!(self.call_instruction(f, this, base + args as usize + 1, argc as usize, dst));
+                        flow!(self.call_instruction(
+                            f,
+                            this,
+                            base + args as usize + 1,
+                            argc as usize,
+                            dst
+                        ));
                     }
                     Instr::TailCall { func, args, argc } => {
                         let f = reg!(func);
@@ -726,15 +801,26 @@ impl Vm {
                         let values = tri!(self.spread_values(list));
                         let start = self.stack.len();
                         self.stack.extend_from_slice(&values);
-                        let r = self.call_from_stack(f, this, start, values.len(), Value::UNDEFINED);
+                        let r =
+                            self.call_from_stack(f, this, start, values.len(), Value::UNDEFINED);
                         self.stack.truncate(start);
                         let r = tri!(r);
                         reg!(dst) = r;
                     }
-                    Instr::New { dst, func, args, argc } => {
+                    Instr::New {
+                        dst,
+                        func,
+                        args,
+                        argc,
+                    } => {
                         let f = reg!(func);
                         sync!();
-                        flow!(self.new_instruction(f, base + args as usize + 1, argc as usize, dst));
+                        flow!(self.new_instruction(
+                            f,
+                            base + args as usize + 1,
+                            argc as usize,
+                            dst
+                        ));
                     }
                     Instr::NewSpread { dst, func, args } => {
                         let f = reg!(func);
@@ -746,7 +832,9 @@ impl Vm {
                     }
                     Instr::SuperCall { dst, args, argc } => {
                         sync!();
-                        let values = self.stack[base + args as usize + 1..base + args as usize + 1 + argc as usize].to_vec();
+                        let values = self.stack
+                            [base + args as usize + 1..base + args as usize + 1 + argc as usize]
+                            .to_vec();
                         let r = tri!(self.super_call(&values));
                         reg!(0) = r;
                         reg!(dst) = r;
@@ -869,7 +957,12 @@ impl Vm {
 
     #[inline(always)]
     fn env_at(&self, depth: u8) -> crate::heap::EnvId {
-        let mut env = self.frames.last().expect("frame").env.expect("an environment");
+        let mut env = self
+            .frames
+            .last()
+            .expect("frame")
+            .env
+            .expect("an environment");
         for _ in 0..depth {
             env = self.heap.env(env).parent.expect("a parent environment");
         }
@@ -884,7 +977,9 @@ impl Vm {
     /// Sloppy-mode `this`: the global object for undefined/null, a wrapper for primitives.
     fn coerce_this(&mut self, this: Value, strict: bool) -> JsResult<Value> {
         if this.is_hole() {
-            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+            return Err(self.reference_error(
+                "Must call super constructor in derived class before accessing 'this'",
+            ));
         }
         if strict {
             return Ok(this);
@@ -898,14 +993,31 @@ impl Vm {
     // ---- calls and returns ----
 
     /// A `Call` instruction: closures continue in this loop, anything else is called natively.
-    fn call_instruction(&mut self, f: Value, this: Value, start: usize, argc: usize, dst: u16) -> JsResult<Flow> {
+    fn call_instruction(
+        &mut self,
+        f: Value,
+        this: Value,
+        start: usize,
+        argc: usize,
+        dst: u16,
+    ) -> JsResult<Flow> {
         if let Some(fobj) = f.as_object()
             && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
             && !c.code.code.kind.is_class_constructor()
         {
             let code = c.code.clone();
             let env = c.env;
-            self.push_frame_from_stack(code, fobj, env, this, start, argc, Value::UNDEFINED, ReturnTo::Register(dst), false)?;
+            self.push_frame_from_stack(
+                code,
+                fobj,
+                env,
+                this,
+                start,
+                argc,
+                Value::UNDEFINED,
+                ReturnTo::Register(dst),
+                false,
+            )?;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }
@@ -926,7 +1038,17 @@ impl Vm {
             let code = c.code.clone();
             let env = c.env;
             let (this, construct) = self.prepare_construct(fobj, &code, f)?;
-            self.push_frame_from_stack(code, fobj, env, this, start, argc, f, ReturnTo::Register(dst), construct)?;
+            self.push_frame_from_stack(
+                code,
+                fobj,
+                env,
+                this,
+                start,
+                argc,
+                f,
+                ReturnTo::Register(dst),
+                construct,
+            )?;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }
@@ -944,7 +1066,8 @@ impl Vm {
         }
         let kind = self.frames.last().expect("frame").code.code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
-            let state = self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
+            let state =
+                self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
             let promise = self.new_promise();
             if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state).kind {
                 g.promise = Some(promise);
@@ -973,7 +1096,17 @@ impl Vm {
             let args: Vec<Value> = self.stack[start..start + argc].to_vec();
             self.stack.truncate(old_base);
             self.stack.extend_from_slice(&args);
-            let pushed = self.push_frame_from_stack(code, fobj, env, this, old_base, argc, Value::UNDEFINED, old.ret, false);
+            let pushed = self.push_frame_from_stack(
+                code,
+                fobj,
+                env,
+                this,
+                old_base,
+                argc,
+                Value::UNDEFINED,
+                old.ret,
+                false,
+            );
             if let Err(t) = pushed {
                 self.stack.truncate(old_base);
                 self.frames.push(old);
@@ -1022,7 +1155,11 @@ impl Vm {
 
     /// A generator/async frame finished with a value or an exception: settle its state and
     /// produce what the resumer receives.
-    fn finish_suspendable(&mut self, generator: ObjectId, outcome: Result<Value, Value>) -> JsResult<Value> {
+    fn finish_suspendable(
+        &mut self,
+        generator: ObjectId,
+        outcome: Result<Value, Value>,
+    ) -> JsResult<Value> {
         let (kind, promise) = match &mut self.heap.object_mut(generator).kind {
             ObjectKind::Generator(g) => {
                 g.status = GeneratorStatus::Completed;
@@ -1061,7 +1198,12 @@ impl Vm {
             .code
             .handlers
             .iter()
-            .find(|h| h.is_finally && h.start <= pc && pc < h.end && h.target != frame.pc.saturating_sub(0))
+            .find(|h| {
+                h.is_finally
+                    && h.start <= pc
+                    && pc < h.end
+                    && h.target != frame.pc.saturating_sub(0)
+            })
             .copied();
         // Only finally blocks that enclose the current position and that we are not already in.
         if let Some(h) = handler.filter(|h| !(h.target <= pc && self.inside_finally_body(h, pc))) {
@@ -1103,7 +1245,13 @@ impl Vm {
             let frame = self.frames.last().expect("frame");
             let pc = frame.pc.saturating_sub(1);
             if !self.terminating() {
-                let handler = frame.code.code.handlers.iter().find(|h| h.start <= pc && pc < h.end).copied();
+                let handler = frame
+                    .code
+                    .code
+                    .handlers
+                    .iter()
+                    .find(|h| h.start <= pc && pc < h.end)
+                    .copied();
                 if let Some(h) = handler {
                     let value = self.exception;
                     self.exception = Value::UNDEFINED;
@@ -1148,12 +1296,20 @@ impl Vm {
         let callee = frame.callee;
         let ret = frame.ret;
         let (suspend_kind, default_proto) = if kind == FunctionKind::AsyncGenerator {
-            (SuspendKind::AsyncGenerator, self.intrinsics.async_generator_prototype)
+            (
+                SuspendKind::AsyncGenerator,
+                self.intrinsics.async_generator_prototype,
+            )
         } else {
             (SuspendKind::Generator, self.intrinsics.generator_prototype)
         };
-        let proto = match self.heap.own_property(callee, PropertyKey::String(self.atoms.prototype)) {
-            Some(p) if !p.attrs.is_accessor() && p.value.is_object() => p.value.as_object().unwrap_or(default_proto),
+        let proto = match self
+            .heap
+            .own_property(callee, PropertyKey::String(self.atoms.prototype))
+        {
+            Some(p) if !p.attrs.is_accessor() && p.value.is_object() => {
+                p.value.as_object().unwrap_or(default_proto)
+            }
             _ => default_proto,
         };
         let generator = self.new_generator_state(suspend_kind, proto);
@@ -1166,7 +1322,12 @@ impl Vm {
 
     /// `Yield`: suspend the generator frame and hand `{value, done: false}` to the resumer.
     fn yield_value(&mut self, v: Value) -> JsResult<Flow> {
-        let generator = self.frames.last().expect("frame").generator.expect("generator frame");
+        let generator = self
+            .frames
+            .last()
+            .expect("frame")
+            .generator
+            .expect("generator frame");
         let is_async = matches!(&self.heap.object(generator).kind, ObjectKind::Generator(g) if g.kind == SuspendKind::AsyncGenerator);
         if is_async {
             if let Some(next) = self.async_generator_settle_yield(generator, v) {
@@ -1185,7 +1346,12 @@ impl Vm {
 
     /// Suspend the generator frame, handing `result` to the resumer as is.
     fn yield_raw(&mut self, result: Value) -> JsResult<Flow> {
-        let generator = self.frames.last().expect("frame").generator.expect("generator frame");
+        let generator = self
+            .frames
+            .last()
+            .expect("frame")
+            .generator
+            .expect("generator frame");
         let ret = self.frames.last().expect("frame").ret;
         self.suspend_top_frame(generator);
         if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
@@ -1272,12 +1438,22 @@ impl Vm {
     // ---- property fast paths ----
 
     #[inline(always)]
-    fn get_named_cached(&self, receiver: Value, code: &super::CodeBlock, site: u16) -> Option<Value> {
+    fn get_named_cached(
+        &self,
+        receiver: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> Option<Value> {
         let obj = receiver.as_object()?;
         let o = self.heap.object(obj);
         match code.caches[site as usize].get() {
             InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
-            InlineCache::Proto { shape, holder, slot, epoch } if o.shape == shape && epoch == self.heap.proto_epoch => {
+            InlineCache::Proto {
+                shape,
+                holder,
+                slot,
+                epoch,
+            } if o.shape == shape && epoch == self.heap.proto_epoch => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
             _ => None,
@@ -1285,13 +1461,20 @@ impl Vm {
     }
 
     #[inline(never)]
-    fn get_named_slow(&mut self, receiver: Value, code: &super::CodeBlock, site: u16) -> JsResult<Value> {
+    fn get_named_slow(
+        &mut self,
+        receiver: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> JsResult<Value> {
         let key = code.sites[site as usize];
         let Some(obj) = receiver.as_object() else {
             if receiver.is_nullish() {
                 let what = self.display(receiver);
                 let k = self.key_to_display(key);
-                return Err(self.type_error(format!("Cannot read properties of {what} (reading '{k}')")));
+                return Err(
+                    self.type_error(format!("Cannot read properties of {what} (reading '{k}')"))
+                );
             }
             return self.get(receiver, key);
         };
@@ -1308,12 +1491,17 @@ impl Vm {
             return None;
         }
         if let Some((slot, attrs)) = self.heap.shapes.lookup(o.shape, key) {
-            return (!attrs.is_accessor()).then_some(InlineCache::Own { shape: o.shape, slot });
+            return (!attrs.is_accessor()).then_some(InlineCache::Own {
+                shape: o.shape,
+                slot,
+            });
         }
         let mut holder = o.proto?;
         loop {
             let h = self.heap.object(holder);
-            if h.shape == crate::object::shape::ShapeId::DICTIONARY || self.has_virtual_named(h, key) {
+            if h.shape == crate::object::shape::ShapeId::DICTIONARY
+                || self.has_virtual_named(h, key)
+            {
                 return None;
             }
             if let Some((slot, attrs)) = self.heap.shapes.lookup(h.shape, key) {
@@ -1332,7 +1520,9 @@ impl Vm {
     fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
         match o.kind {
             ObjectKind::Proxy { .. } => true,
-            ObjectKind::Array { .. } | ObjectKind::String(_) => key == PropertyKey::String(self.heap.length_atom),
+            ObjectKind::Array { .. } | ObjectKind::String(_) => {
+                key == PropertyKey::String(self.heap.length_atom)
+            }
             _ => false,
         }
     }
@@ -1352,8 +1542,16 @@ impl Vm {
     }
 
     #[inline(always)]
-    fn set_named_cached(&mut self, receiver: Value, value: Value, code: &super::CodeBlock, site: u16) -> bool {
-        let Some(obj) = receiver.as_object() else { return false };
+    fn set_named_cached(
+        &mut self,
+        receiver: Value,
+        value: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> bool {
+        let Some(obj) = receiver.as_object() else {
+            return false;
+        };
         match code.caches[site as usize].get() {
             InlineCache::Own { shape, slot } => {
                 let o = self.heap.object_mut(obj);
@@ -1381,7 +1579,13 @@ impl Vm {
     }
 
     #[inline(never)]
-    fn set_named_slow(&mut self, receiver: Value, value: Value, code: &super::CodeBlock, site: u16) -> JsResult<()> {
+    fn set_named_slow(
+        &mut self,
+        receiver: Value,
+        value: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> JsResult<()> {
         let key = code.sites[site as usize];
         if receiver.is_nullish() {
             let what = self.display(receiver);
@@ -1393,7 +1597,11 @@ impl Vm {
             let before = o.shape;
             let cacheable_own = match self.cacheable_lookup(obj, key) {
                 Some(InlineCache::Own { shape, slot }) => {
-                    let writable = self.heap.shapes.lookup(shape, key).is_some_and(|(_, a)| a.writable());
+                    let writable = self
+                        .heap
+                        .shapes
+                        .lookup(shape, key)
+                        .is_some_and(|(_, a)| a.writable());
                     writable.then_some(InlineCache::Own { shape, slot })
                 }
                 _ => None,
@@ -1407,14 +1615,27 @@ impl Vm {
             let ok = self.set(receiver, key, value, receiver)?;
             if !ok && code.code.strict {
                 let k = self.key_to_display(key);
-                return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+                return Err(self.type_error(format!(
+                    "Cannot assign to read only property '{k}' of object"
+                )));
             }
             if let Some(c) = cacheable_own {
                 self.fill_cache(code, site, c);
             } else if can_add && ok {
                 let after = self.heap.object(obj).shape;
-                if after != before && after != crate::object::shape::ShapeId::DICTIONARY && epoch == self.heap.proto_epoch {
-                    self.fill_cache(code, site, InlineCache::Add { from: before, to: after, epoch });
+                if after != before
+                    && after != crate::object::shape::ShapeId::DICTIONARY
+                    && epoch == self.heap.proto_epoch
+                {
+                    self.fill_cache(
+                        code,
+                        site,
+                        InlineCache::Add {
+                            from: before,
+                            to: after,
+                            epoch,
+                        },
+                    );
                 }
             }
             return Ok(());
@@ -1447,11 +1668,17 @@ impl Vm {
         let obj = o.as_object()?;
         let i = k.as_int()?;
         let object = self.heap.object(obj);
-        if matches!(object.kind, ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::Proxy { .. }) {
+        if matches!(
+            object.kind,
+            ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::Proxy { .. }
+        ) {
             return None;
         }
         match &object.elements {
-            Elements::Dense(v) => v.get(usize::try_from(i).ok()?).copied().filter(|v| !v.is_hole()),
+            Elements::Dense(v) => v
+                .get(usize::try_from(i).ok()?)
+                .copied()
+                .filter(|v| !v.is_hole()),
             Elements::Sparse(_) => None,
         }
     }
@@ -1461,7 +1688,9 @@ impl Vm {
         if o.is_nullish() {
             let what = self.display(o);
             let key = self.display(k);
-            return Err(self.type_error(format!("Cannot read properties of {what} (reading '{key}')")));
+            return Err(self.type_error(format!(
+                "Cannot read properties of {what} (reading '{key}')"
+            )));
         }
         let key = self.to_property_key(k)?;
         self.get(o, key)
@@ -1469,15 +1698,26 @@ impl Vm {
 
     #[inline(always)]
     fn set_element_fast(&mut self, o: Value, k: Value, v: Value) -> bool {
-        let (Some(obj), Some(i)) = (o.as_object(), k.as_int()) else { return false };
-        let Ok(i) = usize::try_from(i) else { return false };
+        let (Some(obj), Some(i)) = (o.as_object(), k.as_int()) else {
+            return false;
+        };
+        let Ok(i) = usize::try_from(i) else {
+            return false;
+        };
         let object = self.heap.object(obj);
-        if !matches!(object.kind, ObjectKind::Array { length_writable: true } | ObjectKind::Ordinary) {
+        if !matches!(
+            object.kind,
+            ObjectKind::Array {
+                length_writable: true
+            } | ObjectKind::Ordinary
+        ) {
             return false;
         }
         let extensible = object.extensible;
         let proto = object.proto;
-        let Elements::Dense(elements) = &object.elements else { return false };
+        let Elements::Dense(elements) = &object.elements else {
+            return false;
+        };
         let len = elements.len();
         if i < len && !elements[i].is_hole() {
             if let Elements::Dense(e) = &mut self.heap.object_mut(obj).elements {
@@ -1501,7 +1741,12 @@ impl Vm {
         while let Some(p) = proto {
             let o = self.heap.object(p);
             let empty = matches!(&o.elements, Elements::Dense(e) if e.is_empty());
-            if !empty || matches!(o.kind, ObjectKind::Proxy { .. } | ObjectKind::String(_) | ObjectKind::Arguments { .. }) {
+            if !empty
+                || matches!(
+                    o.kind,
+                    ObjectKind::Proxy { .. } | ObjectKind::String(_) | ObjectKind::Arguments { .. }
+                )
+            {
                 return false;
             }
             proto = o.proto;
@@ -1514,20 +1759,26 @@ impl Vm {
         if o.is_nullish() {
             let what = self.display(o);
             let key = self.display(k);
-            return Err(self.type_error(format!("Cannot set properties of {what} (setting '{key}')")));
+            return Err(
+                self.type_error(format!("Cannot set properties of {what} (setting '{key}')"))
+            );
         }
         let key = self.to_property_key(k)?;
         let ok = self.set(o, key, v, o)?;
         if !ok && strict {
             let k = self.key_to_display(key);
-            return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+            return Err(self.type_error(format!(
+                "Cannot assign to read only property '{k}' of object"
+            )));
         }
         Ok(())
     }
 
     /// CreateDataPropertyOrThrow for literals and class fields.
     fn define_field(&mut self, o: Value, key: PropertyKey, v: Value) -> JsResult<()> {
-        let Some(obj) = o.as_object() else { return Ok(()) };
+        let Some(obj) = o.as_object() else {
+            return Ok(());
+        };
         if let Some(f) = v.as_object()
             && let ObjectKind::Closure(_) = self.heap.object(f).kind
         {
@@ -1536,9 +1787,17 @@ impl Vm {
         self.create_data_property_or_throw(obj, key, v)
     }
 
-    fn define_method(&mut self, o: Value, k: Value, f: Value, kind: kiln_bytecode::MethodKind) -> JsResult<()> {
+    fn define_method(
+        &mut self,
+        o: Value,
+        k: Value,
+        f: Value,
+        kind: kiln_bytecode::MethodKind,
+    ) -> JsResult<()> {
         use kiln_bytecode::MethodKind as M;
-        let Some(obj) = o.as_object() else { return Ok(()) };
+        let Some(obj) = o.as_object() else {
+            return Ok(());
+        };
         let key = self.to_property_key(k)?;
         if let Some(fobj) = f.as_object() {
             if let ObjectKind::Closure(c) = &mut self.heap.object_mut(fobj).kind {
@@ -1581,7 +1840,11 @@ impl Vm {
     pub fn set_function_name(&mut self, f: ObjectId, key: PropertyKey, prefix: &str) {
         let name_key = PropertyKey::String(self.atoms.name);
         let current = self.heap.own_property(f, name_key);
-        let has_name = current.is_some_and(|p| p.value.as_string().is_some_and(|s| self.heap.string_len(s) > 0));
+        let has_name = current.is_some_and(|p| {
+            p.value
+                .as_string()
+                .is_some_and(|s| self.heap.string_len(s) > 0)
+        });
         if has_name && prefix.is_empty() {
             return;
         }
@@ -1595,7 +1858,14 @@ impl Vm {
         let name = format!("{prefix}{base}");
         let v = self.string_value(&name);
         if let Some(p) = current {
-            self.heap.put_own(f, name_key, Property { value: v, attrs: p.attrs });
+            self.heap.put_own(
+                f,
+                name_key,
+                Property {
+                    value: v,
+                    attrs: p.attrs,
+                },
+            );
         } else {
             self.define_builtin(f, name_key, v, Attrs::CONFIGURABLE_ONLY);
         }
@@ -1626,7 +1896,9 @@ impl Vm {
 
     fn get_super(&mut self, k: Value, this: Value) -> JsResult<Value> {
         if this.is_hole() {
-            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+            return Err(self.reference_error(
+                "Must call super constructor in derived class before accessing 'this'",
+            ));
         }
         let key = self.to_property_key(k)?;
         let Some(home) = self.home_object() else {
@@ -1640,7 +1912,9 @@ impl Vm {
 
     fn set_super(&mut self, k: Value, v: Value, this: Value) -> JsResult<()> {
         if this.is_hole() {
-            return Err(self.reference_error("Must call super constructor in derived class before accessing 'this'"));
+            return Err(self.reference_error(
+                "Must call super constructor in derived class before accessing 'this'",
+            ));
         }
         let key = self.to_property_key(k)?;
         let Some(home) = self.home_object() else {
@@ -1652,7 +1926,9 @@ impl Vm {
         };
         if !ok {
             let k = self.key_to_display(key);
-            return Err(self.type_error(format!("Cannot assign to read only property '{k}' of object")));
+            return Err(self.type_error(format!(
+                "Cannot assign to read only property '{k}' of object"
+            )));
         }
         Ok(())
     }
@@ -1684,7 +1960,9 @@ impl Vm {
 
     fn private_get(&mut self, o: Value, k: Value) -> JsResult<Value> {
         let key = self.private_key(k);
-        let found = o.as_object().and_then(|obj| self.heap.own_property(obj, key));
+        let found = o
+            .as_object()
+            .and_then(|obj| self.heap.own_property(obj, key));
         match found {
             Some(p) => {
                 if p.attrs.is_accessor() && self.accessor_parts(p.value).0.is_undefined() {
@@ -1692,14 +1970,18 @@ impl Vm {
                 }
                 self.property_value(p, o)
             }
-            None => Err(self.type_error("Cannot read private member from an object whose class did not declare it")),
+            None => Err(self.type_error(
+                "Cannot read private member from an object whose class did not declare it",
+            )),
         }
     }
 
     fn private_set(&mut self, o: Value, k: Value, v: Value) -> JsResult<()> {
         let key = self.private_key(k);
         let Some(obj) = o.as_object() else {
-            return Err(self.type_error("Cannot write private member to an object whose class did not declare it"));
+            return Err(self.type_error(
+                "Cannot write private member to an object whose class did not declare it",
+            ));
         };
         match self.heap.own_property(obj, key) {
             Some(p) if p.attrs.is_accessor() => {
@@ -1711,34 +1993,70 @@ impl Vm {
                 Ok(())
             }
             Some(p) if p.attrs.writable() => {
-                self.heap.put_own(obj, key, Property { value: v, attrs: p.attrs });
+                self.heap.put_own(
+                    obj,
+                    key,
+                    Property {
+                        value: v,
+                        attrs: p.attrs,
+                    },
+                );
                 Ok(())
             }
             Some(_) => Err(self.type_error("Private method is not writable")),
-            None => Err(self.type_error("Cannot write private member to an object whose class did not declare it")),
+            None => Err(self.type_error(
+                "Cannot write private member to an object whose class did not declare it",
+            )),
         }
     }
 
-    fn private_define(&mut self, o: Value, k: Value, v: Value, setter: Value, accessor: bool) -> JsResult<()> {
+    fn private_define(
+        &mut self,
+        o: Value,
+        k: Value,
+        v: Value,
+        setter: Value,
+        accessor: bool,
+    ) -> JsResult<()> {
         let key = self.private_key(k);
-        let Some(obj) = o.as_object() else { return Ok(()) };
+        let Some(obj) = o.as_object() else {
+            return Ok(());
+        };
         if let Some(existing) = self.heap.own_property(obj, key) {
             // A getter and a setter of one private accessor may arrive separately: merge them.
             if accessor && existing.attrs.is_accessor() {
                 let (g, s) = self.accessor_parts(existing.value);
-                let pair = self.new_accessor(if v.is_undefined() { g } else { v }, if setter.is_undefined() { s } else { setter });
-                self.heap.put_own(obj, key, Property { value: pair, attrs: Attrs(Attrs::ACCESSOR) });
+                let pair = self.new_accessor(
+                    if v.is_undefined() { g } else { v },
+                    if setter.is_undefined() { s } else { setter },
+                );
+                self.heap.put_own(
+                    obj,
+                    key,
+                    Property {
+                        value: pair,
+                        attrs: Attrs(Attrs::ACCESSOR),
+                    },
+                );
                 return Ok(());
             }
-            return Err(self.type_error("Cannot initialize private member twice on the same object"));
+            return Err(
+                self.type_error("Cannot initialize private member twice on the same object")
+            );
         }
         if matches!(self.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
             return Err(self.type_error("Cannot define private member on a proxy"));
         }
         let prop = if accessor {
-            Property { value: self.new_accessor(v, setter), attrs: Attrs(Attrs::ACCESSOR) }
+            Property {
+                value: self.new_accessor(v, setter),
+                attrs: Attrs(Attrs::ACCESSOR),
+            }
         } else {
-            Property { value: v, attrs: Attrs(Attrs::WRITABLE) }
+            Property {
+                value: v,
+                attrs: Attrs(Attrs::WRITABLE),
+            }
         };
         // Private names ignore extensibility.
         self.heap.put_own(obj, key, prop);
@@ -1747,7 +2065,9 @@ impl Vm {
 
     fn private_has(&mut self, o: Value, k: Value) -> JsResult<bool> {
         let Some(obj) = o.as_object() else {
-            return Err(self.type_error("Cannot use 'in' operator to search for a private field in a non-object"));
+            return Err(self.type_error(
+                "Cannot use 'in' operator to search for a private field in a non-object",
+            ));
         };
         let key = self.private_key(k);
         Ok(self.heap.own_property(obj, key).is_some())
@@ -1761,13 +2081,25 @@ impl Vm {
         let frame = self.frames.last().expect("frame");
         let env = frame.env;
         // Arrows see the home object of the function they are written in.
-        let home = if block.code.kind.is_arrow() { self.home_object() } else { None };
+        let home = if block.code.kind.is_arrow() {
+            self.home_object()
+        } else {
+            None
+        };
         self.new_closure(block, env, home)
     }
 
-    fn create_class(&mut self, code: &super::CodeBlock, func: u16, heritage: Value) -> JsResult<(ObjectId, ObjectId)> {
+    fn create_class(
+        &mut self,
+        code: &super::CodeBlock,
+        func: u16,
+        heritage: Value,
+    ) -> JsResult<(ObjectId, ObjectId)> {
         let (proto_parent, ctor_parent) = if heritage.is_hole() {
-            (Some(self.intrinsics.object_prototype), self.intrinsics.function_prototype)
+            (
+                Some(self.intrinsics.object_prototype),
+                self.intrinsics.function_prototype,
+            )
         } else if heritage.is_null() {
             (None, self.intrinsics.function_prototype)
         } else {
@@ -1776,9 +2108,16 @@ impl Vm {
             }
             let p = self.get(heritage, PropertyKey::String(self.atoms.prototype))?;
             if !p.is_object() && !p.is_null() {
-                return Err(self.type_error("Class extends value does not have valid prototype property"));
+                return Err(
+                    self.type_error("Class extends value does not have valid prototype property")
+                );
             }
-            (p.as_object(), heritage.as_object().unwrap_or(self.intrinsics.function_prototype))
+            (
+                p.as_object(),
+                heritage
+                    .as_object()
+                    .unwrap_or(self.intrinsics.function_prototype),
+            )
         };
         let index = code.constants[func as usize].as_int().unwrap_or(0) as usize;
         let block = self.scripts[code.script as usize].blocks[index].clone();
@@ -1786,8 +2125,18 @@ impl Vm {
         let proto = self.heap.new_object(proto_parent, ObjectKind::Ordinary);
         let ctor = self.new_closure(block, env, Some(proto));
         self.heap.set_proto_raw(ctor, Some(ctor_parent));
-        self.define_builtin(ctor, PropertyKey::String(self.atoms.prototype), Value::object(proto), Attrs::NONE);
-        self.define_builtin(proto, PropertyKey::String(self.atoms.constructor), Value::object(ctor), Attrs::HIDDEN);
+        self.define_builtin(
+            ctor,
+            PropertyKey::String(self.atoms.prototype),
+            Value::object(proto),
+            Attrs::NONE,
+        );
+        self.define_builtin(
+            proto,
+            PropertyKey::String(self.atoms.constructor),
+            Value::object(ctor),
+            Attrs::HIDDEN,
+        );
         Ok((ctor, proto))
     }
 
@@ -1798,21 +2147,48 @@ impl Vm {
         let env = frame.env;
         let callee = frame.callee;
         let values = self.stack[at..at + argc].to_vec();
-        let mapped_bits: Box<[bool]> = if mapped { (0..argc).map(|i| i < params).collect() } else { Box::new([]) };
+        let mapped_bits: Box<[bool]> = if mapped {
+            (0..argc).map(|i| i < params).collect()
+        } else {
+            Box::new([])
+        };
         let obj = self.heap.new_object(
             Some(self.intrinsics.object_prototype),
-            ObjectKind::Arguments { env: if mapped { env } else { None }, mapped: mapped_bits },
+            ObjectKind::Arguments {
+                env: if mapped { env } else { None },
+                mapped: mapped_bits,
+            },
         );
         self.heap.object_mut(obj).elements = Elements::Dense(values);
-        self.define_builtin(obj, PropertyKey::String(self.atoms.length), Value::int(argc as i32), Attrs::HIDDEN);
+        self.define_builtin(
+            obj,
+            PropertyKey::String(self.atoms.length),
+            Value::int(argc as i32),
+            Attrs::HIDDEN,
+        );
         let iter = self.intrinsics.array_prototype_values;
-        self.define_builtin(obj, PropertyKey::Symbol(self.symbols.iterator), Value::object(iter), Attrs::HIDDEN);
+        self.define_builtin(
+            obj,
+            PropertyKey::Symbol(self.symbols.iterator),
+            Value::object(iter),
+            Attrs::HIDDEN,
+        );
         if mapped {
-            self.define_builtin(obj, PropertyKey::String(self.atoms.callee), Value::object(callee), Attrs::HIDDEN);
+            self.define_builtin(
+                obj,
+                PropertyKey::String(self.atoms.callee),
+                Value::object(callee),
+                Attrs::HIDDEN,
+            );
         } else {
             let thrower = Value::object(self.intrinsics.throw_type_error);
             let pair = self.new_accessor(thrower, thrower);
-            self.define_builtin(obj, PropertyKey::String(self.atoms.callee), pair, Attrs(Attrs::ACCESSOR));
+            self.define_builtin(
+                obj,
+                PropertyKey::String(self.atoms.callee),
+                pair,
+                Attrs(Attrs::ACCESSOR),
+            );
         }
         obj
     }
@@ -1821,7 +2197,8 @@ impl Vm {
         if let Some(&(_, t)) = code.templates.borrow().iter().find(|(i, _)| *i == idx) {
             return t;
         }
-        let kiln_bytecode::Constant::Template { cooked, raw } = &code.code.constants[idx as usize] else {
+        let kiln_bytecode::Constant::Template { cooked, raw } = &code.code.constants[idx as usize]
+        else {
             return self.new_array_with_capacity(0);
         };
         let cooked_values: Vec<Value> = cooked
@@ -1831,10 +2208,18 @@ impl Vm {
                 None => Value::UNDEFINED,
             })
             .collect();
-        let raw_values: Vec<Value> = raw.iter().map(|units| Value::string(self.heap.alloc_units(units))).collect();
+        let raw_values: Vec<Value> = raw
+            .iter()
+            .map(|units| Value::string(self.heap.alloc_units(units)))
+            .collect();
         let raw_array = self.array_from_values(raw_values);
         let array = self.array_from_values(cooked_values);
-        self.define_builtin(array, PropertyKey::String(self.atoms.raw), Value::object(raw_array), Attrs::NONE);
+        self.define_builtin(
+            array,
+            PropertyKey::String(self.atoms.raw),
+            Value::object(raw_array),
+            Attrs::NONE,
+        );
         self.heap.seal_or_freeze(raw_array, true);
         self.heap.seal_or_freeze(array, true);
         code.templates.borrow_mut().push((idx, array));

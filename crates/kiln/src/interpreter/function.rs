@@ -35,7 +35,8 @@ impl Vm {
         self.stack.resize(base + registers, Value::UNDEFINED);
         self.stack[base] = this;
         let copied = argc.min(params).min(registers - 1);
-        self.stack.copy_within(args_start..args_start + copied, base + 1);
+        self.stack
+            .copy_within(args_start..args_start + copied, base + 1);
         let args_at = base + registers;
         if code.needs_arguments {
             self.stack.extend_from_within(args_start..args_start + argc);
@@ -72,7 +73,17 @@ impl Vm {
     ) -> JsResult<()> {
         let start = self.stack.len();
         self.stack.extend_from_slice(args);
-        let r = self.push_frame_from_stack(code, callee, env, this, start, args.len(), new_target, ret, construct);
+        let r = self.push_frame_from_stack(
+            code,
+            callee,
+            env,
+            this,
+            start,
+            args.len(),
+            new_target,
+            ret,
+            construct,
+        );
         if r.is_err() {
             self.stack.truncate(start);
         }
@@ -82,24 +93,50 @@ impl Vm {
     // ---- creating functions ----
 
     /// A new closure over `env` for compiled function `code`.
-    pub fn new_closure(&mut self, code: Rc<CodeBlock>, env: Option<EnvId>, home_object: Option<ObjectId>) -> ObjectId {
+    pub fn new_closure(
+        &mut self,
+        code: Rc<CodeBlock>,
+        env: Option<EnvId>,
+        home_object: Option<ObjectId>,
+    ) -> ObjectId {
         let kind = code.code.kind;
         let proto = match kind {
             FunctionKind::Generator => self.intrinsics.generator_function_prototype,
-            FunctionKind::Async | FunctionKind::AsyncArrow => self.intrinsics.async_function_prototype,
+            FunctionKind::Async | FunctionKind::AsyncArrow => {
+                self.intrinsics.async_function_prototype
+            }
             FunctionKind::AsyncGenerator => self.intrinsics.async_generator_function_prototype,
             _ => self.intrinsics.function_prototype,
         };
         let length = Value::int(code.code.length as i32);
-        let name = Value::string(self.heap.intern_units(crate::heap::string::Units::Utf16(&code.code.name)));
-        let closure = ObjectKind::Closure(Box::new(Closure { code, env, home_object, fields: None }));
+        let name = Value::string(
+            self.heap
+                .intern_units(crate::heap::string::Units::Utf16(&code.code.name)),
+        );
+        let closure = ObjectKind::Closure(Box::new(Closure {
+            code,
+            env,
+            home_object,
+            fields: None,
+        }));
         if proto == self.intrinsics.function_prototype {
             let with_prototype = kind == FunctionKind::Normal;
-            let shape = if with_prototype { self.shapes.with_prototype } else { self.shapes.plain };
+            let shape = if with_prototype {
+                self.shapes.with_prototype
+            } else {
+                self.shapes.plain
+            };
             let f = self.heap.new_object_with_shape(shape, Some(proto), closure);
             self.heap.object_mut(f).slots = if with_prototype {
-                let p = self.heap.new_object(Some(self.intrinsics.object_prototype), ObjectKind::Ordinary);
-                self.define_builtin(p, PropertyKey::String(self.atoms.constructor), Value::object(f), Attrs::HIDDEN);
+                let p = self
+                    .heap
+                    .new_object(Some(self.intrinsics.object_prototype), ObjectKind::Ordinary);
+                self.define_builtin(
+                    p,
+                    PropertyKey::String(self.atoms.constructor),
+                    Value::object(f),
+                    Attrs::HIDDEN,
+                );
                 vec![length, name, Value::object(p)]
             } else {
                 vec![length, name]
@@ -107,8 +144,18 @@ impl Vm {
             return f;
         }
         let f = self.heap.new_object(Some(proto), closure);
-        self.define_builtin(f, PropertyKey::String(self.atoms.length), length, Attrs::CONFIGURABLE_ONLY);
-        self.define_builtin(f, PropertyKey::String(self.atoms.name), name, Attrs::CONFIGURABLE_ONLY);
+        self.define_builtin(
+            f,
+            PropertyKey::String(self.atoms.length),
+            length,
+            Attrs::CONFIGURABLE_ONLY,
+        );
+        self.define_builtin(
+            f,
+            PropertyKey::String(self.atoms.name),
+            name,
+            Attrs::CONFIGURABLE_ONLY,
+        );
         if kind.is_generator() {
             let gen_proto = if kind == FunctionKind::Generator {
                 self.intrinsics.generator_prototype
@@ -116,13 +163,24 @@ impl Vm {
                 self.intrinsics.async_generator_prototype
             };
             let p = self.heap.new_object(Some(gen_proto), ObjectKind::Ordinary);
-            self.define_builtin(f, PropertyKey::String(self.atoms.prototype), Value::object(p), Attrs(Attrs::WRITABLE));
+            self.define_builtin(
+                f,
+                PropertyKey::String(self.atoms.prototype),
+                Value::object(p),
+                Attrs(Attrs::WRITABLE),
+            );
         }
         f
     }
 
     /// A new native function object named `name` with `length`.
-    pub fn new_native(&mut self, func: NativeFn, name: &str, length: u32, constructor: bool) -> ObjectId {
+    pub fn new_native(
+        &mut self,
+        func: NativeFn,
+        name: &str,
+        length: u32,
+        constructor: bool,
+    ) -> ObjectId {
         let name = self.heap.intern(name);
         self.new_native_with_data(func, Value::string(name), length, constructor, Box::new([]))
     }
@@ -137,14 +195,24 @@ impl Vm {
     ) -> ObjectId {
         let shape = self.shapes.plain;
         let proto = Some(self.intrinsics.function_prototype);
-        let kind = ObjectKind::Native(Box::new(NativeFunction { func, constructor, data }));
+        let kind = ObjectKind::Native(Box::new(NativeFunction {
+            func,
+            constructor,
+            data,
+        }));
         let f = self.heap.new_object_with_shape(shape, proto, kind);
         self.heap.object_mut(f).slots = vec![Value::int(length as i32), name];
         f
     }
 
     /// Define a native method `name` on `obj` (writable, configurable, not enumerable).
-    pub fn define_native(&mut self, obj: ObjectId, name: &str, func: NativeFn, length: u32) -> ObjectId {
+    pub fn define_native(
+        &mut self,
+        obj: ObjectId,
+        name: &str,
+        func: NativeFn,
+        length: u32,
+    ) -> ObjectId {
         let f = self.new_native(func, name, length, false);
         let key = self.key(name);
         self.define_builtin(obj, key, Value::object(f), Attrs::HIDDEN);
@@ -162,7 +230,11 @@ impl Vm {
     /// Argument `i` of a native call, or undefined.
     #[inline]
     pub fn arg(&self, args: Args, i: usize) -> Value {
-        if i < args.count as usize { self.stack[args.start as usize + i] } else { Value::UNDEFINED }
+        if i < args.count as usize {
+            self.stack[args.start as usize + i]
+        } else {
+            Value::UNDEFINED
+        }
     }
 
     /// All arguments of a native call, copied.
@@ -171,7 +243,8 @@ impl Vm {
     }
 
     pub fn is_callable(&self, v: Value) -> bool {
-        v.as_object().is_some_and(|o| self.heap.object(o).is_callable())
+        v.as_object()
+            .is_some_and(|o| self.heap.object(o).is_callable())
     }
 
     pub fn is_constructor(&self, v: Value) -> bool {
@@ -187,7 +260,10 @@ impl Vm {
 
     /// The `name` of a function for messages (never runs JavaScript).
     pub fn function_name(&mut self, f: ObjectId) -> String {
-        match self.heap.own_property(f, PropertyKey::String(self.atoms.name)) {
+        match self
+            .heap
+            .own_property(f, PropertyKey::String(self.atoms.name))
+        {
             Some(Property { value, attrs }) if !attrs.is_accessor() => match value.as_string() {
                 Some(s) => self.heap.string_to_rust(s),
                 None => String::new(),
@@ -208,14 +284,25 @@ impl Vm {
     }
 
     /// [[Construct]] `f` with `args`; `new_target` defaults to `f`.
-    pub fn construct(&mut self, f: Value, args: &[Value], new_target: Option<Value>) -> JsResult<Value> {
+    pub fn construct(
+        &mut self,
+        f: Value,
+        args: &[Value],
+        new_target: Option<Value>,
+    ) -> JsResult<Value> {
         if !self.is_constructor(f) {
             let what = self.display(f);
             return Err(self.type_error(format!("{what} is not a constructor")));
         }
         let start = self.stack.len();
         self.stack.extend_from_slice(args);
-        let result = self.call_from_stack(f, this_for_construct(), start, args.len(), new_target.unwrap_or(f));
+        let result = self.call_from_stack(
+            f,
+            this_for_construct(),
+            start,
+            args.len(),
+            new_target.unwrap_or(f),
+        );
         self.stack.truncate(start);
         result
     }
@@ -246,11 +333,23 @@ impl Vm {
                 } else {
                     if code.code.kind.is_class_constructor() {
                         let name = self.function_name(fobj);
-                        return Err(self.type_error(format!("Class constructor {name} cannot be invoked without 'new'")));
+                        return Err(self.type_error(format!(
+                            "Class constructor {name} cannot be invoked without 'new'"
+                        )));
                     }
                     (this, false)
                 };
-                self.push_frame_from_stack(code, fobj, env, this, start, argc, new_target, ReturnTo::Exit, construct)?;
+                self.push_frame_from_stack(
+                    code,
+                    fobj,
+                    env,
+                    this,
+                    start,
+                    argc,
+                    new_target,
+                    ReturnTo::Exit,
+                    construct,
+                )?;
                 self.native_depth += 1;
                 let result = self.run_after_push();
                 self.native_depth -= 1;
@@ -271,7 +370,15 @@ impl Vm {
                 let roots = self.roots.len();
                 self.native_depth += 1;
                 let saved_callee = std::mem::replace(&mut self.native_callee, fobj);
-                let result = func(self, this, Args { start: start as u32, count: argc as u32, new_target });
+                let result = func(
+                    self,
+                    this,
+                    Args {
+                        start: start as u32,
+                        count: argc as u32,
+                        new_target,
+                    },
+                );
                 self.native_callee = saved_callee;
                 self.native_depth -= 1;
                 self.roots.truncate(roots);
@@ -284,14 +391,28 @@ impl Vm {
                 let new_start = self.stack.len();
                 self.stack.extend_from_slice(&bound_args);
                 self.stack.extend_from_within(start..start + argc);
-                let nt = if constructing && new_target == f { target } else { new_target };
-                let result = self.call_from_stack(target, bound_this, new_start, bound_args.len() + argc, nt);
+                let nt = if constructing && new_target == f {
+                    target
+                } else {
+                    new_target
+                };
+                let result = self.call_from_stack(
+                    target,
+                    bound_this,
+                    new_start,
+                    bound_args.len() + argc,
+                    nt,
+                );
                 self.stack.truncate(new_start);
                 result
             }
             ObjectKind::Proxy { .. } => {
                 let args = self.stack[start..start + argc].to_vec();
-                if constructing { proxy::construct(self, fobj, &args, new_target) } else { proxy::call(self, fobj, this, &args) }
+                if constructing {
+                    proxy::construct(self, fobj, &args, new_target)
+                } else {
+                    proxy::call(self, fobj, this, &args)
+                }
             }
             _ => {
                 let what = self.display(f);
@@ -301,7 +422,12 @@ impl Vm {
     }
 
     /// For `new F(...)` on a closure: the initial `this` and whether non-object returns use it.
-    pub(crate) fn prepare_construct(&mut self, f: ObjectId, code: &CodeBlock, new_target: Value) -> JsResult<(Value, bool)> {
+    pub(crate) fn prepare_construct(
+        &mut self,
+        f: ObjectId,
+        code: &CodeBlock,
+        new_target: Value,
+    ) -> JsResult<(Value, bool)> {
         match code.code.kind {
             FunctionKind::DerivedConstructor => Ok((Value::HOLE, false)),
             FunctionKind::Normal | FunctionKind::ClassConstructor => {
@@ -358,11 +484,18 @@ impl Vm {
     }
 
     /// Resume a suspended generator-like object; runs until it yields, awaits or finishes.
-    pub(crate) fn resume_suspended(&mut self, generator: ObjectId, mode: ResumeMode, value: Value) -> JsResult<Exit> {
+    pub(crate) fn resume_suspended(
+        &mut self,
+        generator: ObjectId,
+        mode: ResumeMode,
+        value: Value,
+    ) -> JsResult<Exit> {
         let saved = match &mut self.heap.object_mut(generator).kind {
             ObjectKind::Generator(g) => {
+                // A fresh generator starts after InitialYield, which takes no resumption value.
+                let fresh = g.status == GeneratorStatus::SuspendedStart;
                 g.status = GeneratorStatus::Executing;
-                g.resume = Some((mode, value));
+                g.resume = if fresh { None } else { Some((mode, value)) };
                 g.frame.take()
             }
             _ => None,
@@ -370,7 +503,9 @@ impl Vm {
         let Some(saved) = saved else {
             return Err(self.type_error("Generator is not suspended"));
         };
-        if self.frames.len() >= self.limits.max_frames || self.native_depth >= self.limits.max_native_depth {
+        if self.frames.len() >= self.limits.max_frames
+            || self.native_depth >= self.limits.max_native_depth
+        {
             if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
                 g.frame = Some(saved);
                 g.status = GeneratorStatus::SuspendedYield;
@@ -396,7 +531,10 @@ impl Vm {
     }
 
     pub(crate) fn new_generator_state(&mut self, kind: SuspendKind, proto: ObjectId) -> ObjectId {
-        self.heap.new_object(Some(proto), ObjectKind::Generator(Box::new(GeneratorState::new(kind))))
+        self.heap.new_object(
+            Some(proto),
+            ObjectKind::Generator(Box::new(GeneratorState::new(kind))),
+        )
     }
 }
 

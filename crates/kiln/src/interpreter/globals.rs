@@ -25,14 +25,21 @@ impl Vm {
         }
     }
 
-    pub(crate) fn get_global_slow(&mut self, code: &CodeBlock, site: u16, throw: bool) -> JsResult<Value> {
+    pub(crate) fn get_global_slow(
+        &mut self,
+        code: &CodeBlock,
+        site: u16,
+        throw: bool,
+    ) -> JsResult<Value> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
             && let Some(&(v, _)) = self.global_lexicals.get(&name)
         {
             if v.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
+                return Err(
+                    self.reference_error(format!("Cannot access '{n}' before initialization"))
+                );
             }
             return Ok(v);
         }
@@ -61,21 +68,35 @@ impl Vm {
         let global = self.intrinsics.global;
         match self.heap.own_property(global, key) {
             Some(p) if !p.attrs.is_accessor() && p.attrs.writable() => {
-                self.heap.put_own(global, key, Property { value: v, attrs: p.attrs });
+                self.heap.put_own(
+                    global,
+                    key,
+                    Property {
+                        value: v,
+                        attrs: p.attrs,
+                    },
+                );
                 true
             }
             _ => false,
         }
     }
 
-    pub(crate) fn set_global_slow(&mut self, code: &CodeBlock, site: u16, v: Value) -> JsResult<()> {
+    pub(crate) fn set_global_slow(
+        &mut self,
+        code: &CodeBlock,
+        site: u16,
+        v: Value,
+    ) -> JsResult<()> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
             && let Some(&(old, is_const)) = self.global_lexicals.get(&name)
         {
             if old.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
+                return Err(
+                    self.reference_error(format!("Cannot access '{n}' before initialization"))
+                );
             }
             if is_const {
                 return Err(self.type_error("Assignment to constant variable."));
@@ -92,7 +113,9 @@ impl Vm {
         let ok = self.set(Value::object(global), key, v, Value::object(global))?;
         if !ok && strict {
             let n = self.key_to_display(key);
-            return Err(self.type_error(format!("Cannot assign to read only property '{n}' of object")));
+            return Err(self.type_error(format!(
+                "Cannot assign to read only property '{n}' of object"
+            )));
         }
         Ok(())
     }
@@ -107,15 +130,30 @@ impl Vm {
         }
         let global = self.intrinsics.global;
         if self.get_own_property(global, key)?.is_none() && self.is_extensible(global)? {
-            self.heap.put_own(global, key, Property { value: Value::UNDEFINED, attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE) });
+            self.heap.put_own(
+                global,
+                key,
+                Property {
+                    value: Value::UNDEFINED,
+                    attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE),
+                },
+            );
         }
         Ok(())
     }
 
-    pub(crate) fn declare_global_lexical(&mut self, key: PropertyKey, is_const: bool) -> JsResult<()> {
-        let PropertyKey::String(name) = key else { return Ok(()) };
+    pub(crate) fn declare_global_lexical(
+        &mut self,
+        key: PropertyKey,
+        is_const: bool,
+    ) -> JsResult<()> {
+        let PropertyKey::String(name) = key else {
+            return Ok(());
+        };
         let global = self.intrinsics.global;
-        let restricted = self.get_own_property(global, key)?.is_some_and(|d| d.configurable == Some(false));
+        let restricted = self
+            .get_own_property(global, key)?
+            .is_some_and(|d| d.configurable == Some(false));
         if self.global_lexicals.contains_key(&name) || restricted {
             let n = self.heap.string_to_rust(name);
             return Err(self.syntax_error(format!("Identifier '{n}' has already been declared")));

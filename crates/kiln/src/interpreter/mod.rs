@@ -52,9 +52,18 @@ pub enum InlineCache {
     Own { shape: ShapeId, slot: u32 },
     /// the property is a data property in `holder`'s slot, found through the
     /// prototype chain; valid while no prototype changed shape (`epoch`)
-    Proto { shape: ShapeId, holder: ObjectId, slot: u32, epoch: u32 },
+    Proto {
+        shape: ShapeId,
+        holder: ObjectId,
+        slot: u32,
+        epoch: u32,
+    },
     /// a store that adds the property: shape `from` becomes `to`, slot = from's length
-    Add { from: ShapeId, to: ShapeId, epoch: u32 },
+    Add {
+        from: ShapeId,
+        to: ShapeId,
+        epoch: u32,
+    },
     /// too many shapes seen: stop refilling
     Megamorphic,
 }
@@ -80,7 +89,11 @@ pub struct CodeBlock {
 
 impl std::fmt::Debug for CodeBlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CodeBlock({})", String::from_utf16_lossy(&self.code.name))
+        write!(
+            f,
+            "CodeBlock({})",
+            String::from_utf16_lossy(&self.code.name)
+        )
     }
 }
 
@@ -100,15 +113,28 @@ impl LoadedScript {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts[line - 1] as usize;
         let end = (offset as usize).min(self.source.len());
-        let column = self.source.get(start..end).map_or(0, |s| s.encode_utf16().count());
+        let column = self
+            .source
+            .get(start..end)
+            .map_or(0, |s| s.encode_utf16().count());
         (line as u32, column as u32 + 1)
     }
 
     /// The text of 1-based line `line`.
     pub fn line_text(&self, line: u32) -> &str {
-        let start = self.line_starts.get(line as usize - 1).copied().unwrap_or(0) as usize;
-        let end = self.line_starts.get(line as usize).map_or(self.source.len(), |&e| e as usize);
-        self.source.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+        let start = self
+            .line_starts
+            .get(line as usize - 1)
+            .copied()
+            .unwrap_or(0) as usize;
+        let end = self
+            .line_starts
+            .get(line as usize)
+            .map_or(self.source.len(), |&e| e as usize);
+        self.source
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
     }
 }
 
@@ -156,9 +182,17 @@ pub enum Job {
     /// record (see `builtins::promise`) and the settled value
     Reaction { reaction: ObjectId, argument: Value },
     /// [PromiseResolveThenableJob](https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob)
-    ResolveThenable { promise: ObjectId, thenable: Value, then: Value },
+    ResolveThenable {
+        promise: ObjectId,
+        thenable: Value,
+        then: Value,
+    },
     /// a plain call (host callbacks)
-    Call { func: Value, this: Value, arg: Value },
+    Call {
+        func: Value,
+        this: Value,
+        arg: Value,
+    },
 }
 
 /// Why a run was stopped without an exception the guest could catch.
@@ -182,7 +216,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_frames: 20_000, max_native_depth: 400, max_heap_bytes: 4 << 30 }
+        Limits {
+            max_frames: 20_000,
+            max_native_depth: 400,
+            max_heap_bytes: 4 << 30,
+        }
     }
 }
 
@@ -254,7 +292,10 @@ impl Vm {
             symbol_registry: Default::default(),
             small_int_strings: Box::new([None; 256]),
             single_unit_strings: Box::new([None; 256]),
-            shapes: FunctionShapes { plain: ShapeId::DICTIONARY, with_prototype: ShapeId::DICTIONARY },
+            shapes: FunctionShapes {
+                plain: ShapeId::DICTIONARY,
+                with_prototype: ShapeId::DICTIONARY,
+            },
             pinned: Vec::new(),
             random_state: 0x2545_F491_4F6C_DD1D,
             native_callee: ObjectId(0),
@@ -275,17 +316,26 @@ impl Vm {
             if let Some(s) = self.single_unit_strings[unit as usize] {
                 return s;
             }
-            let s = self.heap.intern_units(crate::heap::string::Units::Latin1(&[unit as u8]));
+            let s = self
+                .heap
+                .intern_units(crate::heap::string::Units::Latin1(&[unit as u8]));
             self.single_unit_strings[unit as usize] = Some(s);
             return s;
         }
-        self.heap.intern_units(crate::heap::string::Units::Utf16(&[unit]))
+        self.heap
+            .intern_units(crate::heap::string::Units::Utf16(&[unit]))
     }
 
     // ---- loading code ----
 
     /// Compile and load a script; returns the index of its top-level code.
-    pub fn load(&mut self, source: &str, name: &str, kind: ScriptKind, strict: bool) -> JsResult<Rc<CodeBlock>> {
+    pub fn load(
+        &mut self,
+        source: &str,
+        name: &str,
+        kind: ScriptKind,
+        strict: bool,
+    ) -> JsResult<Rc<CodeBlock>> {
         let script = match kiln_compiler::compile(source, name, kind, strict) {
             Ok(s) => s,
             Err(e) => {
@@ -301,8 +351,18 @@ impl Vm {
         let source: Rc<str> = script.source.into();
         let mut line_starts = vec![0u32];
         line_starts.extend(source.match_indices('\n').map(|(i, _)| i as u32 + 1));
-        let blocks = script.functions.into_iter().map(|code| Rc::new(self.make_block(code, script_index))).collect();
-        self.scripts.push(LoadedScript { source, name: script.source_name.into(), kind: script.kind, line_starts, blocks });
+        let blocks = script
+            .functions
+            .into_iter()
+            .map(|code| Rc::new(self.make_block(code, script_index)))
+            .collect();
+        self.scripts.push(LoadedScript {
+            source,
+            name: script.source_name.into(),
+            kind: script.kind,
+            line_starts,
+            blocks,
+        });
         self.scripts[script_index as usize].blocks[0].clone()
     }
 
@@ -312,13 +372,16 @@ impl Vm {
             .iter()
             .map(|c| match c {
                 Constant::Number(n) => Value::number(*n),
-                Constant::String(units) => {
-                    Value::string(self.heap.intern_units(crate::heap::string::Units::Utf16(units)))
+                Constant::String(units) => Value::string(
+                    self.heap
+                        .intern_units(crate::heap::string::Units::Utf16(units)),
+                ),
+                Constant::BigInt(digits) => {
+                    match crate::builtins::bigint::parse_bigint_literal(digits) {
+                        Some(b) => Value::bigint(self.heap.alloc_bigint(b)),
+                        None => Value::UNDEFINED,
+                    }
                 }
-                Constant::BigInt(digits) => match crate::builtins::bigint::parse_bigint_literal(digits) {
-                    Some(b) => Value::bigint(self.heap.alloc_bigint(b)),
-                    None => Value::UNDEFINED,
-                },
                 Constant::Function(i) => Value::int(*i as i32),
                 Constant::RegExp { .. } | Constant::Template { .. } => Value::UNDEFINED,
             })
@@ -327,14 +390,23 @@ impl Vm {
             .property_sites
             .iter()
             .map(|units| {
-                let atom = self.heap.intern_units(crate::heap::string::Units::Utf16(units));
+                let atom = self
+                    .heap
+                    .intern_units(crate::heap::string::Units::Utf16(units));
                 self.key_from_string(atom)
             })
             .collect();
-        let caches = sites.iter().map(|_| Cell::new(InlineCache::Empty)).collect();
+        let caches = sites
+            .iter()
+            .map(|_| Cell::new(InlineCache::Empty))
+            .collect();
         let misses = sites.iter().map(|_| Cell::new(0)).collect();
         let needs_arguments = code.instructions.iter().any(|i| {
-            matches!(i, kiln_bytecode::Instr::CreateArguments { .. } | kiln_bytecode::Instr::CreateRestArray { .. })
+            matches!(
+                i,
+                kiln_bytecode::Instr::CreateArguments { .. }
+                    | kiln_bytecode::Instr::CreateRestArray { .. }
+            )
         });
         CodeBlock {
             code,
@@ -357,10 +429,21 @@ impl Vm {
     pub fn run_top_level(&mut self, block: Rc<CodeBlock>) -> JsResult<Value> {
         let callee = self.intrinsics.throw_type_error;
         let this = Value::object(self.intrinsics.global);
-        self.push_frame(block, callee, None, this, &[], Value::UNDEFINED, ReturnTo::Exit, false)?;
+        self.push_frame(
+            block,
+            callee,
+            None,
+            this,
+            &[],
+            Value::UNDEFINED,
+            ReturnTo::Exit,
+            false,
+        )?;
         match self.run()? {
             Exit::Return(v) => Ok(v),
-            Exit::Yield(_) | Exit::Await(_) => Err(self.syntax_error("top-level await is not supported in scripts")),
+            Exit::Yield(_) | Exit::Await(_) => {
+                Err(self.syntax_error("top-level await is not supported in scripts"))
+            }
         }
     }
 
@@ -402,7 +485,12 @@ impl Vm {
         let obj = self.heap.new_object(Some(proto), ObjectKind::Error);
         if !msg.is_empty() {
             let m = self.string_value(msg);
-            self.define_builtin(obj, PropertyKey::String(self.atoms.message), m, crate::object::Attrs::HIDDEN);
+            self.define_builtin(
+                obj,
+                PropertyKey::String(self.atoms.message),
+                m,
+                crate::object::Attrs::HIDDEN,
+            );
         }
         self.attach_stack(obj);
         obj
@@ -412,22 +500,37 @@ impl Vm {
     pub fn attach_stack(&mut self, obj: ObjectId) {
         let name_key = PropertyKey::String(self.atoms.name);
         let msg_key = PropertyKey::String(self.atoms.message);
-        let name = self.peek_string_property(obj, name_key).unwrap_or_else(|| "Error".into());
+        let name = self
+            .peek_string_property(obj, name_key)
+            .unwrap_or_else(|| "Error".into());
         let msg = self.peek_string_property(obj, msg_key).unwrap_or_default();
-        let mut text = if msg.is_empty() { name } else { format!("{name}: {msg}") };
+        let mut text = if msg.is_empty() {
+            name
+        } else {
+            format!("{name}: {msg}")
+        };
         for line in self.stack_trace_lines() {
             text.push_str("\n    at ");
             text.push_str(&line);
         }
         let v = self.string_value(&text);
-        self.define_builtin(obj, PropertyKey::String(self.atoms.stack), v, crate::object::Attrs::HIDDEN);
+        self.define_builtin(
+            obj,
+            PropertyKey::String(self.atoms.stack),
+            v,
+            crate::object::Attrs::HIDDEN,
+        );
     }
 
     /// A string-valued data property found without running JavaScript.
     fn peek_string_property(&mut self, mut obj: ObjectId, key: PropertyKey) -> Option<String> {
         loop {
             if let Some(p) = self.heap.own_property(obj, key) {
-                return p.value.as_string().filter(|_| !p.attrs.is_accessor()).map(|s| self.heap.string_to_rust(s));
+                return p
+                    .value
+                    .as_string()
+                    .filter(|_| !p.attrs.is_accessor())
+                    .map(|s| self.heap.string_to_rust(s));
             }
             obj = self.heap.object(obj).proto?;
         }
@@ -458,7 +561,10 @@ impl Vm {
     /// The source position of the innermost frame: (script index, line, column).
     pub fn current_position(&self) -> Option<(usize, u32, u32)> {
         let frame = self.frames.last()?;
-        let off = frame.code.code.position_of(frame.pc.saturating_sub(1) as usize)?;
+        let off = frame
+            .code
+            .code
+            .position_of(frame.pc.saturating_sub(1) as usize)?;
         let script = frame.code.script as usize;
         let (l, c) = self.scripts[script].line_column(off);
         Some((script, l, c))
@@ -503,8 +609,14 @@ impl Vm {
         }
         for job in &self.jobs {
             let values = match *job {
-                Job::Reaction { reaction, argument } => [Value::object(reaction), argument, Value::UNDEFINED],
-                Job::ResolveThenable { promise, thenable, then } => [Value::object(promise), thenable, then],
+                Job::Reaction { reaction, argument } => {
+                    [Value::object(reaction), argument, Value::UNDEFINED]
+                }
+                Job::ResolveThenable {
+                    promise,
+                    thenable,
+                    then,
+                } => [Value::object(promise), thenable, then],
                 Job::Call { func, this, arg } => [func, this, arg],
             };
             for v in values {
@@ -520,7 +632,12 @@ impl Vm {
         for (_, s) in self.symbols.all() {
             self.heap.mark_value(Value::symbol(s));
         }
-        for s in self.small_int_strings.iter().chain(self.single_unit_strings.iter()).flatten() {
+        for s in self
+            .small_int_strings
+            .iter()
+            .chain(self.single_unit_strings.iter())
+            .flatten()
+        {
             self.heap.mark_value(Value::string(*s));
         }
         self.heap.finish_collection();
@@ -545,10 +662,16 @@ impl Vm {
     pub fn run_jobs(&mut self) -> JsResult<()> {
         while let Some(job) = self.jobs.pop_front() {
             match job {
-                Job::Reaction { reaction, argument } => crate::builtins::promise::run_reaction_job(self, reaction, argument)?,
-                Job::ResolveThenable { promise, thenable, then } => {
-                    crate::builtins::promise::run_resolve_thenable_job(self, promise, thenable, then)?
+                Job::Reaction { reaction, argument } => {
+                    crate::builtins::promise::run_reaction_job(self, reaction, argument)?
                 }
+                Job::ResolveThenable {
+                    promise,
+                    thenable,
+                    then,
+                } => crate::builtins::promise::run_resolve_thenable_job(
+                    self, promise, thenable, then,
+                )?,
                 Job::Call { func, this, arg } => {
                     self.call(func, this, &[arg])?;
                 }

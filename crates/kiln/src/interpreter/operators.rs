@@ -84,13 +84,21 @@ impl Vm {
                 let r = self.heap.bigint(x) + self.heap.bigint(y);
                 Ok(self.bigint_value(r))
             }
-            (None, None) => Ok(Value::number(na.as_number().unwrap_or(f64::NAN) + nb.as_number().unwrap_or(f64::NAN))),
-            _ => Err(self.type_error("Cannot mix BigInt and other types, use explicit conversions")),
+            (None, None) => Ok(Value::number(
+                na.as_number().unwrap_or(f64::NAN) + nb.as_number().unwrap_or(f64::NAN),
+            )),
+            _ => {
+                Err(self.type_error("Cannot mix BigInt and other types, use explicit conversions"))
+            }
         }
     }
 
     /// Concatenate, enforcing the maximum string length.
-    pub fn concat_strings(&mut self, x: crate::heap::StringId, y: crate::heap::StringId) -> JsResult<Value> {
+    pub fn concat_strings(
+        &mut self,
+        x: crate::heap::StringId,
+        y: crate::heap::StringId,
+    ) -> JsResult<Value> {
         let len = self.heap.string_len(x) as u64 + self.heap.string_len(y) as u64;
         if len > crate::MAX_STRING_LENGTH as u64 {
             return Err(self.range_error("Invalid string length"));
@@ -107,15 +115,19 @@ impl Vm {
         let na = self.to_numeric(a)?;
         let nb = self.to_numeric(b)?;
         match (na.as_bigint(), nb.as_bigint()) {
-            (None, None) => {
-                Ok(Value::number(number_op(op, na.as_number().unwrap_or(f64::NAN), nb.as_number().unwrap_or(f64::NAN))))
-            }
+            (None, None) => Ok(Value::number(number_op(
+                op,
+                na.as_number().unwrap_or(f64::NAN),
+                nb.as_number().unwrap_or(f64::NAN),
+            ))),
             (Some(x), Some(y)) => {
                 let (x, y) = (self.heap.bigint(x).clone(), self.heap.bigint(y).clone());
                 let r = self.bigint_op(op, x, y)?;
                 Ok(self.bigint_value(r))
             }
-            _ => Err(self.type_error("Cannot mix BigInt and other types, use explicit conversions")),
+            _ => {
+                Err(self.type_error("Cannot mix BigInt and other types, use explicit conversions"))
+            }
         }
     }
 
@@ -151,8 +163,14 @@ impl Vm {
             BinaryOp::BitOr => x | y,
             BinaryOp::BitXor => x ^ y,
             BinaryOp::Shl | BinaryOp::Shr => {
-                let shift = y.to_i64().unwrap_or(if y.is_negative() { i64::MIN } else { i64::MAX });
-                let left = if op == BinaryOp::Shl { shift } else { shift.saturating_neg() };
+                let shift = y
+                    .to_i64()
+                    .unwrap_or(if y.is_negative() { i64::MIN } else { i64::MAX });
+                let left = if op == BinaryOp::Shl {
+                    shift
+                } else {
+                    shift.saturating_neg()
+                };
                 if left >= 0 {
                     if left > 1 << 24 {
                         return Err(self.range_error("Maximum BigInt size exceeded"));
@@ -161,10 +179,16 @@ impl Vm {
                 } else {
                     let right = left.unsigned_abs().min(1 << 32) as usize;
                     // Arithmetic shift right rounds toward negative infinity.
-                    if x.is_negative() { -((-x - 1u8) >> right) - 1u8 } else { x >> right }
+                    if x.is_negative() {
+                        -((-x - 1u8) >> right) - 1u8
+                    } else {
+                        x >> right
+                    }
                 }
             }
-            BinaryOp::UShr => return Err(self.type_error("BigInts have no unsigned right shift, use >> instead")),
+            BinaryOp::UShr => {
+                return Err(self.type_error("BigInts have no unsigned right shift, use >> instead"));
+            }
         })
     }
 
@@ -195,7 +219,9 @@ impl Vm {
             let r = self.heap.bigint(b) + BigInt::from(delta);
             return Ok(self.bigint_value(r));
         }
-        Ok(Value::number(n.as_number().unwrap_or(f64::NAN) + delta as f64))
+        Ok(Value::number(
+            n.as_number().unwrap_or(f64::NAN) + delta as f64,
+        ))
     }
 
     /// [InstanceofOperator](https://tc39.es/ecma262/#sec-instanceofoperator)
@@ -225,7 +251,9 @@ impl Vm {
             let target = Value::object(b.target);
             return self.instance_of(o, target);
         }
-        let Some(mut obj) = o.as_object() else { return Ok(false) };
+        let Some(mut obj) = o.as_object() else {
+            return Ok(false);
+        };
         let proto = self.get(c, crate::object::PropertyKey::String(self.atoms.prototype))?;
         let Some(proto) = proto.as_object() else {
             return Err(self.type_error("Function has non-object prototype in instanceof check"));

@@ -86,7 +86,12 @@ impl Vm {
     }
 
     /// [[Get]](key, receiver) starting at `obj`.
-    pub fn get_with_receiver(&mut self, mut obj: ObjectId, key: PropertyKey, receiver: Value) -> JsResult<Value> {
+    pub fn get_with_receiver(
+        &mut self,
+        mut obj: ObjectId,
+        key: PropertyKey,
+        receiver: Value,
+    ) -> JsResult<Value> {
         loop {
             if self.is_proxy(obj) {
                 return proxy::get(self, obj, key, receiver);
@@ -107,7 +112,11 @@ impl Vm {
             return Ok(p.value);
         }
         let getter = self.accessor_parts(p.value).0;
-        if getter.is_undefined() { Ok(Value::UNDEFINED) } else { self.call(getter, receiver, &[]) }
+        if getter.is_undefined() {
+            Ok(Value::UNDEFINED)
+        } else {
+            self.call(getter, receiver, &[])
+        }
     }
 
     /// The (getter, setter) of an accessor property's stored value.
@@ -119,11 +128,20 @@ impl Vm {
     }
 
     pub fn new_accessor(&mut self, get: Value, set: Value) -> Value {
-        Value::object(self.heap.new_object(None, ObjectKind::Accessor { get, set }))
+        Value::object(
+            self.heap
+                .new_object(None, ObjectKind::Accessor { get, set }),
+        )
     }
 
     /// `v[key] = value`; returns false where strict code must throw.
-    pub fn set(&mut self, target: Value, key: PropertyKey, value: Value, receiver: Value) -> JsResult<bool> {
+    pub fn set(
+        &mut self,
+        target: Value,
+        key: PropertyKey,
+        value: Value,
+        receiver: Value,
+    ) -> JsResult<bool> {
         let mut obj = match target.as_object() {
             Some(o) => o,
             None => self.primitive_prototype(target)?,
@@ -155,12 +173,17 @@ impl Vm {
                 None => break,
             }
         }
-        let Some(recv) = receiver.as_object() else { return Ok(false) };
+        let Some(recv) = receiver.as_object() else {
+            return Ok(false);
+        };
         if let Some(existing) = self.get_own_property(recv, key)? {
             if existing.is_accessor() || existing.writable == Some(false) {
                 return Ok(false);
             }
-            let desc = PropertyDescriptor { value: Some(value), ..Default::default() };
+            let desc = PropertyDescriptor {
+                value: Some(value),
+                ..Default::default()
+            };
             return self.define_own_property(recv, key, desc);
         }
         self.create_data_property(recv, key, value)
@@ -171,7 +194,10 @@ impl Vm {
         if let ObjectKind::Array { .. } = self.heap.object(obj).kind
             && key == PropertyKey::String(self.heap.length_atom)
         {
-            let desc = PropertyDescriptor { value: Some(value), ..Default::default() };
+            let desc = PropertyDescriptor {
+                value: Some(value),
+                ..Default::default()
+            };
             return self.define_own_property(obj, key, desc);
         }
         if let Some(slot) = self.mapped_argument(obj, key) {
@@ -179,20 +205,38 @@ impl Vm {
             self.heap.env_mut(env).slots[slot.1] = value;
             return Ok(true);
         }
-        let attrs = self.heap.own_property(obj, key).map_or(Attrs::DEFAULT, |p| p.attrs);
+        let attrs = self
+            .heap
+            .own_property(obj, key)
+            .map_or(Attrs::DEFAULT, |p| p.attrs);
         self.heap.put_own(obj, key, Property { value, attrs });
         Ok(true)
     }
 
     /// [CreateDataProperty](https://tc39.es/ecma262/#sec-createdataproperty)
-    pub fn create_data_property(&mut self, obj: ObjectId, key: PropertyKey, value: Value) -> JsResult<bool> {
+    pub fn create_data_property(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        value: Value,
+    ) -> JsResult<bool> {
         if !self.is_proxy(obj)
             && self.heap.object(obj).extensible
             && !self.heap.object(obj).is_array()
-            && !matches!(self.heap.object(obj).kind, ObjectKind::Arguments { .. } | ObjectKind::String(_))
+            && !matches!(
+                self.heap.object(obj).kind,
+                ObjectKind::Arguments { .. } | ObjectKind::String(_)
+            )
             && self.heap.own_property(obj, key).is_none()
         {
-            self.heap.put_own(obj, key, Property { value, attrs: Attrs::DEFAULT });
+            self.heap.put_own(
+                obj,
+                key,
+                Property {
+                    value,
+                    attrs: Attrs::DEFAULT,
+                },
+            );
             return Ok(true);
         }
         let desc = PropertyDescriptor::data(value, Attrs::DEFAULT);
@@ -200,7 +244,12 @@ impl Vm {
     }
 
     /// CreateDataPropertyOrThrow
-    pub fn create_data_property_or_throw(&mut self, obj: ObjectId, key: PropertyKey, value: Value) -> JsResult<()> {
+    pub fn create_data_property_or_throw(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        value: Value,
+    ) -> JsResult<()> {
         if !self.create_data_property(obj, key, value)? {
             let k = self.key_to_display(key);
             return Err(self.type_error(format!("Cannot define property {k}")));
@@ -214,11 +263,18 @@ impl Vm {
     }
 
     /// [[GetOwnProperty]]
-    pub fn get_own_property(&mut self, obj: ObjectId, key: PropertyKey) -> JsResult<Option<PropertyDescriptor>> {
+    pub fn get_own_property(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+    ) -> JsResult<Option<PropertyDescriptor>> {
         if self.is_proxy(obj) {
             return proxy::get_own_property(self, obj, key);
         }
-        Ok(self.heap.own_property(obj, key).map(|p| self.descriptor_of(p)))
+        Ok(self
+            .heap
+            .own_property(obj, key)
+            .map(|p| self.descriptor_of(p)))
     }
 
     pub fn descriptor_of(&self, p: Property) -> PropertyDescriptor {
@@ -238,7 +294,12 @@ impl Vm {
     }
 
     /// [[DefineOwnProperty]]: false where the definition is not allowed.
-    pub fn define_own_property(&mut self, obj: ObjectId, key: PropertyKey, desc: PropertyDescriptor) -> JsResult<bool> {
+    pub fn define_own_property(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        desc: PropertyDescriptor,
+    ) -> JsResult<bool> {
         match &self.heap.object(obj).kind {
             ObjectKind::Proxy { .. } => return proxy::define_own_property(self, obj, key, desc),
             ObjectKind::Array { length_writable } => {
@@ -262,14 +323,19 @@ impl Vm {
                     _ => false,
                 };
                 if fixed {
-                    let current = self.heap.own_property(obj, key).map(|p| self.descriptor_of(p));
+                    let current = self
+                        .heap
+                        .own_property(obj, key)
+                        .map(|p| self.descriptor_of(p));
                     return Ok(self.is_compatible_descriptor(false, desc, current));
                 }
             }
             ObjectKind::Arguments { .. } => {
                 // [[DefineOwnProperty]] of arguments exotic objects
                 if let Some((env, slot)) = self.mapped_argument(obj, key) {
-                    let PropertyKey::Index(i) = key else { unreachable!("mapped keys are indices") };
+                    let PropertyKey::Index(i) = key else {
+                        unreachable!("mapped keys are indices")
+                    };
                     let mut desc = desc;
                     if desc.is_data() && desc.value.is_none() && desc.writable == Some(false) {
                         desc.value = Some(self.heap.env(env).slots[slot]);
@@ -296,22 +362,39 @@ impl Vm {
     }
 
     /// The (environment, slot) a mapped arguments index aliases.
-    fn mapped_argument(&self, obj: ObjectId, key: PropertyKey) -> Option<(crate::heap::EnvId, usize)> {
+    fn mapped_argument(
+        &self,
+        obj: ObjectId,
+        key: PropertyKey,
+    ) -> Option<(crate::heap::EnvId, usize)> {
         match (&self.heap.object(obj).kind, key) {
-            (ObjectKind::Arguments { env: Some(env), mapped }, PropertyKey::Index(i)) if mapped.get(i as usize) == Some(&true) => {
-                Some((*env, i as usize))
-            }
+            (
+                ObjectKind::Arguments {
+                    env: Some(env),
+                    mapped,
+                },
+                PropertyKey::Index(i),
+            ) if mapped.get(i as usize) == Some(&true) => Some((*env, i as usize)),
             _ => None,
         }
     }
 
     /// Stop aliasing arguments index `i` with its parameter; the element keeps the current value.
     fn unmap_argument(&mut self, obj: ObjectId, i: u32) {
-        let Some((env, slot)) = self.mapped_argument(obj, PropertyKey::Index(i)) else { return };
+        let Some((env, slot)) = self.mapped_argument(obj, PropertyKey::Index(i)) else {
+            return;
+        };
         let value = self.heap.env(env).slots[slot];
         if let Some(p) = self.heap.own_property(obj, PropertyKey::Index(i)) {
             if !p.attrs.is_accessor() {
-                self.heap.put_own(obj, PropertyKey::Index(i), Property { value, attrs: p.attrs });
+                self.heap.put_own(
+                    obj,
+                    PropertyKey::Index(i),
+                    Property {
+                        value,
+                        attrs: p.attrs,
+                    },
+                );
             }
         }
         if let ObjectKind::Arguments { mapped, .. } = &mut self.heap.object_mut(obj).kind {
@@ -322,7 +405,10 @@ impl Vm {
     /// [ArraySetLength](https://tc39.es/ecma262/#sec-arraysetlength)
     fn array_set_length(&mut self, obj: ObjectId, desc: PropertyDescriptor) -> JsResult<bool> {
         let Some(v) = desc.value else {
-            let current = self.heap.own_property(obj, PropertyKey::String(self.heap.length_atom)).map(|p| self.descriptor_of(p));
+            let current = self
+                .heap
+                .own_property(obj, PropertyKey::String(self.heap.length_atom))
+                .map(|p| self.descriptor_of(p));
             if !self.is_compatible_descriptor(true, desc, current) {
                 return Ok(false);
             }
@@ -341,7 +427,12 @@ impl Vm {
         if desc.configurable == Some(true) || desc.enumerable == Some(true) || desc.is_accessor() {
             return Ok(false);
         }
-        let length_writable = matches!(self.heap.object(obj).kind, ObjectKind::Array { length_writable: true });
+        let length_writable = matches!(
+            self.heap.object(obj).kind,
+            ObjectKind::Array {
+                length_writable: true
+            }
+        );
         let old_len = array_length(self.heap.object(obj));
         if !length_writable {
             return Ok(new_len == old_len && desc.writable != Some(true));
@@ -357,7 +448,12 @@ impl Vm {
 
     /// [ValidateAndApplyPropertyDescriptor](https://tc39.es/ecma262/#sec-validateandapplypropertydescriptor)
     /// for an ordinary object.
-    pub fn ordinary_define_own_property(&mut self, obj: ObjectId, key: PropertyKey, desc: PropertyDescriptor) -> JsResult<bool> {
+    pub fn ordinary_define_own_property(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        desc: PropertyDescriptor,
+    ) -> JsResult<bool> {
         let current = self.heap.own_property(obj, key);
         let Some(current) = current else {
             if !self.heap.object(obj).extensible {
@@ -372,18 +468,32 @@ impl Vm {
             }
             let value = if desc.is_accessor() {
                 attrs |= Attrs::ACCESSOR;
-                self.new_accessor(desc.get.unwrap_or(Value::UNDEFINED), desc.set.unwrap_or(Value::UNDEFINED))
+                self.new_accessor(
+                    desc.get.unwrap_or(Value::UNDEFINED),
+                    desc.set.unwrap_or(Value::UNDEFINED),
+                )
             } else {
                 if desc.writable == Some(true) {
                     attrs |= Attrs::WRITABLE;
                 }
                 desc.value.unwrap_or(Value::UNDEFINED)
             };
-            self.heap.put_own(obj, key, Property { value, attrs: Attrs(attrs) });
+            self.heap.put_own(
+                obj,
+                key,
+                Property {
+                    value,
+                    attrs: Attrs(attrs),
+                },
+            );
             return Ok(true);
         };
         let current_desc = self.descriptor_of(current);
-        if !self.is_compatible_descriptor(self.heap.object(obj).extensible, desc, Some(current_desc)) {
+        if !self.is_compatible_descriptor(
+            self.heap.object(obj).extensible,
+            desc,
+            Some(current_desc),
+        ) {
             return Ok(false);
         }
         // Apply: merge the fields.
@@ -396,8 +506,11 @@ impl Vm {
         set_bit(&mut attrs, Attrs::ENUMERABLE, desc.enumerable);
         set_bit(&mut attrs, Attrs::CONFIGURABLE, desc.configurable);
         let value = if desc.is_accessor() {
-            let (old_get, old_set) =
-                if current.attrs.is_accessor() { self.accessor_parts(current.value) } else { (Value::UNDEFINED, Value::UNDEFINED) };
+            let (old_get, old_set) = if current.attrs.is_accessor() {
+                self.accessor_parts(current.value)
+            } else {
+                (Value::UNDEFINED, Value::UNDEFINED)
+            };
             attrs |= Attrs::ACCESSOR;
             attrs &= !Attrs::WRITABLE;
             self.new_accessor(desc.get.unwrap_or(old_get), desc.set.unwrap_or(old_set))
@@ -406,11 +519,22 @@ impl Vm {
                 attrs &= !(Attrs::ACCESSOR | Attrs::WRITABLE);
             }
             set_bit(&mut attrs, Attrs::WRITABLE, desc.writable);
-            desc.value.unwrap_or(if current.attrs.is_accessor() { Value::UNDEFINED } else { current.value })
+            desc.value.unwrap_or(if current.attrs.is_accessor() {
+                Value::UNDEFINED
+            } else {
+                current.value
+            })
         } else {
             current.value
         };
-        self.heap.put_own(obj, key, Property { value, attrs: Attrs(attrs) });
+        self.heap.put_own(
+            obj,
+            key,
+            Property {
+                value,
+                attrs: Attrs(attrs),
+            },
+        );
         Ok(true)
     }
 
@@ -421,7 +545,9 @@ impl Vm {
         desc: PropertyDescriptor,
         current: Option<PropertyDescriptor>,
     ) -> bool {
-        let Some(current) = current else { return extensible };
+        let Some(current) = current else {
+            return extensible;
+        };
         if current.configurable == Some(false) {
             if desc.configurable == Some(true) {
                 return false;
@@ -429,7 +555,9 @@ impl Vm {
             if desc.enumerable.is_some() && desc.enumerable != current.enumerable {
                 return false;
             }
-            if (desc.is_accessor() && current.is_data()) || (desc.is_data() && current.is_accessor()) {
+            if (desc.is_accessor() && current.is_data())
+                || (desc.is_data() && current.is_accessor())
+            {
                 return false;
             }
             if current.is_accessor() {
@@ -458,7 +586,12 @@ impl Vm {
     }
 
     /// DefinePropertyOrThrow
-    pub fn define_property_or_throw(&mut self, obj: ObjectId, key: PropertyKey, desc: PropertyDescriptor) -> JsResult<()> {
+    pub fn define_property_or_throw(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        desc: PropertyDescriptor,
+    ) -> JsResult<()> {
         if !self.define_own_property(obj, key, desc)? {
             let k = self.key_to_display(key);
             return Err(self.type_error(format!("Cannot redefine property: {k}")));
@@ -572,7 +705,9 @@ impl Vm {
     /// `key in obj` for the `in` operator.
     pub fn has_property_value(&mut self, obj: Value, key: Value) -> JsResult<bool> {
         let Some(o) = obj.as_object() else {
-            return Err(self.type_error("Cannot use 'in' operator to search for a key in a non-object"));
+            return Err(
+                self.type_error("Cannot use 'in' operator to search for a key in a non-object")
+            );
         };
         let key = self.to_property_key(key)?;
         self.has_property(o, key)

@@ -97,7 +97,9 @@ pub struct Dictionary {
 
 impl Dictionary {
     pub fn get(&self, key: PropertyKey) -> Option<Property> {
-        self.index.get(&key).and_then(|&i| self.entries[i as usize].map(|(_, p)| p))
+        self.index
+            .get(&key)
+            .and_then(|&i| self.entries[i as usize].map(|(_, p)| p))
     }
     pub fn get_mut(&mut self, key: PropertyKey) -> Option<&mut Property> {
         let i = *self.index.get(&key)?;
@@ -112,12 +114,19 @@ impl Dictionary {
         }
     }
     pub fn remove(&mut self, key: PropertyKey) -> bool {
-        let Some(i) = self.index.remove(&key) else { return false };
+        let Some(i) = self.index.remove(&key) else {
+            return false;
+        };
         self.entries[i as usize] = None;
         self.removed += 1;
         if self.removed > 16 && self.removed * 2 > self.entries.len() {
             self.entries.retain(Option::is_some);
-            self.index = self.entries.iter().enumerate().filter_map(|(i, e)| e.map(|(k, _)| (k, i as u32))).collect();
+            self.index = self
+                .entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| e.map(|(k, _)| (k, i as u32)))
+                .collect();
             self.removed = 0;
         }
         true
@@ -134,7 +143,8 @@ impl Dictionary {
 }
 
 /// A native function: `fn(vm, this, args) -> result`.
-pub type NativeFn = fn(&mut crate::interpreter::Vm, Value, crate::interpreter::Args) -> crate::JsResult<Value>;
+pub type NativeFn =
+    fn(&mut crate::interpreter::Vm, Value, crate::interpreter::Args) -> crate::JsResult<Value>;
 
 /// The internal state of a native function object.
 #[derive(Clone, Debug)]
@@ -178,12 +188,17 @@ pub enum ObjectKind {
     #[default]
     Ordinary,
     /// an Array exotic object; `length_writable` is false once frozen or made read-only
-    Array { length_writable: bool },
+    Array {
+        length_writable: bool,
+    },
     Closure(Box<Closure>),
     Native(Box<NativeFunction>),
     Bound(Box<BoundFunction>),
     /// the getter and setter of an accessor property (internal, never exposed)
-    Accessor { get: Value, set: Value },
+    Accessor {
+        get: Value,
+        set: Value,
+    },
     Error,
     Boolean(bool),
     Number(f64),
@@ -199,15 +214,41 @@ pub enum ObjectKind {
     Promise(Box<crate::builtins::promise::PromiseState>),
     /// an arguments object; every index has an ordinary element, and where `mapped[i]` is
     /// true its value is read from and written to slot `i` of `env` instead
-    Arguments { env: Option<EnvId>, mapped: Box<[bool]> },
+    Arguments {
+        env: Option<EnvId>,
+        mapped: Box<[bool]>,
+    },
     Generator(Box<crate::interpreter::generator::GeneratorState>),
-    ArrayIterator { target: Value, index: u32, kind: IterationKind },
-    MapIterator { target: ObjectId, index: u32, kind: IterationKind, set: bool },
-    StringIterator { target: StringId, index: u32 },
-    RegExpStringIterator { regexp: ObjectId, string: StringId, global: bool, unicode: bool, done: bool },
+    ArrayIterator {
+        target: Value,
+        index: u32,
+        kind: IterationKind,
+    },
+    MapIterator {
+        target: ObjectId,
+        index: u32,
+        kind: IterationKind,
+        set: bool,
+    },
+    StringIterator {
+        target: StringId,
+        index: u32,
+    },
+    RegExpStringIterator {
+        regexp: ObjectId,
+        string: StringId,
+        global: bool,
+        unicode: bool,
+        done: bool,
+    },
     ForInIterator(Box<ForInState>),
     /// a proxy; target and handler are None once revoked; callability is fixed at creation
-    Proxy { target: Option<ObjectId>, handler: Option<ObjectId>, callable: bool, constructor: bool },
+    Proxy {
+        target: Option<ObjectId>,
+        handler: Option<ObjectId>,
+        callable: bool,
+        constructor: bool,
+    },
     /// an internal cell holding values for native code (never exposed)
     Internal(Box<[Value]>),
 }
@@ -235,7 +276,11 @@ pub struct Object {
 
 impl Object {
     pub fn new(shape: ShapeId, proto: Option<ObjectId>, kind: ObjectKind) -> Object {
-        let dict = if shape == ShapeId::DICTIONARY { Some(Box::default()) } else { None };
+        let dict = if shape == ShapeId::DICTIONARY {
+            Some(Box::default())
+        } else {
+            None
+        };
         Object {
             shape,
             proto,
@@ -253,8 +298,10 @@ impl Object {
     }
 
     pub fn is_callable(&self) -> bool {
-        matches!(self.kind, ObjectKind::Closure(_) | ObjectKind::Native(_) | ObjectKind::Bound(_))
-            || matches!(self.kind, ObjectKind::Proxy { callable: true, .. })
+        matches!(
+            self.kind,
+            ObjectKind::Closure(_) | ObjectKind::Native(_) | ObjectKind::Bound(_)
+        ) || matches!(self.kind, ObjectKind::Proxy { callable: true, .. })
     }
 
     /// Bytes this object owns outside its table entry.
@@ -263,7 +310,10 @@ impl Object {
             Elements::Dense(v) => v.capacity() * 8,
             Elements::Sparse(s) => s.map.len() * 48,
         };
-        let dict = self.dict.as_ref().map_or(0, |d| d.entries.capacity() * 40 + d.index.capacity() * 24);
+        let dict = self
+            .dict
+            .as_ref()
+            .map_or(0, |d| d.entries.capacity() * 40 + d.index.capacity() * 24);
         self.slots.capacity() * 8 + elements + dict + self.kind_bytes()
     }
 
@@ -272,7 +322,10 @@ impl Object {
             ObjectKind::Closure(_) => std::mem::size_of::<Closure>(),
             ObjectKind::Native(n) => 32 + n.data.len() * 8,
             ObjectKind::Bound(b) => 32 + b.args.len() * 8,
-            ObjectKind::Map(m) | ObjectKind::Set(m) | ObjectKind::WeakMap(m) | ObjectKind::WeakSet(m) => m.owned_bytes(),
+            ObjectKind::Map(m)
+            | ObjectKind::Set(m)
+            | ObjectKind::WeakMap(m)
+            | ObjectKind::WeakSet(m) => m.owned_bytes(),
             ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 8,
             ObjectKind::Generator(g) => g.owned_bytes(),
             ObjectKind::Internal(v) => v.len() * 8,
@@ -342,7 +395,9 @@ impl Object {
                     }
                 }
             }
-            ObjectKind::Proxy { target, handler, .. } => {
+            ObjectKind::Proxy {
+                target, handler, ..
+            } => {
                 out.extend(target.map(Value::object));
                 out.extend(handler.map(Value::object));
             }
@@ -367,7 +422,12 @@ impl Heap {
 
     /// A new object with a known shape (whose root must be `proto`'s) and no properties yet
     /// stored; the caller fills `slots` to match the shape.
-    pub fn new_object_with_shape(&mut self, shape: ShapeId, proto: Option<ObjectId>, kind: ObjectKind) -> ObjectId {
+    pub fn new_object_with_shape(
+        &mut self,
+        shape: ShapeId,
+        proto: Option<ObjectId>,
+        kind: ObjectKind,
+    ) -> ObjectId {
         if let Some(p) = proto {
             self.object_mut(p).used_as_prototype = true;
         }
@@ -393,12 +453,20 @@ impl Heap {
                         let s = *s;
                         if i < self.string_len(s) && self.is_flat(s) {
                             let unit = self.flat_units(s).at(i as usize);
-                            return Some(Property { value: Value::int(unit as i32), attrs: Attrs(Attrs::ENUMERABLE) });
+                            return Some(Property {
+                                value: Value::int(unit as i32),
+                                attrs: Attrs(Attrs::ENUMERABLE),
+                            });
                         }
                     }
-                    ObjectKind::Arguments { env: Some(env), mapped } if mapped.get(i as usize) == Some(&true) => {
+                    ObjectKind::Arguments {
+                        env: Some(env),
+                        mapped,
+                    } if mapped.get(i as usize) == Some(&true) => {
                         let value = self.env(*env).slots[i as usize];
-                        let attrs = self.stored_element(o, i).map_or(Attrs::DEFAULT, |p| p.attrs);
+                        let attrs = self
+                            .stored_element(o, i)
+                            .map_or(Attrs::DEFAULT, |p| p.attrs);
                         return Some(Property { value, attrs });
                     }
                     _ => {}
@@ -414,7 +482,10 @@ impl Heap {
                 } else {
                     self.shapes
                         .lookup(o.shape, key)
-                        .map(|(slot, attrs)| Property { value: o.slots[slot as usize], attrs })
+                        .map(|(slot, attrs)| Property {
+                            value: o.slots[slot as usize],
+                            attrs,
+                        })
                 }
             }
         }
@@ -423,7 +494,12 @@ impl Heap {
     fn stored_element(&self, o: &Object, i: u32) -> Option<Property> {
         match &o.elements {
             Elements::Dense(v) => {
-                v.get(i as usize).filter(|v| !v.is_hole()).map(|&value| Property { value, attrs: Attrs::DEFAULT })
+                v.get(i as usize)
+                    .filter(|v| !v.is_hole())
+                    .map(|&value| Property {
+                        value,
+                        attrs: Attrs::DEFAULT,
+                    })
             }
             Elements::Sparse(s) => s.map.get(&i).copied(),
         }
@@ -438,9 +514,10 @@ impl Heap {
                 value: Value::number(array_length(o) as f64),
                 attrs: Attrs(if *length_writable { Attrs::WRITABLE } else { 0 }),
             }),
-            ObjectKind::String(s) => {
-                Some(Property { value: Value::int(self.string_len(*s) as i32), attrs: Attrs::NONE })
-            }
+            ObjectKind::String(s) => Some(Property {
+                value: Value::int(self.string_len(*s) as i32),
+                attrs: Attrs::NONE,
+            }),
             _ => None,
         }
     }
@@ -459,7 +536,10 @@ impl Heap {
         let shape = self.object(obj).shape;
         if shape == ShapeId::DICTIONARY {
             self.layout_changed(obj);
-            self.object_mut(obj).dict.as_mut().map(|d| d.insert(key, prop));
+            self.object_mut(obj)
+                .dict
+                .as_mut()
+                .map(|d| d.insert(key, prop));
             return;
         }
         match self.shapes.lookup(shape, key) {
@@ -468,13 +548,19 @@ impl Heap {
             }
             Some(_) => {
                 self.to_dictionary(obj);
-                self.object_mut(obj).dict.as_mut().map(|d| d.insert(key, prop));
+                self.object_mut(obj)
+                    .dict
+                    .as_mut()
+                    .map(|d| d.insert(key, prop));
             }
             None => {
                 self.layout_changed(obj);
                 if self.shapes.get(shape).len >= MAX_SHAPED_PROPERTIES {
                     self.to_dictionary(obj);
-                    self.object_mut(obj).dict.as_mut().map(|d| d.insert(key, prop));
+                    self.object_mut(obj)
+                        .dict
+                        .as_mut()
+                        .map(|d| d.insert(key, prop));
                 } else {
                     let next = self.shapes.add(shape, key, prop.attrs);
                     let o = self.object_mut(obj);
@@ -525,9 +611,20 @@ impl Heap {
                 .iter()
                 .enumerate()
                 .filter(|(_, v)| !v.is_hole())
-                .map(|(i, &value)| (i as u32, Property { value, attrs: Attrs::DEFAULT }))
+                .map(|(i, &value)| {
+                    (
+                        i as u32,
+                        Property {
+                            value,
+                            attrs: Attrs::DEFAULT,
+                        },
+                    )
+                })
                 .collect();
-            o.elements = Elements::Sparse(Box::new(SparseElements { map, length: v.len() as u32 }));
+            o.elements = Elements::Sparse(Box::new(SparseElements {
+                map,
+                length: v.len() as u32,
+            }));
         }
     }
 
@@ -542,7 +639,13 @@ impl Heap {
         let o = self.object_mut(obj);
         let mut dict = Dictionary::default();
         for (slot, (key, attrs)) in keys.into_iter().enumerate() {
-            dict.insert(key, Property { value: o.slots[slot], attrs });
+            dict.insert(
+                key,
+                Property {
+                    value: o.slots[slot],
+                    attrs,
+                },
+            );
         }
         o.slots = Vec::new();
         o.dict = Some(Box::new(dict));
@@ -589,9 +692,12 @@ impl Heap {
             keys.extend((0..self.string_len(s)).map(PropertyKey::Index));
         }
         match &o.elements {
-            Elements::Dense(v) => {
-                keys.extend(v.iter().enumerate().filter(|(_, v)| !v.is_hole()).map(|(i, _)| PropertyKey::Index(i as u32)))
-            }
+            Elements::Dense(v) => keys.extend(
+                v.iter()
+                    .enumerate()
+                    .filter(|(_, v)| !v.is_hole())
+                    .map(|(i, _)| PropertyKey::Index(i as u32)),
+            ),
             Elements::Sparse(s) => keys.extend(s.map.keys().map(|&i| PropertyKey::Index(i))),
         }
         if matches!(o.kind, ObjectKind::Array { .. } | ObjectKind::String(_)) {
@@ -599,7 +705,12 @@ impl Heap {
         }
         let named: Vec<PropertyKey> = match &o.dict {
             Some(d) => d.iter().map(|(k, _)| k).collect(),
-            None => self.shapes.keys(o.shape).into_iter().map(|(k, _)| k).collect(),
+            None => self
+                .shapes
+                .keys(o.shape)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect(),
         };
         keys.extend(named.iter().filter(|k| matches!(k, PropertyKey::String(_))));
         keys.extend(named.iter().filter(|k| match k {

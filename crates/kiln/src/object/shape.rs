@@ -54,9 +54,18 @@ impl Default for ShapeTable {
 
 impl ShapeTable {
     pub fn new() -> Self {
-        let dictionary =
-            Shape { parent: None, key: None, len: 0, proto: None, transitions: Vec::new(), table: OnceCell::new() };
-        ShapeTable { shapes: vec![dictionary], roots: FxHashMap::default() }
+        let dictionary = Shape {
+            parent: None,
+            key: None,
+            len: 0,
+            proto: None,
+            transitions: Vec::new(),
+            table: OnceCell::new(),
+        };
+        ShapeTable {
+            shapes: vec![dictionary],
+            roots: FxHashMap::default(),
+        }
     }
 
     #[inline(always)]
@@ -89,7 +98,11 @@ impl ShapeTable {
     /// The shape that adds `key` with `attrs` to `from` (the new property's slot is `from.len`).
     pub fn add(&mut self, from: ShapeId, key: PropertyKey, attrs: Attrs) -> ShapeId {
         let parent = &self.shapes[from.0 as usize];
-        if let Some(&(_, _, to)) = parent.transitions.iter().find(|(k, a, _)| *k == key && *a == attrs) {
+        if let Some(&(_, _, to)) = parent
+            .transitions
+            .iter()
+            .find(|(k, a, _)| *k == key && *a == attrs)
+        {
             return to;
         }
         let shape = Shape {
@@ -101,7 +114,9 @@ impl ShapeTable {
             table: OnceCell::new(),
         };
         let to = self.push(shape);
-        self.shapes[from.0 as usize].transitions.push((key, attrs, to));
+        self.shapes[from.0 as usize]
+            .transitions
+            .push((key, attrs, to));
         to
     }
 
@@ -119,7 +134,17 @@ impl ShapeTable {
             }
             return None;
         }
-        shape.table.get_or_init(|| self.keys(id).into_iter().enumerate().map(|(i, (k, a))| (k, (i as u32, a))).collect()).get(&key).copied()
+        shape
+            .table
+            .get_or_init(|| {
+                self.keys(id)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (k, a))| (k, (i as u32, a)))
+                    .collect()
+            })
+            .get(&key)
+            .copied()
     }
 
     /// Every property of shape `id` in slot (= insertion) order.
@@ -151,14 +176,20 @@ mod tests {
     fn transitions_are_shared_and_ordered() {
         let mut table = ShapeTable::new();
         let root = table.root(None);
-        let (x, y) = (PropertyKey::String(StringId(1)), PropertyKey::String(StringId(2)));
+        let (x, y) = (
+            PropertyKey::String(StringId(1)),
+            PropertyKey::String(StringId(2)),
+        );
         let a = table.add(root, x, Attrs::DEFAULT);
         let b = table.add(a, y, Attrs::DEFAULT);
         assert_eq!(table.add(root, x, Attrs::DEFAULT), a);
         assert_eq!(table.lookup(b, x), Some((0, Attrs::DEFAULT)));
         assert_eq!(table.lookup(b, y), Some((1, Attrs::DEFAULT)));
         assert_eq!(table.lookup(a, y), None);
-        assert_eq!(table.keys(b).iter().map(|k| k.0).collect::<Vec<_>>(), vec![x, y]);
+        assert_eq!(
+            table.keys(b).iter().map(|k| k.0).collect::<Vec<_>>(),
+            vec![x, y]
+        );
     }
 
     #[test]
@@ -168,7 +199,10 @@ mod tests {
         for i in 0..50 {
             s = table.add(s, PropertyKey::Index(i), Attrs::DEFAULT);
         }
-        assert_eq!(table.lookup(s, PropertyKey::Index(37)), Some((37, Attrs::DEFAULT)));
+        assert_eq!(
+            table.lookup(s, PropertyKey::Index(37)),
+            Some((37, Attrs::DEFAULT))
+        );
         assert_eq!(table.get(s).proto, Some(ObjectId(3)));
     }
 }
