@@ -70,13 +70,14 @@ pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
         needs: HashMap::new(),
         scoping,
         current_class: Vec::new(),
+        field_bindings: HashSet::new(),
     };
     visitor.stack.push(Ctx {
         key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))),
         arrow: false,
     });
     visitor.visit_program(program);
-    let mut captured = HashSet::new();
+    let mut captured = std::mem::take(&mut visitor.field_bindings);
     for symbol in scoping.symbol_ids() {
         let home = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
         for &reference_id in scoping.get_resolved_reference_ids(symbol) {
@@ -106,6 +107,7 @@ struct Collector<'s> {
     needs: HashMap<ContextKey, LexicalNeeds>,
     scoping: &'s Scoping,
     current_class: Vec<Option<ScopeId>>,
+    field_bindings: HashSet<SymbolId>,
 }
 
 impl Collector<'_> {
@@ -224,6 +226,17 @@ impl<'a> Visit<'a> for Collector<'_> {
         let (needs, through_arrow) = self.owner();
         if through_arrow {
             needs.new_target = true;
+        }
+    }
+
+    fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
+        // A binding made directly in a field initialiser (a named class
+        // expression) lives in the initializer closure, not the enclosing
+        // function: keep it in an environment.
+        if self.in_fields()
+            && let Some(symbol) = it.symbol_id.get()
+        {
+            self.field_bindings.insert(symbol);
         }
     }
 
