@@ -734,11 +734,22 @@ impl<'a> Compiler<'a> {
             reg: exc,
             is_finally: false,
         });
+        // The parameter may be bound in the clause's scope or its body's.
         let pushed = self.enter_scope(handler.scope_id.get())?;
+        let body_scope = handler
+            .body
+            .scope_id
+            .get()
+            .filter(|s| Some(*s) != handler.scope_id.get());
+        let body_pushed = self.enter_scope(body_scope)?;
         if let Some(param) = &handler.param {
             self.bind_pattern(&param.pattern, exc, true)?;
         }
-        self.block(handler.body.scope_id.get(), &handler.body.body)?;
+        self.hoist_functions(&handler.body.body)?;
+        for s in &handler.body.body {
+            self.statement(s)?;
+        }
+        self.leave_scope(body_pushed);
         self.leave_scope(pushed);
         self.fs.release(mark);
         self.fs.patch_here(skip);

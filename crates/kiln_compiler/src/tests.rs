@@ -142,6 +142,11 @@ fn captured_variables_live_in_environments() {
         "LoadInt { dst: 1, value: 1 }",
     );
     has("for (let i = 0; i < 3; i++) { g(() => i); }", "CloneEnv");
+    // Captured catch parameters, destructured or not.
+    has("function f() { try {} catch (c) { return () => c; } }", "PushEnv { size: 1 }");
+    has("function f() { try {} catch ({ c }) { let d; return () => c + d; } }", "PushEnv { size: 2 }");
+    // A named class expression inside a field initialiser.
+    ok("class A { x = class B { m() { return B; } }; y = class C {}; }");
 }
 
 #[test]
