@@ -143,8 +143,14 @@ fn captured_variables_live_in_environments() {
     );
     has("for (let i = 0; i < 3; i++) { g(() => i); }", "CloneEnv");
     // Captured catch parameters, destructured or not.
-    has("function f() { try {} catch (c) { return () => c; } }", "PushEnv { size: 1 }");
-    has("function f() { try {} catch ({ c }) { let d; return () => c + d; } }", "PushEnv { size: 2 }");
+    has(
+        "function f() { try {} catch (c) { return () => c; } }",
+        "PushEnv { size: 1 }",
+    );
+    has(
+        "function f() { try {} catch ({ c }) { let d; return () => c + d; } }",
+        "PushEnv { size: 2 }",
+    );
     // A named class expression inside a field initialiser.
     ok("class A { x = class B { m() { return B; } }; y = class C {}; }");
 }
@@ -306,4 +312,34 @@ fn dump() {
             Err(e) => println!("{e:?}"),
         }
     }
+}
+
+/// `KILN_SCAN=dir cargo test -p kiln_compiler scan -- --nocapture`: compile every
+/// file under dir and report internal errors (compiler bugs, not syntax errors).
+#[test]
+fn scan() {
+    let Ok(dir) = std::env::var("KILN_SCAN") else {
+        return;
+    };
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    let (mut total, mut internal) = (0, 0);
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+        } else if p.extension().is_some_and(|e| e == "js") {
+            let Ok(src) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            total += 1;
+            if let Err(e) = compile(&src, "scan.js", ScriptKind::Script, false)
+                && (e.message.contains("internal") || std::env::var("KILN_SCAN_ALL").is_ok())
+            {
+                internal += 1;
+                println!("{}: {}", p.display(), e.message);
+            }
+        }
+    }
+    println!("{internal} internal errors in {total} files");
 }
