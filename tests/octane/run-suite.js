@@ -1,0 +1,13 @@
+// Runs the Octane suites loaded before this file (base.js, then benchmarks) and
+// prints one line per benchmark. A benchmark's own validation throws on a wrong result.
+// Deterministic mode runs each benchmark a fixed number of iterations instead of for a
+// fixed time, so the run is repeatable and takes the same work on every engine.
+BenchmarkSuite.config.doWarmup = false;
+BenchmarkSuite.config.doDeterministic = true;
+var failed = false;
+BenchmarkSuite.RunSuites({
+  NotifyResult: function (name, result) { print(name + ": " + result); },
+  NotifyError: function (name, error) { failed = true; print(name + " FAILED: " + error); },
+  NotifyScore: function (score) { print("Score: " + score); },
+});
+if (failed) throw new Error("an Octane benchmark failed its validation");
