@@ -105,6 +105,7 @@ impl Runtime {
 
     /// Describe the pending exception and clear it.
     fn report(&mut self, is_syntax_error: bool) -> ErrorReport {
+        self.vm.clear_termination();
         let origin = self.vm.exception_origin.take();
         let exception = self.vm.take_exception();
         let summary = self.summarize(exception);

@@ -86,7 +86,12 @@ pub enum Instr {
     /// `r[dst] = env(depth)[slot]`
     GetEnv { dst: Reg, depth: u8, slot: u16 },
     /// `r[dst] = env(depth)[slot]`, throwing ReferenceError naming constants[name] if it is the hole
-    GetEnvChecked { dst: Reg, depth: u8, slot: u16, name: ConstIdx },
+    GetEnvChecked {
+        dst: Reg,
+        depth: u8,
+        slot: u16,
+        name: ConstIdx,
+    },
     /// `env(depth)[slot] = r[src]`
     SetEnv { src: Reg, depth: u8, slot: u16 },
     /// throw ReferenceError (constants[name] is not initialised) if r[src] is the hole
@@ -121,7 +126,12 @@ pub enum Instr {
     DefineIndex { obj: Reg, key: Reg, src: Reg },
     /// define method/accessor r[func] on r[obj] under key r[key]; sets the home object.
     /// `kind`: see [`MethodKind`]; class members are non-enumerable
-    DefineMethod { obj: Reg, key: Reg, func: Reg, kind: MethodKind },
+    DefineMethod {
+        obj: Reg,
+        key: Reg,
+        func: Reg,
+        kind: MethodKind,
+    },
     /// `r[dst] = delete r[obj][r[key]]` (strict: TypeError on failure)
     Delete { dst: Reg, obj: Reg, key: Reg },
     /// `r[dst] = super[r[key]]` with the current `this` as receiver
@@ -159,7 +169,11 @@ pub enum Instr {
     Closure { dst: Reg, func: ConstIdx },
     /// create a class: constructor from constants[func], heritage r[heritage] (a hole means
     /// no `extends`); `r[dst] = constructor`, `r[dst+1] = prototype`
-    CreateClass { dst: Reg, func: ConstIdx, heritage: Reg },
+    CreateClass {
+        dst: Reg,
+        func: ConstIdx,
+        heritage: Reg,
+    },
     /// make r[obj] the home object of function r[func] (`super` lookups start at its prototype)
     SetHomeObject { func: Reg, obj: Reg },
     /// store closure r[init] as the field initialiser of class constructor r[class]
@@ -283,13 +297,23 @@ pub enum Instr {
 
     // ---- calls ----
     /// `r[dst] = r[func].call(r[args], r[args+1], ..., r[args+argc])`
-    Call { dst: Reg, func: Reg, args: Reg, argc: u8 },
+    Call {
+        dst: Reg,
+        func: Reg,
+        args: Reg,
+        argc: u8,
+    },
     /// like Call, but the current frame is replaced (strict-mode tail position)
     TailCall { func: Reg, args: Reg, argc: u8 },
     /// `r[dst] = r[func].apply(r[args], array r[args+1])`
     CallSpread { dst: Reg, func: Reg, args: Reg },
     /// `r[dst] = new r[func](r[args+1], ..., r[args+argc])` (r[args] is scratch)
-    New { dst: Reg, func: Reg, args: Reg, argc: u8 },
+    New {
+        dst: Reg,
+        func: Reg,
+        args: Reg,
+        argc: u8,
+    },
     /// `r[dst] = new r[func](...array r[args+1])`
     NewSpread { dst: Reg, func: Reg, args: Reg },
     /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this`, runs field initialisers
@@ -297,7 +321,12 @@ pub enum Instr {
     /// `r[dst] = super(...array r[args+1])`
     SuperCallSpread { dst: Reg, args: Reg },
     /// `r[dst] = eval(r[args+1], ...)` when r[func] is the realm's %eval%, else an ordinary call
-    CallEval { dst: Reg, func: Reg, args: Reg, argc: u8 },
+    CallEval {
+        dst: Reg,
+        func: Reg,
+        args: Reg,
+        argc: u8,
+    },
 
     // ---- iteration ----
     /// `r[iter] = GetIterator(r[src])`, `r[iter+1] = its next method`
@@ -386,9 +415,15 @@ pub enum Constant {
     BigInt(String),
     /// index into [`Script::functions`]
     Function(u32),
-    RegExp { pattern: Vec<u16>, flags: String },
+    RegExp {
+        pattern: Vec<u16>,
+        flags: String,
+    },
     /// a tagged template's strings: cooked (None where invalid escape) and raw
-    Template { cooked: Vec<Option<Vec<u16>>>, raw: Vec<Vec<u16>> },
+    Template {
+        cooked: Vec<Option<Vec<u16>>>,
+        raw: Vec<Vec<u16>>,
+    },
 }
 
 /// An exception handler: covers `start..end` (instruction indices).
@@ -425,7 +460,10 @@ pub enum FunctionKind {
 
 impl FunctionKind {
     pub fn is_constructor(self) -> bool {
-        matches!(self, Self::Normal | Self::ClassConstructor | Self::DerivedConstructor)
+        matches!(
+            self,
+            Self::Normal | Self::ClassConstructor | Self::DerivedConstructor
+        )
     }
     pub fn is_generator(self) -> bool {
         matches!(self, Self::Generator | Self::AsyncGenerator)
@@ -510,7 +548,9 @@ impl fmt::Display for FunctionCode {
         }
         for (i, c) in self.constants.iter().enumerate() {
             match c {
-                Constant::String(s) => writeln!(f, "  const {i}: {:?}", String::from_utf16_lossy(s))?,
+                Constant::String(s) => {
+                    writeln!(f, "  const {i}: {:?}", String::from_utf16_lossy(s))?
+                }
                 other => writeln!(f, "  const {i}: {other:?}")?,
             }
         }
@@ -530,7 +570,11 @@ mod tests {
 
     #[test]
     fn instructions_fit_in_eight_bytes() {
-        assert!(std::mem::size_of::<Instr>() <= 8, "Instr is {} bytes", std::mem::size_of::<Instr>());
+        assert!(
+            std::mem::size_of::<Instr>() <= 8,
+            "Instr is {} bytes",
+            std::mem::size_of::<Instr>()
+        );
     }
 
     #[test]

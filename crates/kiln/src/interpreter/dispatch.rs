@@ -656,10 +656,7 @@ impl Vm {
                     Instr::Jump { offset } => jump!(offset),
                     Instr::Loop { offset } => {
                         jump!(offset);
-                        if self.heap.wants_collection() {
-                            sync!();
-                            self.collect_garbage();
-                        }
+                        tri!(self.safe_point());
                     }
                     Instr::JumpIfTrue { src, offset } => {
                         let v = reg!(src);
@@ -1061,9 +1058,7 @@ impl Vm {
     /// Work every new frame does before its first instruction: a GC safe point, and for
     /// async functions the promise their call returns.
     fn enter_frame(&mut self) -> JsResult<()> {
-        if self.heap.wants_collection() {
-            self.collect_garbage();
-        }
+        self.safe_point()?;
         let kind = self.frames.last().expect("frame").code.code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
             let state =

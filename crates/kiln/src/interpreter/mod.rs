@@ -256,6 +256,8 @@ pub struct Vm {
     pub termination: Option<Termination>,
     /// where the exception being unwound was thrown: (script index, line, column)
     pub exception_origin: Option<(usize, u32, u32)>,
+    /// set from any thread to stop the running script at its next safe point
+    pub interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -301,6 +303,7 @@ impl Vm {
             native_callee: ObjectId(0),
             termination: None,
             exception_origin: None,
+            interrupt: Default::default(),
         };
         crate::builtins::init(&mut vm);
         vm
@@ -643,12 +646,35 @@ impl Vm {
         self.heap.finish_collection();
     }
 
-    /// A safe point: collect if allocation pressure asks for it.
+    /// A safe point (loop back-edges, function entry): stop if interrupted, collect if
+    /// allocation pressure asks for it.
     #[inline(always)]
-    pub fn safe_point(&mut self) {
+    pub fn safe_point(&mut self) -> JsResult<()> {
+        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(self.terminate(Termination::Interrupted));
+        }
         if self.heap.wants_collection() {
             self.collect_garbage();
         }
+        Ok(())
+    }
+
+    /// Start an uncatchable termination: no handler runs while it unwinds.
+    pub fn terminate(&mut self, why: Termination) -> Thrown {
+        let message = match why {
+            Termination::CallDepth => "call depth limit exceeded",
+            Termination::Interrupted => "execution interrupted",
+            Termination::HeapLimit => "heap limit exceeded",
+        };
+        self.termination = Some(why);
+        let e = self.new_error(self.intrinsics.range_error_prototype, message);
+        self.throw(Value::object(e))
+    }
+
+    /// End a termination so the runtime can be used again; returns why it stopped.
+    pub fn clear_termination(&mut self) -> Option<Termination> {
+        self.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.termination.take()
     }
 
     // ---- jobs ----
