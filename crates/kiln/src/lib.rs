@@ -17,6 +17,7 @@ pub mod value;
 
 pub use inspect::inspect_value as inspect;
 pub use interpreter::{Args, Vm};
+pub use kiln_bytecode::ScriptKind;
 pub use runtime::{ErrorReport, Runtime};
 pub use value::Value;
 

@@ -1,0 +1,490 @@
+//! `kiln-test262`: run test262 against Kiln.
+//!
+//! ```text
+//! kiln-test262                      run everything; fail if a listed passing scenario fails
+//! kiln-test262 --update             ... and rewrite the passing list and scoreboard
+//! kiln-test262 --filter Array/from  only tests whose path contains the text (repeatable)
+//! kiln-test262 --feature Symbol     only tests that use the feature (repeatable)
+//! kiln-test262 --failures           re-run only the failures of the last run
+//! kiln-test262 --show PATH          run one test's scenarios and print each failure message
+//! ```
+//!
+//! Scenarios run in worker processes (`--worker`), so a crash, a stack
+//! overflow or a hang loses one scenario, not the run.
+
+mod metadata;
+mod report;
+mod worker;
+
+use report::{Class, Results, Status};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use worker::{Mode, Outcome};
+
+const ARCHIVE: &str = "../shared/test262/test262-be13516f.tar.gz";
+/// Each scenario gets this long before its VM is interrupted.
+const SCENARIO_SECONDS: u64 = 10;
+
+struct Options {
+    update: bool,
+    filters: Vec<String>,
+    features: Vec<String>,
+    failures_only: bool,
+    show: Option<String>,
+    workers: usize,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--worker") {
+        return worker_main(args.get(1).map(PathBuf::from).unwrap_or_default());
+    }
+    let mut opts = Options {
+        update: false,
+        filters: Vec::new(),
+        features: Vec::new(),
+        failures_only: false,
+        show: None,
+        workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--update" => opts.update = true,
+            "--filter" => opts.filters.extend(it.next()),
+            "--feature" => opts.features.extend(it.next()),
+            "--failures" => opts.failures_only = true,
+            "--show" => opts.show = it.next(),
+            "--workers" => opts.workers = it.next().and_then(|n| n.parse().ok()).unwrap_or(opts.workers),
+            other => {
+                eprintln!("kiln-test262: unknown argument {other}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let repo = repo_root();
+    let root = match corpus(&repo) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kiln-test262: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(path) = opts.show.clone() {
+        return show(&root, &path);
+    }
+    run_suite(&repo, &root, &opts)
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// The unpacked corpus: `KILN_TEST262_DIR`, or the archive unpacked once into `build/test262`.
+fn corpus(repo: &Path) -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("KILN_TEST262_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    let dir = repo.join("build/test262");
+    if dir.join("test").is_dir() && dir.join("harness").is_dir() {
+        return Ok(dir);
+    }
+    let archive = repo.join(ARCHIVE);
+    if !archive.exists() {
+        return Err(format!("the test262 archive is missing: {}", archive.display()));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    eprintln!("unpacking {} into {}", archive.display(), dir.display());
+    let status = Command::new("tar")
+        .arg("xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&dir)
+        .status()
+        .map_err(|e| format!("cannot run tar: {e}"))?;
+    if !status.success() {
+        return Err("tar failed to unpack the test262 archive".into());
+    }
+    Ok(dir)
+}
+
+/// One scenario to run: the test path (relative to the corpus) and its mode.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Scenario {
+    path: String,
+    mode: Mode,
+}
+
+impl PartialOrd for Mode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Mode {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl Scenario {
+    fn id(&self) -> String {
+        format!("{}:{}", self.path, self.mode.name())
+    }
+}
+
+/// Every test file under `test/`, sorted.
+fn test_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("test")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "js") && !p.to_string_lossy().contains("_FIXTURE") {
+                if let Ok(rel) = p.strip_prefix(root) {
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Proposal (not yet stage 4) features from features.txt.
+fn proposal_features(root: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(root.join("features.txt")).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut in_proposals = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            in_proposals = line.contains("Proposed");
+            continue;
+        }
+        let t = line.trim();
+        if in_proposals && !t.is_empty() && !t.starts_with('#') {
+            out.push(t.to_string());
+        }
+    }
+    out
+}
+
+/// The scenarios of a test and, for tests not run, the reason.
+fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, metadata::Metadata) {
+    let source = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+    let meta = metadata::parse(&source);
+    let mut modes = Vec::new();
+    if meta.has_flag("raw") {
+        modes.push(Mode::Raw);
+    } else if meta.has_flag("module") {
+        modes.push(Mode::Strict);
+    } else {
+        if !meta.has_flag("onlyStrict") {
+            modes.push(Mode::Sloppy);
+        }
+        if !meta.has_flag("noStrict") {
+            modes.push(Mode::Strict);
+        }
+    }
+    let scenarios = modes.into_iter().map(|mode| Scenario { path: path.to_string(), mode }).collect();
+    let skip = if meta.has_flag("module") {
+        Some("modules are not supported yet".to_string())
+    } else if meta.has_flag("CanBlockIsTrue") {
+        Some("the main thread cannot block (CanBlockIsFalse host)".to_string())
+    } else if meta.features.iter().any(|f| f == "IsHTMLDDA") {
+        Some("no [[IsHTMLDDA]] object in this host".to_string())
+    } else {
+        None
+    };
+    (scenarios, skip, meta)
+}
+
+fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
+    let started = Instant::now();
+    let proposals = proposal_features(root);
+    let last_results = repo.join("build/test262-last-run.txt");
+    let previous_failures: Option<Vec<String>> = if opts.failures_only {
+        std::fs::read_to_string(&last_results)
+            .ok()
+            .map(|t| t.lines().filter(|l| !l.ends_with("\tpass")).map(|l| l.split('\t').next().unwrap_or("").to_string()).collect())
+    } else {
+        None
+    };
+    let full_run = opts.filters.is_empty() && opts.features.is_empty() && previous_failures.is_none();
+    let mut results = Results::default();
+    let mut queue = Vec::new();
+    for path in test_files(root) {
+        if !opts.filters.is_empty() && !opts.filters.iter().any(|f| path.contains(f.as_str())) {
+            continue;
+        }
+        let (scenarios, skip, meta) = scenarios_of(root, &path);
+        if !opts.features.is_empty() && !opts.features.iter().any(|f| meta.features.contains(f)) {
+            continue;
+        }
+        let class = Class::of(&path, &meta.features, &proposals);
+        for s in scenarios {
+            let id = s.id();
+            if let Some(prev) = &previous_failures
+                && !prev.contains(&id)
+            {
+                continue;
+            }
+            match &skip {
+                Some(reason) => results.record(id, class, Status::Skipped(reason.clone())),
+                None => queue.push((s, class)),
+            }
+        }
+    }
+    let total = queue.len();
+    eprintln!("running {total} scenarios on {} workers", opts.workers);
+    let outcomes = run_parallel(root, queue, opts.workers);
+    for (id, class, status) in outcomes {
+        results.record(id, class, status);
+    }
+    let elapsed = started.elapsed();
+    let counts = results.counts();
+    let passing_file = repo.join("conformance/test262-passing.txt");
+    let listed: Vec<String> = std::fs::read_to_string(&passing_file).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default();
+    let regressions: Vec<&String> = listed.iter().filter(|id| results.ran_and_failed(id)).collect();
+    let _ = std::fs::create_dir_all(repo.join("build"));
+    let _ = std::fs::write(&last_results, results.lines());
+    println!();
+    report::print_summary(&counts, elapsed);
+    if !regressions.is_empty() {
+        println!("{} scenarios listed as passing now fail:", regressions.len());
+        for id in regressions.iter().take(200) {
+            println!("  {id}: {}", results.message(id));
+        }
+    }
+    if opts.update && full_run {
+        if !regressions.is_empty() {
+            println!("not updating the scoreboard: fix the regressions first");
+        } else {
+            let passing = results.passing();
+            if let Err(e) = std::fs::write(&passing_file, passing.join("\n") + "\n") {
+                eprintln!("cannot write {}: {e}", passing_file.display());
+            }
+            let md = repo.join("conformance/test262.md");
+            let commit = Command::new("git")
+                .args(["rev-parse", "--short", "HEAD"])
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .unwrap_or_default();
+            if let Err(e) = report::write_scoreboard(&md, &results, &counts, elapsed, &commit) {
+                eprintln!("cannot write {}: {e}", md.display());
+            }
+            println!("updated {} and {}", passing_file.display(), md.display());
+        }
+    } else if opts.update {
+        println!("--update needs a full run (no filters)");
+    }
+    if regressions.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// A worker process and the pipes to it.
+struct WorkerProcess {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl WorkerProcess {
+    fn spawn(root: &Path) -> std::io::Result<WorkerProcess> {
+        let exe = std::env::current_exe()?;
+        let mut child = Command::new(exe)
+            .arg("--worker")
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let input = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let output = BufReader::new(child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?);
+        Ok(WorkerProcess { child, input, output })
+    }
+}
+
+type Outcomes = Vec<(String, Class, Status)>;
+
+fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> Outcomes {
+    let total = queue.len();
+    let queue = Arc::new(Mutex::new(queue.into_iter().rev().collect::<Vec<_>>()));
+    let results = Arc::new(Mutex::new(Vec::with_capacity(total)));
+    let done = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicBool::new(false));
+    let progress = {
+        let (done, failed, finished) = (done.clone(), failed.clone(), finished.clone());
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(500));
+                let d = done.load(Ordering::Relaxed);
+                let pct = if total == 0 { 100 } else { d * 100 / total };
+                let bar: String = (0..40).map(|i| if i * 100 < pct * 40 { '#' } else { '.' }).collect();
+                eprint!("\r[{bar}] {d}/{total} ({} failed) {:.0}s ", failed.load(Ordering::Relaxed), start.elapsed().as_secs_f64());
+            }
+            eprintln!();
+        })
+    };
+    let mut handles = Vec::new();
+    for _ in 0..workers.max(1) {
+        let (queue, results, done, failed) = (queue.clone(), results.clone(), done.clone(), failed.clone());
+        let root = root.to_path_buf();
+        handles.push(std::thread::spawn(move || {
+            let mut process: Option<WorkerProcess> = None;
+            loop {
+                let Some((scenario, class)) = queue.lock().ok().and_then(|mut q| q.pop()) else { break };
+                if process.is_none() {
+                    process = WorkerProcess::spawn(&root).ok();
+                }
+                let status = match process.as_mut() {
+                    Some(p) => ask(p, &scenario),
+                    None => Status::Crash("cannot start a worker process".into()),
+                };
+                if matches!(status, Status::Crash(_) | Status::Timeout) {
+                    if let Some(mut p) = process.take() {
+                        let _ = p.child.kill();
+                        let _ = p.child.wait();
+                    }
+                }
+                if !matches!(status, Status::Pass) {
+                    failed.fetch_add(1, Ordering::Relaxed);
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut r) = results.lock() {
+                    r.push((scenario.id(), class, status));
+                }
+            }
+            if let Some(mut p) = process {
+                drop(p.input);
+                let _ = p.child.wait();
+            }
+        }));
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    finished.store(true, Ordering::Relaxed);
+    let _ = progress.join();
+    Arc::try_unwrap(results).ok().and_then(|m| m.into_inner().ok()).unwrap_or_default()
+}
+
+/// Send one scenario to a worker and read its verdict; a dead or silent worker is a crash.
+fn ask(p: &mut WorkerProcess, scenario: &Scenario) -> Status {
+    if writeln!(p.input, "{}\t{}", scenario.path, scenario.mode.name()).and_then(|_| p.input.flush()).is_err() {
+        return Status::Crash("worker process died".into());
+    }
+    let mut line = String::new();
+    match p.output.read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            let code = p.child.wait().ok().and_then(|s| s.code());
+            Status::Crash(format!("worker process died (exit {code:?})"))
+        }
+        Ok(_) => {
+            let line = line.trim_end_matches('\n');
+            let (verdict, message) = line.split_once('\t').unwrap_or((line, ""));
+            match verdict {
+                "pass" => Status::Pass,
+                "timeout" => Status::Timeout,
+                "crash" => Status::Crash(message.to_string()),
+                _ => Status::Fail(message.to_string()),
+            }
+        }
+    }
+}
+
+/// The worker: read `path\tmode` lines, run each, answer `verdict\tmessage`.
+fn worker_main(root: PathBuf) -> ExitCode {
+    let harness = worker::Harness::load(&root);
+    let deadline: Arc<Mutex<Option<(Instant, Arc<AtomicBool>)>>> = Arc::new(Mutex::new(None));
+    {
+        let deadline = deadline.clone();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(50));
+                if let Ok(d) = deadline.lock()
+                    && let Some((at, flag)) = d.as_ref()
+                    && Instant::now() > *at
+                {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+    // Scenarios run on a thread with a large stack; a panic is caught and reported.
+    let runner = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
+        std::panic::set_hook(Box::new(|_| {}));
+        let stdin = std::io::stdin();
+        let mut stdout = std::io::stdout();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            let Some((path, mode)) = line.split_once('\t') else { continue };
+            let Some(mode) = Mode::parse(mode) else { continue };
+            let interrupt = Arc::new(AtomicBool::new(false));
+            if let Ok(mut d) = deadline.lock() {
+                *d = Some((Instant::now() + Duration::from_secs(SCENARIO_SECONDS), interrupt.clone()));
+            }
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker::run(&root, path, mode, &harness, interrupt)
+            }));
+            if let Ok(mut d) = deadline.lock() {
+                *d = None;
+            }
+            let answer = match outcome {
+                Ok(Outcome::Pass) => "pass\t".to_string(),
+                Ok(Outcome::Timeout) => "timeout\t".to_string(),
+                Ok(Outcome::Fail(m)) => format!("fail\t{}", one_line(&m)),
+                Err(panic) => {
+                    let msg = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                    format!("crash\tpanic: {}", one_line(&msg))
+                }
+            };
+            if writeln!(stdout, "{answer}").and_then(|_| stdout.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    match runner.map(|r| r.join()) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        _ => ExitCode::from(70),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    let s: String = s.chars().map(|c| if c == '\n' || c == '\t' { ' ' } else { c }).collect();
+    s.chars().take(300).collect()
+}
+
+/// `--show PATH`: run a test's scenarios here and print the results.
+fn show(root: &Path, path: &str) -> ExitCode {
+    let path = path.trim_start_matches("./");
+    let path = path.split(':').next().unwrap_or(path);
+    let harness = worker::Harness::load(root);
+    let (scenarios, skip, meta) = scenarios_of(root, path);
+    println!("{path}\n  includes: {:?}\n  flags: {:?}\n  features: {:?}\n  negative: {:?}", meta.includes, meta.flags, meta.features, meta.negative);
+    if let Some(reason) = skip {
+        println!("  skipped: {reason}");
+        return ExitCode::SUCCESS;
+    }
+    let mut all_pass = true;
+    for s in scenarios {
+        let outcome = worker::run(root, &s.path, s.mode, &harness, Arc::new(AtomicBool::new(false)));
+        if outcome != Outcome::Pass {
+            all_pass = false;
+        }
+        println!("  {}: {:?}", s.mode.name(), outcome);
+    }
+    if all_pass { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}

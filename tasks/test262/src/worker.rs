@@ -1,0 +1,182 @@
+//! Runs one scenario in a fresh Kiln runtime, following INTERPRETING.md:
+//! harness files first (unless `raw`), then the test, then the job queue;
+//! negative tests must fail in the named phase with the named error.
+
+use crate::metadata::Metadata;
+use kiln::object::{Attrs, ObjectKind, PropertyKey};
+use kiln::{Args, JsResult, Runtime, Value, Vm};
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// How one scenario ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    Fail(String),
+    Timeout,
+}
+
+/// The strictness a scenario runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Sloppy,
+    Strict,
+    /// `raw` tests run exactly as written
+    Raw,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Sloppy => "sloppy",
+            Mode::Strict => "strict",
+            Mode::Raw => "raw",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "sloppy" => Some(Mode::Sloppy),
+            "strict" => Some(Mode::Strict),
+            "raw" => Some(Mode::Raw),
+            _ => None,
+        }
+    }
+}
+
+thread_local! {
+    /// Lines the test printed (async tests report completion through `print`).
+    static PRINTED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn print(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let v = vm.arg(args, 0);
+    let s = vm.to_string(v)?;
+    let text = vm.heap.string_to_rust(s);
+    PRINTED.with(|p| p.borrow_mut().push(text));
+    Ok(Value::UNDEFINED)
+}
+
+fn eval_script(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let v = vm.arg(args, 0);
+    let s = vm.to_string(v)?;
+    let source = vm.heap.string_to_rust(s);
+    let block = vm.load(&source, "<evalScript>", kiln::ScriptKind::Script, false)?;
+    vm.run_top_level(block)
+}
+
+fn gc(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    vm.collect_garbage();
+    Ok(Value::UNDEFINED)
+}
+
+/// Define `print` and `$262` on the runtime's global object.
+fn install_host(runtime: &mut Runtime) {
+    runtime.register_function("print", print, 1);
+    let vm = runtime.vm();
+    let global = vm.intrinsics.global;
+    let host = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    vm.define_native(host, "evalScript", eval_script, 1);
+    vm.define_native(host, "gc", gc, 0);
+    let key = vm.key("global");
+    vm.define_builtin(host, key, Value::object(global), Attrs::HIDDEN);
+    let key = vm.key("$262");
+    vm.define_builtin(global, key, Value::object(host), Attrs::HIDDEN);
+    let _ = PropertyKey::Index(0);
+}
+
+/// Run one scenario of the test at `path` (relative paths resolve under `root`).
+/// `interrupt` becomes the runtime's interrupt flag: setting it from another thread stops
+/// the scenario as a timeout.
+pub fn run(root: &Path, path: &str, mode: Mode, harness: &Harness, interrupt: Arc<AtomicBool>) -> Outcome {
+    let file = root.join(path);
+    let source = match std::fs::read_to_string(&file) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Fail(format!("cannot read test: {e}")),
+    };
+    let meta = crate::metadata::parse(&source);
+    PRINTED.with(|p| p.borrow_mut().clear());
+    let mut runtime = Runtime::new();
+    runtime.vm().interrupt = interrupt.clone();
+    install_host(&mut runtime);
+    let outcome = run_in(&mut runtime, path, &source, &meta, mode, harness);
+    if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+        return Outcome::Timeout;
+    }
+    outcome
+}
+
+fn run_in(runtime: &mut Runtime, path: &str, source: &str, meta: &Metadata, mode: Mode, harness: &Harness) -> Outcome {
+    if mode != Mode::Raw {
+        let mut files = vec!["assert.js", "sta.js"];
+        if meta.has_flag("async") {
+            files.push("doneprintHandle.js");
+        }
+        files.extend(meta.includes.iter().map(String::as_str));
+        for name in files {
+            let Some(text) = harness.get(name) else {
+                return Outcome::Fail(format!("missing harness file {name}"));
+            };
+            if let Err(report) = runtime.run_script(text, name) {
+                return Outcome::Fail(format!("harness {name} failed: {}", report.summary));
+            }
+        }
+    }
+    let text = if mode == Mode::Strict { format!("\"use strict\";\n{source}") } else { source.to_string() };
+    let result = runtime.run_script(&text, path);
+    let printed: Vec<String> = PRINTED.with(|p| p.borrow().clone());
+    match (&meta.negative, result) {
+        (Some((phase, kind)), Err(report)) => {
+            let name = report.summary.split(':').next().unwrap_or("").trim().to_string();
+            let phase_ok = match phase.as_str() {
+                "parse" | "early" => report.is_syntax_error,
+                "resolution" => true,
+                _ => !report.is_syntax_error,
+            };
+            if phase_ok && &name == kind {
+                Outcome::Pass
+            } else {
+                Outcome::Fail(format!("expected {phase} {kind}, got {}{}", if report.is_syntax_error { "early " } else { "" }, report.summary))
+            }
+        }
+        (Some((phase, kind)), Ok(_)) => Outcome::Fail(format!("expected {phase} {kind}, but the test completed")),
+        (None, Err(report)) => Outcome::Fail(report.summary),
+        (None, Ok(_)) => {
+            if meta.has_flag("async") {
+                if printed.iter().any(|l| l == "Test262:AsyncTestComplete") {
+                    Outcome::Pass
+                } else if let Some(l) = printed.iter().find(|l| l.starts_with("Test262:AsyncTestFailure:")) {
+                    Outcome::Fail(l.clone())
+                } else {
+                    Outcome::Fail("async test did not report completion".into())
+                }
+            } else {
+                Outcome::Pass
+            }
+        }
+    }
+}
+
+/// The harness files, read once.
+pub struct Harness {
+    files: std::collections::HashMap<String, String>,
+}
+
+impl Harness {
+    pub fn load(root: &Path) -> Harness {
+        let mut files = std::collections::HashMap::new();
+        if let Ok(entries) = std::fs::read_dir(root.join("harness")) {
+            for e in entries.flatten() {
+                if let (Some(name), Ok(text)) = (e.file_name().to_str(), std::fs::read_to_string(e.path())) {
+                    files.insert(name.to_string(), text);
+                }
+            }
+        }
+        Harness { files }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.files.get(name).map(String::as_str)
+    }
+}
