@@ -1,16 +1,106 @@
-//! RegExp: compiled patterns (the `regress` crate) and their built-ins.
+//! RegExp: compiled patterns (the `regress` crate) and their built-ins
+//! ([spec](https://tc39.es/ecma262/#sec-regexp-regular-expression-objects)).
+//!
+//! A RegExp object is `ObjectKind::RegExp(RegExpData)`: the compiled matcher,
+//! [[OriginalSource]] and [[OriginalFlags]], plus the parsed flags. Matching
+//! runs on UTF-16 code units directly (`find_from_utf16` in Unicode mode,
+//! `find_from_ucs2` otherwise), so `lastIndex`, `index` and capture positions
+//! are code-unit indices as the spec wants.
+//!
+//! Compiled patterns are shared: a thread-local cache maps (pattern, flags) to
+//! the `regress::Regex`, so a literal evaluated in a loop compiles once while
+//! each evaluation still returns a new object.
+//!
+//! `String.prototype.match`, `replace`, `search` and `split` call the
+//! `Symbol.match` / `Symbol.replace` / `Symbol.search` / `Symbol.split`
+//! methods defined here; [`regexp_create`], [`is_regexp`] and
+//! [`get_substitution`] are shared with them.
 
+use super::collections::define_species;
+use super::{define_getter, define_symbol_method, define_to_string_tag, make_constructor};
 use crate::JsResult;
-use crate::heap::StringId;
-use crate::interpreter::{CodeBlock, Vm};
+use crate::heap::string::Units;
+use crate::heap::{ObjectId, StringId};
+use crate::interpreter::{Args, CodeBlock, Vm};
+use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
 use crate::value::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The flags of a regular expression, parsed from [[OriginalFlags]].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags {
+    pub has_indices: bool,
+    pub global: bool,
+    pub ignore_case: bool,
+    pub multiline: bool,
+    pub dot_all: bool,
+    pub unicode: bool,
+    pub unicode_sets: bool,
+    pub sticky: bool,
+}
+
+impl Flags {
+    /// Parse a flags string: only `dgimsuvy`, each at most once, not both `u` and `v`.
+    pub fn parse(units: &[u16]) -> Option<Flags> {
+        let mut f = Flags::default();
+        for &u in units {
+            let slot = match u {
+                0x64 => &mut f.has_indices,
+                0x67 => &mut f.global,
+                0x69 => &mut f.ignore_case,
+                0x6D => &mut f.multiline,
+                0x73 => &mut f.dot_all,
+                0x75 => &mut f.unicode,
+                0x76 => &mut f.unicode_sets,
+                0x79 => &mut f.sticky,
+                _ => return None,
+            };
+            if *slot {
+                return None;
+            }
+            *slot = true;
+        }
+        if f.unicode && f.unicode_sets {
+            return None;
+        }
+        Some(f)
+    }
+
+    /// Whether matching works on code points (`u` or `v`).
+    pub fn full_unicode(self) -> bool {
+        self.unicode || self.unicode_sets
+    }
+
+    fn bits(self) -> u8 {
+        [
+            self.has_indices,
+            self.global,
+            self.ignore_case,
+            self.multiline,
+            self.dot_all,
+            self.unicode,
+            self.unicode_sets,
+            self.sticky,
+        ]
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, &b)| acc | ((b as u8) << i))
+    }
+}
 
 /// The internal slots of a RegExp object.
 #[derive(Clone, Debug)]
 pub struct RegExpData {
-    pub matcher: std::rc::Rc<regress::Regex>,
+    pub matcher: Rc<Compiled>,
+    /// [[OriginalSource]]
     pub source: StringId,
+    /// [[OriginalFlags]]
     pub flags: StringId,
+    pub parsed_flags: Flags,
+    /// the last one-byte subject widened to UTF-16, valid while no collection ran
+    /// (string ids are only reused after one): (string, collection count, units)
+    input_cache: Option<(StringId, usize, Rc<[u16]>)>,
 }
 
 impl RegExpData {
@@ -20,11 +110,1449 @@ impl RegExpData {
     }
 }
 
-pub fn init(_vm: &mut Vm) {}
+thread_local! {
+    /// Compiled patterns by (pattern, flag bits); cleared when it grows large.
+    static COMPILED: RefCell<rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>> =
+        RefCell::new(Default::default());
+}
+
+const COMPILED_CACHE_LIMIT: usize = 512;
+
+/// A compiled pattern and the name of each capture group ("" when unnamed).
+#[derive(Debug)]
+pub struct Compiled {
+    pub regex: regress::Regex,
+    pub group_names: Vec<String>,
+}
+
+/// Compile a pattern (UTF-16) with flags, through the shared cache.
+fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
+    let key = (pattern.to_vec(), flags.bits());
+    if let Some(r) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(r);
+    }
+    let rflags = regress::Flags {
+        icase: flags.ignore_case,
+        multiline: flags.multiline,
+        dot_all: flags.dot_all,
+        no_opt: false,
+        unicode: flags.full_unicode(),
+        unicode_sets: flags.unicode_sets,
+    };
+    // In Unicode mode the pattern is read as code points; otherwise each code unit
+    // is a character of its own (a literal astral character is two).
+    let result = if flags.full_unicode() {
+        let cps: Vec<u32> = char::decode_utf16(pattern.iter().copied())
+            .map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
+            .collect();
+        regress::Regex::from_unicode(cps.into_iter(), rflags)
+    } else {
+        regress::Regex::from_unicode(pattern.iter().map(|&u| u as u32), rflags)
+    };
+    let regex = result.map_err(|e| e.text)?;
+    let compiled = Rc::new(Compiled {
+        regex,
+        group_names: capture_group_names(pattern, flags.unicode_sets),
+    });
+    COMPILED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= COMPILED_CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(key, compiled.clone());
+    });
+    Ok(compiled)
+}
+
+/// The name of each capturing group of a (valid) pattern, in order; "" for unnamed ones.
+fn capture_group_names(p: &[u16], nested_classes: bool) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut class_depth = 0u32;
+    let mut i = 0;
+    let at = |i: usize| p.get(i).copied().unwrap_or(0);
+    while i < p.len() {
+        match p[i] {
+            0x5C => i += 2,
+            0x5B => {
+                if class_depth == 0 || nested_classes {
+                    class_depth += 1;
+                }
+                i += 1;
+            }
+            0x5D if class_depth > 0 => {
+                class_depth -= 1;
+                i += 1;
+            }
+            0x28 if class_depth == 0 => {
+                if at(i + 1) != b'?' as u16 {
+                    names.push(String::new());
+                    i += 1;
+                } else if at(i + 2) == b'<' as u16
+                    && at(i + 3) != b'=' as u16
+                    && at(i + 3) != b'!' as u16
+                {
+                    let start = i + 3;
+                    let end = p[start..]
+                        .iter()
+                        .position(|&u| u == b'>' as u16)
+                        .map_or(p.len(), |e| start + e);
+                    names.push(decode_group_name(&p[start..end]));
+                    i = end + 1;
+                } else {
+                    i += 2;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    names
+}
+
+/// A group name with its `\uXXXX` and `\u{X}` escapes decoded.
+fn decode_group_name(units: &[u16]) -> String {
+    let mut out: Vec<u16> = Vec::with_capacity(units.len());
+    let mut i = 0;
+    while i < units.len() {
+        if units[i] == b'\\' as u16 && units.get(i + 1) == Some(&(b'u' as u16)) {
+            let hex = |s: &[u16]| -> Option<u32> {
+                let text = String::from_utf16(s).ok()?;
+                u32::from_str_radix(&text, 16).ok()
+            };
+            if units.get(i + 2) == Some(&(b'{' as u16)) {
+                if let Some(close) = units[i..].iter().position(|&u| u == b'}' as u16)
+                    && let Some(cp) = hex(&units[i + 3..i + close])
+                    && let Some(c) = char::from_u32(cp)
+                {
+                    let mut buf = [0u16; 2];
+                    out.extend_from_slice(c.encode_utf16(&mut buf));
+                    i += close + 1;
+                    continue;
+                }
+            } else if let Some(cp) = units.get(i + 2..i + 6).and_then(hex) {
+                out.push(cp as u16);
+                i += 6;
+                continue;
+            }
+        }
+        out.push(units[i]);
+        i += 1;
+    }
+    String::from_utf16_lossy(&out)
+}
+
+fn is_regexp_kind(k: &ObjectKind) -> bool {
+    matches!(k, ObjectKind::RegExp(_))
+}
+
+fn regexp_data(vm: &Vm, o: ObjectId) -> Option<&RegExpData> {
+    match &vm.heap.object(o).kind {
+        ObjectKind::RegExp(r) => Some(r),
+        _ => None,
+    }
+}
+
+pub fn init(vm: &mut Vm) {
+    let proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    vm.intrinsics.regexp_prototype = proto;
+    let ctor = make_constructor(vm, "RegExp", regexp_constructor, 2, proto);
+    vm.intrinsics.regexp = ctor;
+    define_species(vm, ctor);
+    vm.define_native(ctor, "escape", regexp_escape, 1);
+    let methods: [(&str, NativeFn, u32); 4] = [
+        ("compile", compile_method, 2),
+        ("exec", exec, 1),
+        ("test", test, 1),
+        ("toString", to_string, 0),
+    ];
+    for (name, f, len) in methods {
+        vm.define_native(proto, name, f, len);
+    }
+    let getters: [(&str, NativeFn); 10] = [
+        ("dotAll", get_dot_all),
+        ("flags", get_flags),
+        ("global", get_global),
+        ("hasIndices", get_has_indices),
+        ("ignoreCase", get_ignore_case),
+        ("multiline", get_multiline),
+        ("source", get_source),
+        ("sticky", get_sticky),
+        ("unicode", get_unicode),
+        ("unicodeSets", get_unicode_sets),
+    ];
+    for (name, f) in getters {
+        define_getter(vm, proto, name, f);
+    }
+    let s = vm.symbols.clone();
+    define_symbol_method(vm, proto, s.match_, "[Symbol.match]", symbol_match, 1);
+    define_symbol_method(
+        vm,
+        proto,
+        s.match_all,
+        "[Symbol.matchAll]",
+        symbol_match_all,
+        1,
+    );
+    define_symbol_method(vm, proto, s.replace, "[Symbol.replace]", symbol_replace, 2);
+    define_symbol_method(vm, proto, s.search, "[Symbol.search]", symbol_search, 1);
+    define_symbol_method(vm, proto, s.split, "[Symbol.split]", symbol_split, 2);
+
+    let iter_proto = vm
+        .heap
+        .new_object(Some(vm.intrinsics.iterator_prototype), ObjectKind::Ordinary);
+    vm.intrinsics.regexp_string_iterator_prototype = iter_proto;
+    vm.define_native(iter_proto, "next", string_iterator_next, 0);
+    define_to_string_tag(vm, iter_proto, "RegExp String Iterator");
+}
+
+// ---- creation ----
 
 impl Vm {
     /// A regular expression literal: a new RegExp object each evaluation.
-    pub(crate) fn regexp_literal(&mut self, _code: &CodeBlock, _idx: u16) -> JsResult<Value> {
-        Err(self.syntax_error("RegExp is not supported yet"))
+    pub(crate) fn regexp_literal(&mut self, code: &CodeBlock, idx: u16) -> JsResult<Value> {
+        let Some(kiln_bytecode::Constant::RegExp { pattern, flags }) =
+            code.code.constants.get(idx as usize)
+        else {
+            return Err(self.syntax_error("Invalid regular expression literal"));
+        };
+        let flag_units: Vec<u16> = flags.encode_utf16().collect();
+        let Some(parsed) = Flags::parse(&flag_units) else {
+            return Err(self.syntax_error(format!("Invalid regular expression flags '{flags}'")));
+        };
+        let matcher = match compile(pattern, parsed) {
+            Ok(m) => m,
+            Err(e) => {
+                let p = String::from_utf16_lossy(pattern);
+                return Err(
+                    self.syntax_error(format!("Invalid regular expression: /{p}/{flags}: {e}"))
+                );
+            }
+        };
+        let source = self.heap.alloc_units(pattern);
+        let flags = self.heap.intern(flags);
+        let proto = self.intrinsics.regexp_prototype;
+        Ok(Value::object(new_regexp_object(
+            self, proto, matcher, source, flags, parsed,
+        )))
+    }
+}
+
+/// RegExpAlloc + the slots RegExpInitialize sets, for a fresh object.
+fn new_regexp_object(
+    vm: &mut Vm,
+    proto: ObjectId,
+    matcher: Rc<Compiled>,
+    source: StringId,
+    flags: StringId,
+    parsed_flags: Flags,
+) -> ObjectId {
+    let obj = vm.heap.new_object(
+        Some(proto),
+        ObjectKind::RegExp(Box::new(RegExpData {
+            matcher,
+            source,
+            flags,
+            parsed_flags,
+            input_cache: None,
+        })),
+    );
+    vm.define_builtin(
+        obj,
+        PropertyKey::String(vm.atoms.last_index),
+        Value::int(0),
+        Attrs(Attrs::WRITABLE),
+    );
+    obj
+}
+
+/// Parse and compile pattern `p` with flags `f` (both already strings): the slots, or a SyntaxError.
+fn parse_pattern(vm: &mut Vm, p: StringId, f: StringId) -> JsResult<(Rc<Compiled>, Flags)> {
+    let flag_units = vm.heap.units(f).to_vec();
+    let Some(parsed) = Flags::parse(&flag_units) else {
+        let text = vm.heap.string_to_rust(f);
+        return Err(vm.syntax_error(format!(
+            "Invalid flags supplied to RegExp constructor '{text}'"
+        )));
+    };
+    let pattern = vm.heap.units(p).to_vec();
+    match compile(&pattern, parsed) {
+        Ok(m) => Ok((m, parsed)),
+        Err(e) => {
+            let text = String::from_utf16_lossy(&pattern);
+            let flags = String::from_utf16_lossy(&flag_units);
+            Err(vm.syntax_error(format!("Invalid regular expression: /{text}/{flags}: {e}")))
+        }
+    }
+}
+
+/// ToString of a pattern or flags argument, with undefined as "".
+fn string_or_empty(vm: &mut Vm, v: Value) -> JsResult<StringId> {
+    if v.is_undefined() {
+        Ok(vm.atoms.empty)
+    } else {
+        vm.to_string(v)
+    }
+}
+
+/// [RegExpCreate](https://tc39.es/ecma262/#sec-regexpcreate)(P, F)
+pub fn regexp_create(vm: &mut Vm, p: Value, f: Value) -> JsResult<Value> {
+    let source = string_or_empty(vm, p)?;
+    vm.roots.push(Value::string(source));
+    let flags = string_or_empty(vm, f)?;
+    let (matcher, parsed) = parse_pattern(vm, source, flags)?;
+    let proto = vm.intrinsics.regexp_prototype;
+    Ok(Value::object(new_regexp_object(
+        vm, proto, matcher, source, flags, parsed,
+    )))
+}
+
+/// [IsRegExp](https://tc39.es/ecma262/#sec-isregexp)
+pub fn is_regexp(vm: &mut Vm, v: Value) -> JsResult<bool> {
+    let Some(o) = v.as_object() else {
+        return Ok(false);
+    };
+    let matcher = vm.get(v, PropertyKey::Symbol(vm.symbols.match_))?;
+    if !matcher.is_undefined() {
+        return Ok(vm.to_boolean(matcher));
+    }
+    Ok(regexp_data(vm, o).is_some())
+}
+
+/// [RegExp](https://tc39.es/ecma262/#sec-regexp-pattern-flags)
+fn regexp_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let pattern = vm.arg(args, 0);
+    let flags = vm.arg(args, 1);
+    // 1. Let patternIsRegExp be ? IsRegExp(pattern).
+    let pattern_is_regexp = is_regexp(vm, pattern)?;
+    // 2-3. Called as a function with a RegExp and no flags: return it if its constructor is us.
+    let new_target = if args.new_target.is_undefined() {
+        let nt = Value::object(vm.native_callee);
+        if pattern_is_regexp && flags.is_undefined() {
+            let c = vm.get(pattern, PropertyKey::String(vm.atoms.constructor))?;
+            if c == nt {
+                return Ok(pattern);
+            }
+        }
+        nt
+    } else {
+        args.new_target
+    };
+    // 4-6. Take the source and flags from a RegExp (or RegExp-like) pattern.
+    let (p, f) = match pattern.as_object().and_then(|o| regexp_data(vm, o)) {
+        Some(data) => {
+            let src = Value::string(data.source);
+            let f = if flags.is_undefined() {
+                Value::string(data.flags)
+            } else {
+                flags
+            };
+            (src, f)
+        }
+        None if pattern_is_regexp => {
+            let source_key = vm.key("source");
+            let src = vm.get(pattern, source_key)?;
+            vm.roots.push(src);
+            let f = if flags.is_undefined() {
+                let flags_key = vm.key("flags");
+                vm.get(pattern, flags_key)?
+            } else {
+                flags
+            };
+            (src, f)
+        }
+        None => (pattern, flags),
+    };
+    vm.roots.push(p);
+    vm.roots.push(f);
+    // 7. Let O be ? RegExpAlloc(newTarget).
+    let proto = vm.prototype_from_constructor(new_target, |i| i.regexp_prototype)?;
+    vm.roots.push(Value::object(proto));
+    // 8. Return ? RegExpInitialize(O, P, F).
+    let source = string_or_empty(vm, p)?;
+    vm.roots.push(Value::string(source));
+    let flags = string_or_empty(vm, f)?;
+    let (matcher, parsed) = parse_pattern(vm, source, flags)?;
+    Ok(Value::object(new_regexp_object(
+        vm, proto, matcher, source, flags, parsed,
+    )))
+}
+
+/// [RegExp.prototype.compile](https://tc39.es/ecma262/#sec-regexp.prototype.compile) (Annex B)
+fn compile_method(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let o = super::this_object(vm, this, "RegExp.prototype.compile", is_regexp_kind)?;
+    let pattern = vm.arg(args, 0);
+    let flags = vm.arg(args, 1);
+    let (p, f) = match pattern.as_object().and_then(|o| regexp_data(vm, o)) {
+        Some(data) => {
+            if !flags.is_undefined() {
+                return Err(
+                    vm.type_error("Cannot supply flags when constructing one RegExp from another")
+                );
+            }
+            (Value::string(data.source), Value::string(data.flags))
+        }
+        None => (pattern, flags),
+    };
+    let source = string_or_empty(vm, p)?;
+    vm.roots.push(Value::string(source));
+    let flags = string_or_empty(vm, f)?;
+    let (matcher, parsed) = parse_pattern(vm, source, flags)?;
+    if let ObjectKind::RegExp(r) = &mut vm.heap.object_mut(o).kind {
+        r.matcher = matcher;
+        r.source = source;
+        r.flags = flags;
+        r.parsed_flags = parsed;
+        r.input_cache = None;
+    }
+    set_last_index(vm, this, Value::int(0))?;
+    Ok(this)
+}
+
+/// [RegExp.escape](https://tc39.es/ecma262/#sec-regexp.escape)
+fn regexp_escape(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let Some(s) = vm.arg(args, 0).as_string() else {
+        return Err(vm.type_error("RegExp.escape requires a string"));
+    };
+    let units = vm.heap.units(s).to_vec();
+    let mut out: Vec<u16> = Vec::with_capacity(units.len() * 2);
+    let push_str = |out: &mut Vec<u16>, s: &str| out.extend(s.encode_utf16());
+    for r in char::decode_utf16(units.iter().copied()) {
+        let cp = r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32);
+        let c = char::from_u32(cp);
+        // A leading digit or ASCII letter is written as \xHH.
+        if out.is_empty() && c.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            push_str(&mut out, &format!("\\x{cp:02x}"));
+            continue;
+        }
+        // EncodeForRegExpEscape
+        match c {
+            Some(
+                c @ ('^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}'
+                | '|' | '/'),
+            ) => {
+                out.push(b'\\' as u16);
+                out.push(c as u16);
+            }
+            Some('\t') => push_str(&mut out, "\\t"),
+            Some('\n') => push_str(&mut out, "\\n"),
+            Some('\u{B}') => push_str(&mut out, "\\v"),
+            Some('\u{C}') => push_str(&mut out, "\\f"),
+            Some('\r') => push_str(&mut out, "\\r"),
+            _ => {
+                let punctuator = c.is_some_and(|c| ",-=<>#&!%:;@~'`\"".contains(c));
+                let space = c.is_some_and(crate::interpreter::convert::is_js_whitespace);
+                let surrogate = (0xD800..=0xDFFF).contains(&cp);
+                if punctuator || space || surrogate {
+                    if cp <= 0xFF {
+                        push_str(&mut out, &format!("\\x{cp:02x}"));
+                    } else if let Some(c) = c {
+                        let mut buf = [0u16; 2];
+                        for u in c.encode_utf16(&mut buf) {
+                            push_str(&mut out, &format!("\\u{:04x}", *u));
+                        }
+                    } else {
+                        push_str(&mut out, &format!("\\u{cp:04x}"));
+                    }
+                } else if let Some(c) = c {
+                    let mut buf = [0u16; 2];
+                    out.extend_from_slice(c.encode_utf16(&mut buf));
+                } else {
+                    out.push(cp as u16);
+                }
+            }
+        }
+    }
+    Ok(Value::string(vm.heap.alloc_units(&out)))
+}
+
+// ---- matching ----
+
+/// A successful match: positions in code units.
+struct MatchRecord {
+    start: usize,
+    end: usize,
+    /// one per capture group
+    captures: Vec<Option<(usize, usize)>>,
+    /// the name of each capture group ("" for unnamed), empty if the pattern has none
+    names: Vec<String>,
+}
+
+/// Run the matcher of `r` on `s` from `start` (at `start` only when sticky).
+fn run_matcher(vm: &mut Vm, r: ObjectId, s: StringId, start: usize) -> Option<MatchRecord> {
+    let data = regexp_data(vm, r)?;
+    let compiled = data.matcher.clone();
+    let matcher = &compiled.regex;
+    let flags = data.parsed_flags;
+    let cached = data.input_cache.clone();
+    let collections = vm.heap.stats().collections;
+    let find = |units: &[u16]| -> Option<regress::Match> {
+        if flags.full_unicode() {
+            matcher.find_from_utf16(units, start).next()
+        } else {
+            matcher.find_from_ucs2(units, start).next()
+        }
+    };
+    let m = match vm.heap.units(s) {
+        Units::Utf16(u) => find(u),
+        Units::Latin1(b) => {
+            let wide = match cached {
+                Some((id, n, units)) if id == s && n == collections => units,
+                _ => {
+                    let units: Rc<[u16]> = b.iter().map(|&c| c as u16).collect();
+                    if let ObjectKind::RegExp(d) = &mut vm.heap.object_mut(r).kind {
+                        d.input_cache = Some((s, collections, units.clone()));
+                    }
+                    units
+                }
+            };
+            find(&wide)
+        }
+    }?;
+    if flags.sticky && m.start() != start {
+        return None;
+    }
+    let names = if compiled.group_names.len() == m.captures.len()
+        && compiled.group_names.iter().any(|n| !n.is_empty())
+    {
+        compiled.group_names.clone()
+    } else {
+        Vec::new()
+    };
+    Some(MatchRecord {
+        start: m.start(),
+        end: m.end(),
+        captures: m
+            .captures
+            .iter()
+            .map(|c| c.as_ref().map(|r| (r.start, r.end)))
+            .collect(),
+        names,
+    })
+}
+
+/// Set(R, "lastIndex", v, true)
+fn set_last_index(vm: &mut Vm, r: Value, v: Value) -> JsResult<()> {
+    let key = PropertyKey::String(vm.atoms.last_index);
+    if let Some(o) = r.as_object()
+        && regexp_data(vm, o).is_some()
+        && let Some(p) = vm.heap.own_property(o, key)
+        && p.attrs == Attrs(Attrs::WRITABLE)
+    {
+        vm.define_builtin(o, key, v, p.attrs);
+        return Ok(());
+    }
+    if !vm.set(r, key, v, r)? {
+        return Err(vm.type_error("Cannot assign to read only property 'lastIndex'"));
+    }
+    Ok(())
+}
+
+/// ToLength(? Get(R, "lastIndex"))
+fn get_last_index(vm: &mut Vm, r: Value) -> JsResult<f64> {
+    let v = vm.get(r, PropertyKey::String(vm.atoms.last_index))?;
+    vm.to_length(v)
+}
+
+/// [AdvanceStringIndex](https://tc39.es/ecma262/#sec-advancestringindex)
+fn advance_string_index(units: &[u16], index: f64, unicode: bool) -> f64 {
+    if !unicode || index + 1.0 >= units.len() as f64 {
+        return index + 1.0;
+    }
+    let i = index as usize;
+    let lead = units.get(i).copied().unwrap_or(0);
+    let trail = units.get(i + 1).copied().unwrap_or(0);
+    if (0xD800..0xDC00).contains(&lead) && (0xDC00..0xE000).contains(&trail) {
+        index + 2.0
+    } else {
+        index + 1.0
+    }
+}
+
+/// [RegExpBuiltinExec](https://tc39.es/ecma262/#sec-regexpbuiltinexec)
+fn builtin_exec(vm: &mut Vm, r: ObjectId, s: StringId) -> JsResult<Value> {
+    let rv = Value::object(r);
+    // 1. Let length be the length of S.
+    let length = vm.heap.string_len(s) as usize;
+    // 2. Let lastIndex be ℝ(? ToLength(! Get(R, "lastIndex"))).
+    let mut last_index = get_last_index(vm, rv)?;
+    let Some(flags) = regexp_data(vm, r).map(|d| d.parsed_flags) else {
+        return Err(vm.type_error("RegExp exec called on incompatible receiver"));
+    };
+    // 4-5. Without g or y the search starts at 0.
+    if !flags.global && !flags.sticky {
+        last_index = 0.0;
+    }
+    // 13. If lastIndex > length, fail.
+    if last_index > length as f64 {
+        if flags.global || flags.sticky {
+            set_last_index(vm, rv, Value::int(0))?;
+        }
+        return Ok(Value::NULL);
+    }
+    let Some(m) = run_matcher(vm, r, s, last_index as usize) else {
+        if flags.global || flags.sticky {
+            set_last_index(vm, rv, Value::int(0))?;
+        }
+        return Ok(Value::NULL);
+    };
+    // 16. If global or sticky, Set(R, "lastIndex", e, true).
+    if flags.global || flags.sticky {
+        set_last_index(vm, rv, Value::number(m.end as f64))?;
+    }
+    build_match_array(vm, s, &m, flags.has_indices)
+}
+
+/// Steps 19-36 of RegExpBuiltinExec: the match array.
+fn build_match_array(
+    vm: &mut Vm,
+    s: StringId,
+    m: &MatchRecord,
+    has_indices: bool,
+) -> JsResult<Value> {
+    let mark = vm.roots.len();
+    let units = vm.heap.units(s).to_vec();
+    let substring = |vm: &mut Vm, a: usize, b: usize| -> Value {
+        let slice = units.get(a..b).unwrap_or(&[]);
+        Value::string(vm.heap.alloc_units(slice))
+    };
+    let mut values = Vec::with_capacity(m.captures.len() + 1);
+    values.push(substring(vm, m.start, m.end));
+    for c in &m.captures {
+        let v = match c {
+            Some((a, b)) => substring(vm, *a, *b),
+            None => Value::UNDEFINED,
+        };
+        vm.roots.push(v);
+        values.push(v);
+    }
+    let a = vm.array_from_values(values.clone());
+    vm.roots.push(Value::object(a));
+    let index_key = PropertyKey::String(vm.atoms.index);
+    vm.create_data_property_or_throw(a, index_key, Value::number(m.start as f64))?;
+    let input_key = PropertyKey::String(vm.atoms.input);
+    vm.create_data_property_or_throw(a, input_key, Value::string(s))?;
+    let has_groups = !m.names.is_empty();
+    let groups = if has_groups {
+        Value::object(vm.heap.new_object(None, ObjectKind::Ordinary))
+    } else {
+        Value::UNDEFINED
+    };
+    let groups_key = PropertyKey::String(vm.atoms.groups);
+    vm.create_data_property_or_throw(a, groups_key, groups)?;
+    // 33-34. Named groups: with duplicate names, the participating group wins.
+    let mut group_names: Vec<Option<PropertyKey>> = Vec::with_capacity(m.captures.len());
+    let mut matched_names: Vec<&str> = Vec::new();
+    for (i, name) in m.names.iter().enumerate() {
+        if name.is_empty() {
+            group_names.push(None);
+            continue;
+        }
+        let captured = values.get(i + 1).copied().unwrap_or(Value::UNDEFINED);
+        if matched_names.contains(&name.as_str()) {
+            group_names.push(None);
+            continue;
+        }
+        if !captured.is_undefined() {
+            matched_names.push(name);
+        }
+        let key = vm.key(name);
+        if let Some(g) = groups.as_object() {
+            vm.create_data_property_or_throw(g, key, captured)?;
+        }
+        group_names.push(Some(key));
+    }
+    // 35. With the d flag, the index pairs.
+    if has_indices {
+        let mut pairs = Vec::with_capacity(m.captures.len() + 1);
+        let whole = vm.array_from_values(vec![
+            Value::number(m.start as f64),
+            Value::number(m.end as f64),
+        ]);
+        vm.roots.push(Value::object(whole));
+        pairs.push(Value::object(whole));
+        for c in &m.captures {
+            let v =
+                match c {
+                    Some((x, y)) => Value::object(vm.array_from_values(vec![
+                        Value::number(*x as f64),
+                        Value::number(*y as f64),
+                    ])),
+                    None => Value::UNDEFINED,
+                };
+            vm.roots.push(v);
+            pairs.push(v);
+        }
+        let indices = vm.array_from_values(pairs.clone());
+        vm.roots.push(Value::object(indices));
+        let index_groups = if has_groups {
+            Value::object(vm.heap.new_object(None, ObjectKind::Ordinary))
+        } else {
+            Value::UNDEFINED
+        };
+        vm.create_data_property_or_throw(indices, groups_key, index_groups)?;
+        if let Some(g) = index_groups.as_object() {
+            for (i, key) in group_names.iter().enumerate() {
+                if let Some(key) = key {
+                    let pair = pairs.get(i + 1).copied().unwrap_or(Value::UNDEFINED);
+                    vm.create_data_property_or_throw(g, *key, pair)?;
+                }
+            }
+        }
+        let indices_key = vm.key("indices");
+        vm.create_data_property_or_throw(a, indices_key, Value::object(indices))?;
+    }
+    vm.roots.truncate(mark);
+    Ok(Value::object(a))
+}
+
+/// True if `exec` is the built-in RegExp.prototype.exec.
+fn is_builtin_exec(vm: &Vm, f: Value) -> bool {
+    match f.as_object().map(|o| &vm.heap.object(o).kind) {
+        Some(ObjectKind::Native(n)) => n.func as usize == exec as NativeFn as usize,
+        _ => false,
+    }
+}
+
+/// [RegExpExec](https://tc39.es/ecma262/#sec-regexpexec)
+pub fn regexp_exec(vm: &mut Vm, r: Value, s: StringId) -> JsResult<Value> {
+    let key = vm.key("exec");
+    let f = vm.get(r, key)?;
+    if let Some(o) = r.as_object()
+        && is_builtin_exec(vm, f)
+        && regexp_data(vm, o).is_some()
+    {
+        return builtin_exec(vm, o, s);
+    }
+    if vm.is_callable(f) {
+        let result = vm.call(f, r, &[Value::string(s)])?;
+        if !result.is_object() && !result.is_null() {
+            return Err(
+                vm.type_error("The result of a RegExp exec method must be an object or null")
+            );
+        }
+        return Ok(result);
+    }
+    match r.as_object() {
+        Some(o) if regexp_data(vm, o).is_some() => builtin_exec(vm, o, s),
+        _ => Err(vm.type_error("RegExp exec method called on incompatible receiver")),
+    }
+}
+
+/// [RegExp.prototype.exec](https://tc39.es/ecma262/#sec-regexp.prototype.exec)
+fn exec(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let r = super::this_object(vm, this, "RegExp.prototype.exec", is_regexp_kind)?;
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    builtin_exec(vm, r, s)
+}
+
+/// [RegExp.prototype.test](https://tc39.es/ecma262/#sec-regexp.prototype.test)
+fn test(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let r = this_any_object(vm, this, "RegExp.prototype.test")?;
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    let m = regexp_exec(vm, Value::object(r), s)?;
+    Ok(Value::bool(!m.is_null()))
+}
+
+fn this_any_object(vm: &mut Vm, this: Value, method: &str) -> JsResult<ObjectId> {
+    match this.as_object() {
+        Some(o) => Ok(o),
+        None => Err(vm.type_error(format!("{method} called on a non-object"))),
+    }
+}
+
+// ---- accessors ----
+
+/// [RegExpHasFlag](https://tc39.es/ecma262/#sec-regexphasflag)
+fn has_flag(vm: &mut Vm, this: Value, name: &str, get: fn(Flags) -> bool) -> JsResult<Value> {
+    let Some(o) = this.as_object() else {
+        return Err(vm.type_error(format!(
+            "RegExp.prototype.{name} getter called on a non-object"
+        )));
+    };
+    match regexp_data(vm, o) {
+        Some(d) => Ok(Value::bool(get(d.parsed_flags))),
+        None if o == vm.intrinsics.regexp_prototype => Ok(Value::UNDEFINED),
+        None => Err(vm.type_error(format!(
+            "RegExp.prototype.{name} getter called on an object that is not a RegExp"
+        ))),
+    }
+}
+
+fn get_has_indices(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "hasIndices", |f| f.has_indices)
+}
+fn get_global(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "global", |f| f.global)
+}
+fn get_ignore_case(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "ignoreCase", |f| f.ignore_case)
+}
+fn get_multiline(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "multiline", |f| f.multiline)
+}
+fn get_dot_all(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "dotAll", |f| f.dot_all)
+}
+fn get_unicode(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "unicode", |f| f.unicode)
+}
+fn get_unicode_sets(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "unicodeSets", |f| f.unicode_sets)
+}
+fn get_sticky(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    has_flag(vm, this, "sticky", |f| f.sticky)
+}
+
+/// [get RegExp.prototype.flags](https://tc39.es/ecma262/#sec-get-regexp.prototype.flags)
+fn get_flags(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let r = this_any_object(vm, this, "RegExp.prototype.flags getter")?;
+    let mut out = String::new();
+    for (name, c) in [
+        ("hasIndices", 'd'),
+        ("global", 'g'),
+        ("ignoreCase", 'i'),
+        ("multiline", 'm'),
+        ("dotAll", 's'),
+        ("unicode", 'u'),
+        ("unicodeSets", 'v'),
+        ("sticky", 'y'),
+    ] {
+        let key = vm.key(name);
+        let v = vm.get(Value::object(r), key)?;
+        if vm.to_boolean(v) {
+            out.push(c);
+        }
+    }
+    Ok(vm.intern_value(&out))
+}
+
+/// [get RegExp.prototype.source](https://tc39.es/ecma262/#sec-get-regexp.prototype.source)
+fn get_source(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let r = this_any_object(vm, this, "RegExp.prototype.source getter")?;
+    let Some(source) = regexp_data(vm, r).map(|d| d.source) else {
+        if r == vm.intrinsics.regexp_prototype {
+            return Ok(vm.intern_value("(?:)"));
+        }
+        return Err(vm.type_error(
+            "RegExp.prototype.source getter called on an object that is not a RegExp",
+        ));
+    };
+    let units = vm.heap.units(source).to_vec();
+    let escaped = escape_pattern(&units);
+    Ok(Value::string(vm.heap.alloc_units(&escaped)))
+}
+
+/// [EscapeRegExpPattern](https://tc39.es/ecma262/#sec-escaperegexppattern): a source that
+/// reads back as the same pattern between slashes on one line.
+fn escape_pattern(units: &[u16]) -> Vec<u16> {
+    if units.is_empty() {
+        return "(?:)".encode_utf16().collect();
+    }
+    let mut out = Vec::with_capacity(units.len());
+    let mut in_class = false;
+    let mut escaped = false;
+    for &u in units {
+        let replacement: Option<&str> = match u {
+            0x0A => Some("n"),
+            0x0D => Some("r"),
+            0x2028 => Some("u2028"),
+            0x2029 => Some("u2029"),
+            _ => None,
+        };
+        if let Some(r) = replacement {
+            if !escaped {
+                out.push(b'\\' as u16);
+            }
+            out.extend(r.encode_utf16());
+            escaped = false;
+            continue;
+        }
+        if escaped {
+            out.push(u);
+            escaped = false;
+            continue;
+        }
+        match u {
+            0x5C => escaped = true,
+            0x5B => in_class = true,
+            0x5D => in_class = false,
+            0x2F if !in_class => out.push(b'\\' as u16),
+            _ => {}
+        }
+        out.push(u);
+    }
+    out
+}
+
+/// [RegExp.prototype.toString](https://tc39.es/ecma262/#sec-regexp.prototype.tostring)
+fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let r = this_any_object(vm, this, "RegExp.prototype.toString")?;
+    let source_key = vm.key("source");
+    let source = vm.get(Value::object(r), source_key)?;
+    let p = vm.to_string(source)?;
+    vm.roots.push(Value::string(p));
+    let flags_key = vm.key("flags");
+    let flags = vm.get(Value::object(r), flags_key)?;
+    let f = vm.to_string(flags)?;
+    let mut units: Vec<u16> = vec![b'/' as u16];
+    units.extend(vm.heap.units(p).iter());
+    units.push(b'/' as u16);
+    units.extend(vm.heap.units(f).iter());
+    Ok(Value::string(vm.heap.alloc_units(&units)))
+}
+
+// ---- the Symbol methods ----
+
+/// ToString(? Get(rx, "flags")) as code units.
+fn flags_of(vm: &mut Vm, rx: Value) -> JsResult<Vec<u16>> {
+    let key = vm.key("flags");
+    let f = vm.get(rx, key)?;
+    let s = vm.to_string(f)?;
+    Ok(vm.heap.units(s).to_vec())
+}
+
+fn contains(units: &[u16], c: char) -> bool {
+    units.contains(&(c as u16))
+}
+
+/// ToString(? Get(result, "0"))
+fn match_string(vm: &mut Vm, result: Value) -> JsResult<StringId> {
+    let v = vm.get(result, PropertyKey::Index(0))?;
+    vm.to_string(v)
+}
+
+/// After an empty match of a global search: lastIndex = AdvanceStringIndex(S, lastIndex).
+fn step_past_empty_match(vm: &mut Vm, rx: Value, units: &[u16], unicode: bool) -> JsResult<()> {
+    let this_index = get_last_index(vm, rx)?;
+    let next = advance_string_index(units, this_index, unicode);
+    set_last_index(vm, rx, Value::number(next))
+}
+
+/// [RegExp.prototype[@@match]](https://tc39.es/ecma262/#sec-regexp.prototype-@@match)
+fn symbol_match(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let rx = Value::object(this_any_object(vm, this, "RegExp.prototype[Symbol.match]")?);
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    let flags = flags_of(vm, rx)?;
+    if !contains(&flags, 'g') {
+        return regexp_exec(vm, rx, s);
+    }
+    let unicode = contains(&flags, 'u') || contains(&flags, 'v');
+    set_last_index(vm, rx, Value::int(0))?;
+    let units = vm.heap.units(s).to_vec();
+    let mut found = Vec::new();
+    let mark = vm.roots.len();
+    loop {
+        let result = regexp_exec(vm, rx, s)?;
+        if result.is_null() {
+            vm.roots.truncate(mark);
+            if found.is_empty() {
+                return Ok(Value::NULL);
+            }
+            return Ok(Value::object(vm.array_from_values(found)));
+        }
+        vm.roots.push(result);
+        let m = match_string(vm, result)?;
+        vm.roots.push(Value::string(m));
+        found.push(Value::string(m));
+        if vm.heap.string_len(m) == 0 {
+            step_past_empty_match(vm, rx, &units, unicode)?;
+        }
+    }
+}
+
+/// [RegExp.prototype[@@matchAll]](https://tc39.es/ecma262/#sec-regexp-prototype-matchall)
+fn symbol_match_all(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let r = Value::object(this_any_object(
+        vm,
+        this,
+        "RegExp.prototype[Symbol.matchAll]",
+    )?);
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    let default = Value::object(vm.intrinsics.regexp);
+    let c = super::promise::species_constructor(vm, r, default)?;
+    vm.roots.push(c);
+    let flags = flags_of(vm, r)?;
+    let flags_value = Value::string(vm.heap.alloc_units(&flags));
+    vm.roots.push(flags_value);
+    let matcher = vm.construct(c, &[r, flags_value], None)?;
+    vm.roots.push(matcher);
+    let last_index = get_last_index(vm, r)?;
+    set_last_index(vm, matcher, Value::number(last_index))?;
+    let Some(matcher) = matcher.as_object() else {
+        return Err(vm.type_error("RegExp species constructor returned a non-object"));
+    };
+    let proto = vm.intrinsics.regexp_string_iterator_prototype;
+    Ok(Value::object(vm.heap.new_object(
+        Some(proto),
+        ObjectKind::RegExpStringIterator {
+            regexp: matcher,
+            string: s,
+            global: contains(&flags, 'g'),
+            unicode: contains(&flags, 'u') || contains(&flags, 'v'),
+            done: false,
+        },
+    )))
+}
+
+/// [%RegExpStringIteratorPrototype%.next](https://tc39.es/ecma262/#sec-%regexpstringiteratorprototype%.next)
+fn string_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let state = this.as_object().and_then(|o| match vm.heap.object(o).kind {
+        ObjectKind::RegExpStringIterator {
+            regexp,
+            string,
+            global,
+            unicode,
+            done,
+        } => Some((o, regexp, string, global, unicode, done)),
+        _ => None,
+    });
+    let Some((it, regexp, s, global, unicode, done)) = state else {
+        return Err(vm.type_error("%RegExpStringIterator%.next called on incompatible receiver"));
+    };
+    if done {
+        return Ok(vm.iter_result(Value::UNDEFINED, true));
+    }
+    let finish = |vm: &mut Vm| {
+        if let ObjectKind::RegExpStringIterator { done, .. } = &mut vm.heap.object_mut(it).kind {
+            *done = true;
+        }
+    };
+    let rx = Value::object(regexp);
+    let result = regexp_exec(vm, rx, s)?;
+    if result.is_null() {
+        finish(vm);
+        return Ok(vm.iter_result(Value::UNDEFINED, true));
+    }
+    vm.roots.push(result);
+    if !global {
+        finish(vm);
+        return Ok(vm.iter_result(result, false));
+    }
+    let m = match_string(vm, result)?;
+    if vm.heap.string_len(m) == 0 {
+        let units = vm.heap.units(s).to_vec();
+        step_past_empty_match(vm, rx, &units, unicode)?;
+    }
+    Ok(vm.iter_result(result, false))
+}
+
+/// [GetSubstitution](https://tc39.es/ecma262/#sec-getsubstitution): expand `$$`, `` $` ``,
+/// `$&`, `$'`, `$n`, `$nn` and `$<name>` in `template`. May run JavaScript (named captures
+/// are read with Get and ToString).
+pub fn get_substitution(
+    vm: &mut Vm,
+    matched: &[u16],
+    string: &[u16],
+    position: usize,
+    captures: &[Value],
+    named_captures: Value,
+    template: &[u16],
+) -> JsResult<Vec<u16>> {
+    let mut result: Vec<u16> = Vec::with_capacity(template.len());
+    let len = string.len();
+    let mut i = 0;
+    let digit = |u: u16| {
+        (b'0' as u16..=b'9' as u16)
+            .contains(&u)
+            .then(|| (u - b'0' as u16) as usize)
+    };
+    while i < template.len() {
+        let c = template[i];
+        let next = template.get(i + 1).copied();
+        if c != b'$' as u16 || next.is_none() {
+            result.push(c);
+            i += 1;
+            continue;
+        }
+        let n = next.unwrap_or(0);
+        match n {
+            0x24 => {
+                result.push(b'$' as u16);
+                i += 2;
+            }
+            0x60 => {
+                result.extend_from_slice(string.get(..position.min(len)).unwrap_or(&[]));
+                i += 2;
+            }
+            0x26 => {
+                result.extend_from_slice(matched);
+                i += 2;
+            }
+            0x27 => {
+                let tail = (position + matched.len()).min(len);
+                result.extend_from_slice(string.get(tail..).unwrap_or(&[]));
+                i += 2;
+            }
+            _ if digit(n).is_some() => {
+                let d1 = digit(n).unwrap_or(0);
+                let d2 = template.get(i + 2).copied().and_then(digit);
+                let count = captures.len();
+                let (index, digits) = match d2 {
+                    Some(d2) if d1 * 10 + d2 <= count || d1 == 0 => (d1 * 10 + d2, 2),
+                    _ => (d1, 1),
+                };
+                if (1..=count).contains(&index) {
+                    let cap = captures[index - 1];
+                    if let Some(s) = cap.as_string() {
+                        result.extend(vm.heap.units(s).iter());
+                    }
+                } else {
+                    result.extend_from_slice(&template[i..i + 1 + digits]);
+                }
+                i += 1 + digits;
+            }
+            0x3C => {
+                let gt = template[i..].iter().position(|&u| u == b'>' as u16);
+                match gt {
+                    Some(gt) if !named_captures.is_undefined() => {
+                        let name = &template[i + 2..i + gt];
+                        let name_str = vm.heap.alloc_units(name);
+                        let key = vm.key_from_string(name_str);
+                        let capture = vm.get(named_captures, key)?;
+                        if !capture.is_undefined() {
+                            let s = vm.to_string(capture)?;
+                            result.extend(vm.heap.units(s).iter());
+                        }
+                        i += gt + 1;
+                    }
+                    _ => {
+                        result.extend_from_slice(&template[i..i + 2]);
+                        i += 2;
+                    }
+                }
+            }
+            _ => {
+                result.push(c);
+                i += 1;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// [RegExp.prototype[@@replace]](https://tc39.es/ecma262/#sec-regexp.prototype-@@replace)
+fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let rx = Value::object(this_any_object(
+        vm,
+        this,
+        "RegExp.prototype[Symbol.replace]",
+    )?);
+    // 3-4. Let S be ? ToString(string).
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    let string = vm.heap.units(s).to_vec();
+    let length = string.len();
+    // 5-6. A non-callable replaceValue becomes a string template.
+    let mut replace_value = vm.arg(args, 1);
+    let functional = vm.is_callable(replace_value);
+    let template = if functional {
+        Vec::new()
+    } else {
+        let t = vm.to_string(replace_value)?;
+        replace_value = Value::string(t);
+        vm.heap.units(t).to_vec()
+    };
+    vm.roots.push(replace_value);
+    // 7-10. Read the flags; a global search starts at 0.
+    let flags = flags_of(vm, rx)?;
+    let global = contains(&flags, 'g');
+    let unicode = contains(&flags, 'u') || contains(&flags, 'v');
+    if global {
+        set_last_index(vm, rx, Value::int(0))?;
+    }
+    // 11-12. Collect the results.
+    let mut results = Vec::new();
+    loop {
+        let result = regexp_exec(vm, rx, s)?;
+        if result.is_null() {
+            break;
+        }
+        vm.roots.push(result);
+        results.push(result);
+        if !global {
+            break;
+        }
+        let m = match_string(vm, result)?;
+        if vm.heap.string_len(m) == 0 {
+            step_past_empty_match(vm, rx, &string, unicode)?;
+        }
+    }
+    // 13-15. Build the result.
+    let mut accumulated: Vec<u16> = Vec::with_capacity(length);
+    let mut next_source_position = 0usize;
+    for result in results {
+        let result_length = vm.length_of_array_like(result)?;
+        let n_captures = (result_length - 1.0).max(0.0);
+        let matched = match_string(vm, result)?;
+        vm.roots.push(Value::string(matched));
+        let matched_units = vm.heap.units(matched).to_vec();
+        let index = vm.get(result, PropertyKey::String(vm.atoms.index))?;
+        let position = vm.to_integer(index)?.clamp(0.0, length as f64) as usize;
+        let mut captures = Vec::new();
+        let mut n = 1.0;
+        while n <= n_captures {
+            let key = if n < u32::MAX as f64 {
+                PropertyKey::Index(n as u32)
+            } else {
+                let k = vm.string_value(&crate::interpreter::convert::number_to_string(n));
+                vm.to_property_key(k)?
+            };
+            let cap = vm.get(result, key)?;
+            let cap = if cap.is_undefined() {
+                cap
+            } else {
+                Value::string(vm.to_string(cap)?)
+            };
+            vm.roots.push(cap);
+            captures.push(cap);
+            n += 1.0;
+        }
+        let named = vm.get(result, PropertyKey::String(vm.atoms.groups))?;
+        vm.roots.push(named);
+        let replacement: Vec<u16> = if functional {
+            let mut call_args = Vec::with_capacity(captures.len() + 4);
+            call_args.push(Value::string(matched));
+            call_args.extend_from_slice(&captures);
+            call_args.push(Value::number(position as f64));
+            call_args.push(Value::string(s));
+            if !named.is_undefined() {
+                call_args.push(named);
+            }
+            let r = vm.call(replace_value, Value::UNDEFINED, &call_args)?;
+            let r = vm.to_string(r)?;
+            vm.heap.units(r).to_vec()
+        } else {
+            let named = if named.is_undefined() {
+                named
+            } else {
+                Value::object(vm.to_object(named)?)
+            };
+            vm.roots.push(named);
+            get_substitution(
+                vm,
+                &matched_units,
+                &string,
+                position,
+                &captures,
+                named,
+                &template,
+            )?
+        };
+        if position >= next_source_position {
+            accumulated
+                .extend_from_slice(string.get(next_source_position..position).unwrap_or(&[]));
+            accumulated.extend_from_slice(&replacement);
+            next_source_position = position + matched_units.len();
+        }
+    }
+    if next_source_position < length {
+        accumulated.extend_from_slice(&string[next_source_position..]);
+    }
+    Ok(Value::string(vm.heap.alloc_units(&accumulated)))
+}
+
+/// [RegExp.prototype[@@search]](https://tc39.es/ecma262/#sec-regexp.prototype-@@search)
+fn symbol_search(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let rx = Value::object(this_any_object(
+        vm,
+        this,
+        "RegExp.prototype[Symbol.search]",
+    )?);
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    let key = PropertyKey::String(vm.atoms.last_index);
+    let previous = vm.get(rx, key)?;
+    vm.roots.push(previous);
+    if !vm.same_value(previous, Value::int(0)) {
+        set_last_index(vm, rx, Value::int(0))?;
+    }
+    let result = regexp_exec(vm, rx, s)?;
+    vm.roots.push(result);
+    let current = vm.get(rx, key)?;
+    if !vm.same_value(current, previous) {
+        set_last_index(vm, rx, previous)?;
+    }
+    if result.is_null() {
+        return Ok(Value::int(-1));
+    }
+    vm.get(result, PropertyKey::String(vm.atoms.index))
+}
+
+/// [RegExp.prototype[@@split]](https://tc39.es/ecma262/#sec-regexp.prototype-@@split)
+fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let rx = Value::object(this_any_object(vm, this, "RegExp.prototype[Symbol.split]")?);
+    let s = vm.to_string(vm.arg(args, 0))?;
+    vm.roots.push(Value::string(s));
+    // 4. Let C be ? SpeciesConstructor(rx, %RegExp%).
+    let default = Value::object(vm.intrinsics.regexp);
+    let c = super::promise::species_constructor(vm, rx, default)?;
+    vm.roots.push(c);
+    // 5-9. The splitter is sticky.
+    let mut flags = flags_of(vm, rx)?;
+    let unicode = contains(&flags, 'u') || contains(&flags, 'v');
+    if !contains(&flags, 'y') {
+        flags.push(b'y' as u16);
+    }
+    let new_flags = Value::string(vm.heap.alloc_units(&flags));
+    vm.roots.push(new_flags);
+    let splitter = vm.construct(c, &[rx, new_flags], None)?;
+    vm.roots.push(splitter);
+    // 10-13. The limit.
+    let out = vm.array_from_values(Vec::new());
+    vm.roots.push(Value::object(out));
+    let limit = vm.arg(args, 1);
+    let lim = if limit.is_undefined() {
+        u32::MAX
+    } else {
+        vm.to_uint32(limit)?
+    };
+    if lim == 0 {
+        return Ok(Value::object(out));
+    }
+    let units = vm.heap.units(s).to_vec();
+    let size = units.len();
+    let mut parts: Vec<Value> = Vec::new();
+    let mark = vm.roots.len();
+    let finish = |vm: &mut Vm, parts: Vec<Value>| -> Value {
+        vm.roots.truncate(mark);
+        Value::object(vm.array_from_values(parts))
+    };
+    // 16. An empty string: one piece unless the splitter matches it.
+    if size == 0 {
+        let z = regexp_exec(vm, splitter, s)?;
+        if !z.is_null() {
+            return Ok(Value::object(out));
+        }
+        return Ok(finish(vm, vec![Value::string(s)]));
+    }
+    // The splitter is a fresh built-in RegExp using the built-in exec: search forward
+    // instead of trying each position (the same matches, found without the retries).
+    let fast = splitter
+        .as_object()
+        .is_some_and(|o| regexp_data(vm, o).is_some() && exec_is_pristine(vm, o));
+    let mut p = 0usize;
+    let mut q = 0usize;
+    while q < size {
+        let (match_end, z) = if fast {
+            let Some(o) = splitter.as_object() else { break };
+            let found = {
+                // Search without the sticky restriction from q.
+                let data = regexp_data(vm, o).map(|d| (d.matcher.clone(), d.parsed_flags));
+                match data {
+                    Some((compiled, f)) => {
+                        let matcher = &compiled.regex;
+                        let m = if f.full_unicode() {
+                            matcher.find_from_utf16(&units, q).next()
+                        } else {
+                            matcher.find_from_ucs2(&units, q).next()
+                        };
+                        m.map(|m| {
+                            let record = MatchRecord {
+                                start: m.start(),
+                                end: m.end(),
+                                captures: m
+                                    .captures
+                                    .iter()
+                                    .map(|c| c.as_ref().map(|r| (r.start, r.end)))
+                                    .collect(),
+                                names: Vec::new(),
+                            };
+                            record
+                        })
+                    }
+                    None => None,
+                }
+            };
+            let Some(m) = found else { break };
+            q = m.start;
+            if q >= size {
+                break;
+            }
+            let e = m.end.min(size);
+            if e == p {
+                q = advance_string_index(&units, q as f64, unicode) as usize;
+                continue;
+            }
+            let caps: Vec<Value> = m
+                .captures
+                .iter()
+                .map(|c| match c {
+                    Some((a, b)) => Value::string(vm.heap.alloc_units(&units[*a..*b])),
+                    None => Value::UNDEFINED,
+                })
+                .collect();
+            (e, Err(caps))
+        } else {
+            set_last_index(vm, splitter, Value::number(q as f64))?;
+            let z = regexp_exec(vm, splitter, s)?;
+            if z.is_null() {
+                q = advance_string_index(&units, q as f64, unicode) as usize;
+                continue;
+            }
+            vm.roots.push(z);
+            let e = get_last_index(vm, splitter)?.min(size as f64) as usize;
+            if e == p {
+                q = advance_string_index(&units, q as f64, unicode) as usize;
+                continue;
+            }
+            (e, Ok(z))
+        };
+        // 19.d.iv. Push S[p..q] and the captures.
+        let t = Value::string(vm.heap.alloc_units(&units[p..q]));
+        vm.roots.push(t);
+        parts.push(t);
+        if parts.len() as u32 == lim {
+            return Ok(finish(vm, parts));
+        }
+        p = match_end;
+        match z {
+            Ok(z) => {
+                let n = vm.length_of_array_like(z)?;
+                let count = (n - 1.0).max(0.0) as u32;
+                for i in 1..=count {
+                    let cap = vm.get(z, PropertyKey::Index(i))?;
+                    vm.roots.push(cap);
+                    parts.push(cap);
+                    if parts.len() as u32 == lim {
+                        return Ok(finish(vm, parts));
+                    }
+                }
+            }
+            Err(caps) => {
+                for cap in caps {
+                    vm.roots.push(cap);
+                    parts.push(cap);
+                    if parts.len() as u32 == lim {
+                        return Ok(finish(vm, parts));
+                    }
+                }
+            }
+        }
+        q = p;
+    }
+    let t = Value::string(vm.heap.alloc_units(&units[p.min(size)..]));
+    parts.push(t);
+    Ok(finish(vm, parts))
+}
+
+/// True if `exec` looked up on `o` is the built-in one found on %RegExp.prototype% as a
+/// plain data property (so reading it has no side effects).
+fn exec_is_pristine(vm: &mut Vm, o: ObjectId) -> bool {
+    let key = vm.key("exec");
+    if vm.heap.own_property(o, key).is_some() {
+        return false;
+    }
+    let proto = vm.intrinsics.regexp_prototype;
+    if vm.heap.object(o).proto != Some(proto) {
+        return false;
+    }
+    match vm.heap.own_property(proto, key) {
+        Some(p) if !p.attrs.is_accessor() => is_builtin_exec(vm, p.value),
+        _ => false,
     }
 }
