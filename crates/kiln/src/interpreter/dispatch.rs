@@ -201,7 +201,11 @@ impl Vm {
                         reg!(dst) = v;
                     }
                     Instr::GetGlobalOrUndefined { dst, site } => {
-                        let v = tri!(self.get_global_slow(&code, site, false));
+                        let v = if let Some(v) = self.global_cached(&code, site) {
+                            v
+                        } else {
+                            tri!(self.get_global_slow(&code, site, false))
+                        };
                         reg!(dst) = v;
                     }
                     Instr::SetGlobal { src, site } => {
@@ -219,9 +223,9 @@ impl Vm {
                     Instr::InitGlobalLexical { src, site } => {
                         let v = reg!(src);
                         if let PropertyKey::String(name) = code.sites[site as usize]
-                            && let Some(entry) = self.global_lexicals.get_mut(&name)
+                            && let Some(&i) = self.global_lexicals.get(&name)
                         {
-                            entry.0 = v;
+                            self.global_lexical_values[i as usize].0 = v;
                         }
                     }
 

@@ -1,46 +1,72 @@
 //! Global bindings: the global object's properties and the script-level
 //! lexical declarations (`let`/`const`/`class` at the top of a script),
 //! which shadow them.
+//!
+//! The global object is always in dictionary mode, so global sites cache the
+//! position of the property's dictionary entry (a property cell): a hit is an
+//! index and two generation checks, no hashing.
 
-use super::{CodeBlock, Vm};
+use super::{CodeBlock, InlineCache, Vm};
 use crate::JsResult;
 use crate::object::{Attrs, Property, PropertyKey};
 use crate::value::Value;
 
 impl Vm {
-    /// The fast path of a global read: a declared lexical or an own data property of the
-    /// global object. None sends the read to the generic path.
+    /// The fast path of a global read. None sends the read to the generic path.
     #[inline]
     pub(crate) fn global_cached(&self, code: &CodeBlock, site: u16) -> Option<Value> {
-        let key = code.sites[site as usize];
-        if let PropertyKey::String(name) = key
-            && !self.global_lexicals.is_empty()
-            && let Some(&(v, _)) = self.global_lexicals.get(&name)
-        {
-            return (!v.is_hole()).then_some(v);
-        }
-        match self.heap.own_property(self.intrinsics.global, key) {
-            Some(p) if !p.attrs.is_accessor() => Some(p.value),
+        match code.caches[site as usize].get() {
+            InlineCache::Global { position, generation, lexicals } => {
+                let dict = self.heap.object(self.intrinsics.global).dict.as_ref()?;
+                if dict.generation != generation || lexicals != self.global_lexical_values.len() as u32 {
+                    return None;
+                }
+                dict.at(position).map(|p| p.value)
+            }
+            InlineCache::GlobalLexical { index } => {
+                let v = self.global_lexical_values[index as usize].0;
+                (!v.is_hole()).then_some(v)
+            }
             _ => None,
         }
     }
 
-    pub(crate) fn get_global_slow(
-        &mut self,
-        code: &CodeBlock,
-        site: u16,
-        throw: bool,
-    ) -> JsResult<Value> {
+    /// Remember where a global binding lives, if it is a plain data property or a lexical.
+    fn fill_global_cache(&self, code: &CodeBlock, site: u16, writing: bool) {
+        let key = code.sites[site as usize];
+        let cache = if let PropertyKey::String(name) = key
+            && let Some(&index) = self.global_lexicals.get(&name)
+        {
+            if writing && self.global_lexical_values[index as usize].1 {
+                return;
+            }
+            InlineCache::GlobalLexical { index }
+        } else {
+            let Some(dict) = self.heap.object(self.intrinsics.global).dict.as_ref() else { return };
+            let Some(position) = dict.position(key) else { return };
+            match dict.at(position) {
+                Some(p) if !p.attrs.is_accessor() && (!writing || p.attrs.writable()) => InlineCache::Global {
+                    position,
+                    generation: dict.generation,
+                    lexicals: self.global_lexical_values.len() as u32,
+                },
+                _ => return,
+            }
+        };
+        code.caches[site as usize].set(cache);
+    }
+
+    pub(crate) fn get_global_slow(&mut self, code: &CodeBlock, site: u16, throw: bool) -> JsResult<Value> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
-            && let Some(&(v, _)) = self.global_lexicals.get(&name)
+            && let Some(&i) = self.global_lexicals.get(&name)
         {
+            let v = self.global_lexical_values[i as usize].0;
             if v.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(
-                    self.reference_error(format!("Cannot access '{n}' before initialization"))
-                );
+                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
             }
+            self.fill_global_cache(code, site, false);
             return Ok(v);
         }
         let global = self.intrinsics.global;
@@ -51,57 +77,59 @@ impl Vm {
             }
             return Ok(Value::UNDEFINED);
         }
+        self.fill_global_cache(code, site, false);
         self.get_with_receiver(global, key, Value::object(global))
     }
 
-    /// The fast path of a global write to an existing writable data property; false means
-    /// take the generic path.
+    /// The fast path of a global write to a cached writable binding; false means take the
+    /// generic path.
     #[inline]
     pub(crate) fn set_global_cached(&mut self, code: &CodeBlock, site: u16, v: Value) -> bool {
-        let key = code.sites[site as usize];
-        if !self.global_lexicals.is_empty()
-            && let PropertyKey::String(name) = key
-            && self.global_lexicals.contains_key(&name)
-        {
-            return false;
-        }
-        let global = self.intrinsics.global;
-        match self.heap.own_property(global, key) {
-            Some(p) if !p.attrs.is_accessor() && p.attrs.writable() => {
-                self.heap.put_own(
-                    global,
-                    key,
-                    Property {
-                        value: v,
-                        attrs: p.attrs,
-                    },
-                );
+        match code.caches[site as usize].get() {
+            InlineCache::Global { position, generation, lexicals } => {
+                if lexicals != self.global_lexical_values.len() as u32 {
+                    return false;
+                }
+                let global = self.intrinsics.global;
+                let Some(dict) = self.heap.object_mut(global).dict.as_mut() else { return false };
+                if dict.generation != generation {
+                    return false;
+                }
+                match dict.at_mut(position) {
+                    Some(p) => {
+                        p.value = v;
+                        true
+                    }
+                    None => false,
+                }
+            }
+            InlineCache::GlobalLexical { index } => {
+                let slot = &mut self.global_lexical_values[index as usize];
+                if slot.0.is_hole() {
+                    return false;
+                }
+                slot.0 = v;
                 true
             }
             _ => false,
         }
     }
 
-    pub(crate) fn set_global_slow(
-        &mut self,
-        code: &CodeBlock,
-        site: u16,
-        v: Value,
-    ) -> JsResult<()> {
+    pub(crate) fn set_global_slow(&mut self, code: &CodeBlock, site: u16, v: Value) -> JsResult<()> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
-            && let Some(&(old, is_const)) = self.global_lexicals.get(&name)
+            && let Some(&i) = self.global_lexicals.get(&name)
         {
+            let (old, is_const) = self.global_lexical_values[i as usize];
             if old.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(
-                    self.reference_error(format!("Cannot access '{n}' before initialization"))
-                );
+                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
             }
             if is_const {
                 return Err(self.type_error("Assignment to constant variable."));
             }
-            self.global_lexicals.insert(name, (v, false));
+            self.global_lexical_values[i as usize].0 = v;
+            self.fill_global_cache(code, site, true);
             return Ok(());
         }
         let global = self.intrinsics.global;
@@ -113,14 +141,13 @@ impl Vm {
         let ok = self.set(Value::object(global), key, v, Value::object(global))?;
         if !ok && strict {
             let n = self.key_to_display(key);
-            return Err(self.type_error(format!(
-                "Cannot assign to read only property '{n}' of object"
-            )));
+            return Err(self.type_error(format!("Cannot assign to read only property '{n}' of object")));
         }
+        self.fill_global_cache(code, site, true);
         Ok(())
     }
 
-    /// CreateGlobalVarBinding: a configurable-false `undefined` property unless one exists.
+    /// CreateGlobalVarBinding: a non-configurable `undefined` property unless one exists.
     pub(crate) fn declare_global_var(&mut self, key: PropertyKey) -> JsResult<()> {
         if let PropertyKey::String(name) = key
             && self.global_lexicals.contains_key(&name)
@@ -130,35 +157,22 @@ impl Vm {
         }
         let global = self.intrinsics.global;
         if self.get_own_property(global, key)?.is_none() && self.is_extensible(global)? {
-            self.heap.put_own(
-                global,
-                key,
-                Property {
-                    value: Value::UNDEFINED,
-                    attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE),
-                },
-            );
+            self.heap.put_own(global, key, Property { value: Value::UNDEFINED, attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE) });
         }
         Ok(())
     }
 
-    pub(crate) fn declare_global_lexical(
-        &mut self,
-        key: PropertyKey,
-        is_const: bool,
-    ) -> JsResult<()> {
-        let PropertyKey::String(name) = key else {
-            return Ok(());
-        };
+    pub(crate) fn declare_global_lexical(&mut self, key: PropertyKey, is_const: bool) -> JsResult<()> {
+        let PropertyKey::String(name) = key else { return Ok(()) };
         let global = self.intrinsics.global;
-        let restricted = self
-            .get_own_property(global, key)?
-            .is_some_and(|d| d.configurable == Some(false));
+        let restricted = self.get_own_property(global, key)?.is_some_and(|d| d.configurable == Some(false));
         if self.global_lexicals.contains_key(&name) || restricted {
             let n = self.heap.string_to_rust(name);
             return Err(self.syntax_error(format!("Identifier '{n}' has already been declared")));
         }
-        self.global_lexicals.insert(name, (Value::HOLE, is_const));
+        // A new lexical may shadow a cached global property: caches record the count.
+        self.global_lexicals.insert(name, self.global_lexical_values.len() as u32);
+        self.global_lexical_values.push((Value::HOLE, is_const));
         Ok(())
     }
 }

@@ -64,6 +64,11 @@ pub enum InlineCache {
         to: ShapeId,
         epoch: u32,
     },
+    /// a global read/write: the global object's dictionary entry at `position`, valid while
+    /// its dictionary `generation` and the global lexical declarations are unchanged
+    Global { position: u32, generation: u32, lexicals: u32 },
+    /// a global lexical (script-level let/const/class) binding
+    GlobalLexical { index: u32 },
     /// too many shapes seen: stop refilling
     Megamorphic,
 }
@@ -239,8 +244,11 @@ pub struct Vm {
     pub jobs: VecDeque<Job>,
     pub limits: Limits,
     pub native_depth: usize,
-    /// global lexical declarations (script-level let/const/class): name -> (value, is_const)
-    pub global_lexicals: rustc_hash::FxHashMap<StringId, (Value, bool)>,
+    /// global lexical declarations (script-level let/const/class): name -> index into
+    /// `global_lexical_values`; never removed, so indices stay valid
+    pub global_lexicals: rustc_hash::FxHashMap<StringId, u32>,
+    /// (value, is_const) of each global lexical binding; the hole until initialised
+    pub global_lexical_values: Vec<(Value, bool)>,
     /// `Symbol.for` registry
     pub symbol_registry: rustc_hash::FxHashMap<StringId, crate::heap::SymbolId>,
     pub small_int_strings: Box<[Option<StringId>; 256]>,
@@ -291,6 +299,7 @@ impl Vm {
             limits: Limits::default(),
             native_depth: 0,
             global_lexicals: Default::default(),
+            global_lexical_values: Vec::new(),
             symbol_registry: Default::default(),
             small_int_strings: Box::new([None; 256]),
             single_unit_strings: Box::new([None; 256]),
@@ -626,7 +635,7 @@ impl Vm {
                 self.heap.mark_value(v);
             }
         }
-        for (_, &(v, _)) in self.global_lexicals.iter() {
+        for &(v, _) in &self.global_lexical_values {
             self.heap.mark_value(v);
         }
         for (_, &s) in self.symbol_registry.iter() {

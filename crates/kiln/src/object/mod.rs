@@ -88,14 +88,31 @@ pub struct SparseElements {
 }
 
 /// Named properties of a dictionary-mode object, in insertion order.
+///
+/// Entry positions are stable until `generation` changes (a removal or an
+/// attribute change), so a cache may remember a position with the generation.
 #[derive(Clone, Debug, Default)]
 pub struct Dictionary {
     entries: Vec<Option<(PropertyKey, Property)>>,
     index: FxHashMap<PropertyKey, u32>,
     removed: usize,
+    pub generation: u32,
 }
 
 impl Dictionary {
+    /// The position of `key`'s entry.
+    pub fn position(&self, key: PropertyKey) -> Option<u32> {
+        self.index.get(&key).copied()
+    }
+    /// The property at a position found with [`Dictionary::position`] (same generation).
+    #[inline]
+    pub fn at(&self, position: u32) -> Option<&Property> {
+        self.entries.get(position as usize).and_then(|e| e.as_ref()).map(|(_, p)| p)
+    }
+    #[inline]
+    pub fn at_mut(&mut self, position: u32) -> Option<&mut Property> {
+        self.entries.get_mut(position as usize).and_then(|e| e.as_mut()).map(|(_, p)| p)
+    }
     pub fn get(&self, key: PropertyKey) -> Option<Property> {
         self.index
             .get(&key)
@@ -107,7 +124,11 @@ impl Dictionary {
     }
     pub fn insert(&mut self, key: PropertyKey, prop: Property) {
         if let Some(p) = self.get_mut(key) {
+            let attrs_changed = p.attrs != prop.attrs;
             *p = prop;
+            if attrs_changed {
+                self.generation = self.generation.wrapping_add(1);
+            }
         } else {
             self.index.insert(key, self.entries.len() as u32);
             self.entries.push(Some((key, prop)));
