@@ -28,6 +28,8 @@ pub fn init(vm: &mut Vm) {
     let eval = vm.define_native(global, "eval", indirect_eval, 1);
     vm.intrinsics.eval = eval;
     let _ = PropertyKey::Index(0);
+    // Number.parseFloat / Number.parseInt are these same function objects.
+    super::number::share_global_parse_functions(vm);
 }
 
 /// [parseInt](https://tc39.es/ecma262/#sec-parseint-string-radix)

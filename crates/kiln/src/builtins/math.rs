@@ -1,5 +1,269 @@
-//! Not yet written.
+//! The `Math` object ([spec](https://tc39.es/ecma262/#sec-math-object)).
+//!
+//! Every function converts its arguments with ToNumber first (which may run
+//! JavaScript), then computes with Rust's `f64` operations.
 
-use crate::interpreter::Vm;
+use super::{define_global, define_to_string_tag, new_plain_object};
+use crate::JsResult;
+use crate::interpreter::operators::number_pow;
+use crate::interpreter::{Args, Vm};
+use crate::object::Attrs;
+use crate::value::Value;
 
-pub fn init(_vm: &mut Vm) {}
+pub fn init(vm: &mut Vm) {
+    let math = new_plain_object(vm);
+    for (name, v) in [
+        ("E", std::f64::consts::E),
+        ("LN10", std::f64::consts::LN_10),
+        ("LN2", std::f64::consts::LN_2),
+        ("LOG10E", std::f64::consts::LOG10_E),
+        ("LOG2E", std::f64::consts::LOG2_E),
+        ("PI", std::f64::consts::PI),
+        ("SQRT1_2", std::f64::consts::FRAC_1_SQRT_2),
+        ("SQRT2", std::f64::consts::SQRT_2),
+    ] {
+        let key = vm.key(name);
+        vm.define_builtin(math, key, Value::number(v), Attrs::NONE);
+    }
+    let functions: [(&str, crate::object::NativeFn, u32); 36] = [
+        ("abs", abs, 1),
+        ("acos", acos, 1),
+        ("acosh", acosh, 1),
+        ("asin", asin, 1),
+        ("asinh", asinh, 1),
+        ("atan", atan, 1),
+        ("atanh", atanh, 1),
+        ("atan2", atan2, 2),
+        ("cbrt", cbrt, 1),
+        ("ceil", ceil, 1),
+        ("clz32", clz32, 1),
+        ("cos", cos, 1),
+        ("cosh", cosh, 1),
+        ("exp", exp, 1),
+        ("expm1", expm1, 1),
+        ("f16round", f16round, 1),
+        ("floor", floor, 1),
+        ("fround", fround, 1),
+        ("hypot", hypot, 2),
+        ("imul", imul, 2),
+        ("log", log, 1),
+        ("log1p", log1p, 1),
+        ("log10", log10, 1),
+        ("log2", log2, 1),
+        ("max", max, 2),
+        ("min", min, 2),
+        ("pow", pow, 2),
+        ("random", random, 0),
+        ("round", round, 1),
+        ("sign", sign, 1),
+        ("sin", sin, 1),
+        ("sinh", sinh, 1),
+        ("sqrt", sqrt, 1),
+        ("tan", tan, 1),
+        ("tanh", tanh, 1),
+        ("trunc", trunc, 1),
+    ];
+    for (name, f, len) in functions {
+        vm.define_native(math, name, f, len);
+    }
+    define_to_string_tag(vm, math, "Math");
+    define_global(vm, "Math", Value::object(math));
+}
+
+/// ToNumber(argument i).
+fn num(vm: &mut Vm, args: Args, i: usize) -> JsResult<f64> {
+    let v = vm.arg(args, i);
+    vm.to_number(v)
+}
+
+macro_rules! unary {
+    ($($name:ident => $anchor:literal, $f:expr;)*) => {
+        $(
+            #[doc = concat!("[Math.", stringify!($name), "](https://tc39.es/ecma262/#sec-math.", $anchor, ")")]
+            fn $name(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+                let x = num(vm, args, 0)?;
+                let f: fn(f64) -> f64 = $f;
+                Ok(Value::number(f(x)))
+            }
+        )*
+    };
+}
+
+unary! {
+    abs => "abs", f64::abs;
+    acos => "acos", f64::acos;
+    acosh => "acosh", f64::acosh;
+    asin => "asin", f64::asin;
+    asinh => "asinh", |x| if x == 0.0 { x } else { x.asinh() };
+    atan => "atan", f64::atan;
+    atanh => "atanh", |x| if x == 0.0 { x } else { x.atanh() };
+    cbrt => "cbrt", f64::cbrt;
+    ceil => "ceil", f64::ceil;
+    cos => "cos", f64::cos;
+    cosh => "cosh", f64::cosh;
+    exp => "exp", f64::exp;
+    expm1 => "expm1", |x| if x == 0.0 { x } else { x.exp_m1() };
+    f16round => "f16round", round_to_f16;
+    floor => "floor", f64::floor;
+    fround => "fround", |x| x as f32 as f64;
+    log => "log", f64::ln;
+    log1p => "log1p", |x| if x == 0.0 { x } else { x.ln_1p() };
+    log10 => "log10", f64::log10;
+    log2 => "log2", f64::log2;
+    round => "round", round_half_up;
+    sign => "sign", |x| if x.is_nan() || x == 0.0 { x } else { x.signum() };
+    sin => "sin", f64::sin;
+    sinh => "sinh", |x| if x == 0.0 { x } else { x.sinh() };
+    sqrt => "sqrt", f64::sqrt;
+    tan => "tan", f64::tan;
+    tanh => "tanh", |x| if x == 0.0 { x } else { x.tanh() };
+    trunc => "trunc", f64::trunc;
+}
+
+/// Math.round: the nearest integer, ties towards +∞; -0 for [-0.5, -0].
+fn round_half_up(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    if x < 0.0 && x >= -0.5 {
+        return -0.0;
+    }
+    let floor = x.floor();
+    if x - floor >= 0.5 { floor + 1.0 } else { floor }
+}
+
+/// The nearest IEEE binary16 value (ties to even), as f64.
+fn round_to_f16(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    // Largest finite half is 65504; values from 65520 up round to infinity.
+    if a >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    // The spacing of halves around `a`: 2^(e-10), with subnormal spacing 2^-24.
+    let e = a.log2().floor().max(-14.0) as i32;
+    let ulp = 2f64.powi(e - 10);
+    let scaled = a / ulp;
+    let mut r = scaled.round();
+    if (scaled - scaled.trunc()) == 0.5 && r % 2.0 != 0.0 {
+        r -= 1.0;
+    }
+    (r * ulp).copysign(x)
+}
+
+/// [Math.atan2](https://tc39.es/ecma262/#sec-math.atan2)
+fn atan2(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let y = num(vm, args, 0)?;
+    let x = num(vm, args, 1)?;
+    Ok(Value::number(y.atan2(x)))
+}
+
+/// [Math.clz32](https://tc39.es/ecma262/#sec-math.clz32)
+fn clz32(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let n = vm.to_uint32(vm.arg(args, 0))?;
+    Ok(Value::int(n.leading_zeros() as i32))
+}
+
+/// [Math.imul](https://tc39.es/ecma262/#sec-math.imul)
+fn imul(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let a = vm.to_uint32(vm.arg(args, 0))?;
+    let b = vm.to_uint32(vm.arg(args, 1))?;
+    Ok(Value::int(a.wrapping_mul(b) as i32))
+}
+
+/// [Math.pow](https://tc39.es/ecma262/#sec-math.pow)
+fn pow(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let x = num(vm, args, 0)?;
+    let y = num(vm, args, 1)?;
+    Ok(Value::number(number_pow(x, y)))
+}
+
+/// All arguments through ToNumber, in order (every one is coerced even after a NaN).
+fn all_numbers(vm: &mut Vm, args: Args) -> JsResult<Vec<f64>> {
+    let mut out = Vec::with_capacity(args.count as usize);
+    for i in 0..args.count as usize {
+        out.push(num(vm, args, i)?);
+    }
+    Ok(out)
+}
+
+/// [Math.hypot](https://tc39.es/ecma262/#sec-math.hypot)
+fn hypot(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let xs = all_numbers(vm, args)?;
+    if xs.iter().any(|x| x.is_infinite()) {
+        return Ok(Value::number(f64::INFINITY));
+    }
+    if xs.iter().any(|x| x.is_nan()) {
+        return Ok(Value::number(f64::NAN));
+    }
+    let largest = xs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if largest == 0.0 {
+        return Ok(Value::number(0.0));
+    }
+    // Scale by the largest magnitude to avoid overflow and underflow.
+    let sum: f64 = xs.iter().map(|x| (x / largest) * (x / largest)).sum();
+    Ok(Value::number(largest * sum.sqrt()))
+}
+
+/// [Math.max](https://tc39.es/ecma262/#sec-math.max)
+fn max(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let xs = all_numbers(vm, args)?;
+    let mut r = f64::NEG_INFINITY;
+    for x in xs {
+        if x.is_nan() {
+            return Ok(Value::number(f64::NAN));
+        }
+        if x > r || (x == 0.0 && r == 0.0 && r.is_sign_negative()) {
+            r = x;
+        }
+    }
+    Ok(Value::number(r))
+}
+
+/// [Math.min](https://tc39.es/ecma262/#sec-math.min)
+fn min(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let xs = all_numbers(vm, args)?;
+    let mut r = f64::INFINITY;
+    for x in xs {
+        if x.is_nan() {
+            return Ok(Value::number(f64::NAN));
+        }
+        if x < r || (x == 0.0 && r == 0.0 && x.is_sign_negative()) {
+            r = x;
+        }
+    }
+    Ok(Value::number(r))
+}
+
+/// [Math.random](https://tc39.es/ecma262/#sec-math.random): xorshift64* on `vm.random_state`.
+fn random(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    let mut x = vm.random_state;
+    if x == 0 {
+        x = 0x2545_F491_4F6C_DD1D;
+    }
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    vm.random_state = x;
+    let bits = x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+    Ok(Value::double(bits as f64 / (1u64 << 53) as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding() {
+        assert_eq!(round_half_up(2.5), 3.0);
+        assert_eq!(round_half_up(-2.5), -2.0);
+        assert_eq!(round_half_up(0.49999999999999994), 0.0);
+        assert!(round_half_up(-0.2).is_sign_negative());
+        assert_eq!(round_to_f16(1.337), 1.3369140625);
+        assert_eq!(round_to_f16(65519.0), 65504.0);
+        assert_eq!(round_to_f16(65520.0), f64::INFINITY);
+        assert_eq!(round_to_f16(5.960464477539063e-8), 5.960464477539063e-8);
+    }
+}
