@@ -1,5 +1,761 @@
-//! Not yet written.
+//! The `JSON` object ([spec](https://tc39.es/ecma262/#sec-json-object)).
+//!
+//! `JSON.parse` runs an iterative parser (an explicit stack of open
+//! containers), so deeply nested text cannot exhaust the Rust stack; it still
+//! caps nesting at [`MAX_PARSE_DEPTH`]. The reviver walk and `JSON.stringify`
+//! recurse once per nesting level and stop at [`MAX_RECURSION_DEPTH`] with a
+//! RangeError.
 
-use crate::interpreter::Vm;
+use super::{define_global, define_to_string_tag, new_plain_object};
+use crate::JsResult;
+use crate::heap::ObjectId;
+use crate::heap::string::Units;
+use crate::interpreter::convert::number_to_string;
+use crate::interpreter::{Args, Vm};
+use crate::object::{ObjectKind, PropertyKey};
+use crate::value::{Kind, Value};
 
-pub fn init(_vm: &mut Vm) {}
+/// The deepest nesting of arrays and objects `JSON.parse` accepts.
+pub const MAX_PARSE_DEPTH: usize = 10_000;
+/// The deepest nesting the recursive reviver walk and `JSON.stringify` follow.
+pub const MAX_RECURSION_DEPTH: usize = 4_000;
+
+pub fn init(vm: &mut Vm) {
+    let json = new_plain_object(vm);
+    vm.define_native(json, "parse", parse, 2);
+    vm.define_native(json, "stringify", stringify, 3);
+    define_to_string_tag(vm, json, "JSON");
+    define_global(vm, "JSON", Value::object(json));
+}
+
+// ---- JSON.parse ----
+
+/// An array or object being parsed.
+enum Open {
+    Array(Vec<Value>),
+    /// the object and the key whose value comes next
+    Object(ObjectId, PropertyKey),
+}
+
+struct Parser<'a> {
+    src: &'a [u16],
+    pos: usize,
+}
+
+/// A parse failure: message and position, turned into a SyntaxError by the caller.
+struct ParseError(String);
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u16> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(c) = self.peek() {
+            if matches!(c, 0x20 | 0x09 | 0x0A | 0x0D) {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// "Unexpected token 'x' in JSON at position N (line L column C)" or end of input.
+    fn unexpected(&self) -> ParseError {
+        let Some(c) = self.peek() else {
+            return ParseError("Unexpected end of JSON input".into());
+        };
+        let shown = char::from_u32(c as u32)
+            .map(|c| c.escape_debug().to_string())
+            .unwrap_or_else(|| format!("\\u{c:04x}"));
+        ParseError(format!(
+            "Unexpected token '{shown}' in JSON at {}",
+            self.position()
+        ))
+    }
+
+    fn position(&self) -> String {
+        let before = &self.src[..self.pos.min(self.src.len())];
+        let line = before.iter().filter(|&&u| u == 0x0A).count() + 1;
+        let column = before.iter().rev().take_while(|&&u| u != 0x0A).count() + 1;
+        format!("position {} (line {line} column {column})", self.pos)
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), ParseError> {
+        self.skip_whitespace();
+        if self.peek() == Some(c as u16) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn literal(&mut self, word: &str) -> Result<(), ParseError> {
+        for b in word.bytes() {
+            if self.peek() != Some(b as u16) {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// A string literal's code units (the opening quote is at `pos`).
+    fn string_units(&mut self) -> Result<Vec<u16>, ParseError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            let Some(c) = self.peek() else {
+                self.pos = start;
+                return Err(ParseError(format!(
+                    "Unterminated string in JSON at {}",
+                    self.position()
+                )));
+            };
+            match c {
+                0x22 => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                0x5C => {
+                    self.pos += 1;
+                    let escaped = match self.peek() {
+                        Some(0x22) => 0x22,
+                        Some(0x5C) => 0x5C,
+                        Some(0x2F) => 0x2F,
+                        Some(0x62) => 0x08,
+                        Some(0x66) => 0x0C,
+                        Some(0x6E) => 0x0A,
+                        Some(0x72) => 0x0D,
+                        Some(0x74) => 0x09,
+                        Some(0x75) => {
+                            let mut v: u16 = 0;
+                            for i in 1..=4 {
+                                let digit = self
+                                    .src
+                                    .get(self.pos + i)
+                                    .and_then(|&u| char::from_u32(u as u32))
+                                    .and_then(|c| c.to_digit(16));
+                                match digit {
+                                    Some(d) => v = v * 16 + d as u16,
+                                    None => {
+                                        self.pos += i;
+                                        return Err(ParseError(format!(
+                                            "Bad Unicode escape in JSON at {}",
+                                            self.position()
+                                        )));
+                                    }
+                                }
+                            }
+                            self.pos += 4;
+                            v
+                        }
+                        _ => {
+                            return Err(ParseError(format!(
+                                "Bad escaped character in JSON at {}",
+                                self.position()
+                            )));
+                        }
+                    };
+                    out.push(escaped);
+                    self.pos += 1;
+                }
+                c if c < 0x20 => {
+                    return Err(ParseError(format!(
+                        "Bad control character in string literal in JSON at {}",
+                        self.position()
+                    )));
+                }
+                c => {
+                    out.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// A number literal (at a '-' or digit).
+    fn number(&mut self) -> Result<f64, ParseError> {
+        let start = self.pos;
+        let is_digit = |c: Option<u16>| c.is_some_and(|c| (0x30..=0x39).contains(&c));
+        if self.peek() == Some(0x2D) {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(0x30) => self.pos += 1,
+            c if is_digit(c) => {
+                while is_digit(self.peek()) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.unexpected()),
+        }
+        if self.peek() == Some(0x2E) {
+            self.pos += 1;
+            if !is_digit(self.peek()) {
+                return Err(self.unexpected());
+            }
+            while is_digit(self.peek()) {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(), Some(0x65 | 0x45)) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(0x2B | 0x2D)) {
+                self.pos += 1;
+            }
+            if !is_digit(self.peek()) {
+                return Err(self.unexpected());
+            }
+            while is_digit(self.peek()) {
+                self.pos += 1;
+            }
+        }
+        let text: String = self.src[start..self.pos]
+            .iter()
+            .map(|&u| u as u8 as char)
+            .collect();
+        Ok(text.parse::<f64>().unwrap_or(f64::NAN))
+    }
+
+    /// An object key followed by ':'.
+    fn key(&mut self, vm: &mut Vm) -> Result<PropertyKey, ParseError> {
+        self.skip_whitespace();
+        if self.peek() != Some(0x22) {
+            return Err(self.unexpected());
+        }
+        let units = self.string_units()?;
+        self.expect(b':')?;
+        let atom = vm.heap.intern_units(Units::Utf16(&units));
+        Ok(vm.key_from_string(atom))
+    }
+
+    /// The whole text as one value. Runs no JavaScript (so nothing needs rooting).
+    fn parse_text(&mut self, vm: &mut Vm) -> Result<Value, ParseError> {
+        let mut stack: Vec<Open> = Vec::new();
+        'value: loop {
+            self.skip_whitespace();
+            let mut value = match self.peek() {
+                Some(0x7B) => {
+                    self.pos += 1;
+                    let obj = new_plain_object(vm);
+                    self.skip_whitespace();
+                    if self.peek() == Some(0x7D) {
+                        self.pos += 1;
+                        Value::object(obj)
+                    } else {
+                        if stack.len() >= MAX_PARSE_DEPTH {
+                            return Err(self.too_deep());
+                        }
+                        let key = self.key(vm)?;
+                        stack.push(Open::Object(obj, key));
+                        continue 'value;
+                    }
+                }
+                Some(0x5B) => {
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.peek() == Some(0x5D) {
+                        self.pos += 1;
+                        Value::object(vm.array_from_values(Vec::new()))
+                    } else {
+                        if stack.len() >= MAX_PARSE_DEPTH {
+                            return Err(self.too_deep());
+                        }
+                        stack.push(Open::Array(Vec::new()));
+                        continue 'value;
+                    }
+                }
+                Some(0x22) => {
+                    let units = self.string_units()?;
+                    Value::string(match units.len() {
+                        0 => vm.atoms.empty,
+                        1 => vm.single_unit_string(units[0]),
+                        _ => vm.heap.alloc_units(&units),
+                    })
+                }
+                Some(0x74) => {
+                    self.literal("true")?;
+                    Value::TRUE
+                }
+                Some(0x66) => {
+                    self.literal("false")?;
+                    Value::FALSE
+                }
+                Some(0x6E) => {
+                    self.literal("null")?;
+                    Value::NULL
+                }
+                Some(c) if c == 0x2D || (0x30..=0x39).contains(&c) => Value::number(self.number()?),
+                _ => return Err(self.unexpected()),
+            };
+            // Attach the finished value to the open containers, closing those that end.
+            loop {
+                match stack.last_mut() {
+                    None => {
+                        self.skip_whitespace();
+                        if self.pos < self.src.len() {
+                            return Err(self.unexpected());
+                        }
+                        return Ok(value);
+                    }
+                    Some(Open::Array(items)) => {
+                        items.push(value);
+                        self.skip_whitespace();
+                        match self.peek() {
+                            Some(0x2C) => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(0x5D) => {
+                                self.pos += 1;
+                                let Some(Open::Array(items)) = stack.pop() else {
+                                    unreachable!("the top container is this array")
+                                };
+                                value = Value::object(vm.array_from_values(items));
+                            }
+                            _ => return Err(self.unexpected()),
+                        }
+                    }
+                    Some(Open::Object(obj, key)) => {
+                        let (obj, k) = (*obj, *key);
+                        // A fresh ordinary object: CreateDataProperty cannot fail or run code.
+                        let _ = vm.create_data_property(obj, k, value);
+                        self.skip_whitespace();
+                        match self.peek() {
+                            Some(0x2C) => {
+                                self.pos += 1;
+                                let next = self.key(vm)?;
+                                if let Some(Open::Object(_, key)) = stack.last_mut() {
+                                    *key = next;
+                                }
+                                continue 'value;
+                            }
+                            Some(0x7D) => {
+                                self.pos += 1;
+                                stack.pop();
+                                value = Value::object(obj);
+                            }
+                            _ => return Err(self.unexpected()),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn too_deep(&self) -> ParseError {
+        ParseError(format!(
+            "JSON nesting deeper than {MAX_PARSE_DEPTH} levels at {}",
+            self.position()
+        ))
+    }
+}
+
+/// [JSON.parse](https://tc39.es/ecma262/#sec-json.parse)
+fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    // 1. Let jsonString be ? ToString(text).
+    let text = vm.to_string(vm.arg(args, 0))?;
+    let reviver = vm.arg(args, 1);
+    let units = vm.heap.units(text).to_vec();
+    // 2-6. Parse (ECMA-404) and evaluate.
+    let mut parser = Parser {
+        src: &units,
+        pos: 0,
+    };
+    let unfiltered = match parser.parse_text(vm) {
+        Ok(v) => v,
+        Err(ParseError(msg)) => return Err(vm.syntax_error(msg)),
+    };
+    // 7. If IsCallable(reviver), walk the result with InternalizeJSONProperty.
+    if !vm.is_callable(reviver) {
+        return Ok(unfiltered);
+    }
+    let root = new_plain_object(vm);
+    vm.roots.push(Value::object(root));
+    let root_name = PropertyKey::String(vm.atoms.empty);
+    vm.create_data_property_or_throw(root, root_name, unfiltered)?;
+    internalize_json_property(vm, root, root_name, reviver, 0)
+}
+
+/// The string-keyed enumerable own property keys of `o`
+/// ([EnumerableOwnProperties](https://tc39.es/ecma262/#sec-enumerableownproperties) with `key`).
+fn enumerable_own_keys(vm: &mut Vm, o: ObjectId) -> JsResult<Vec<PropertyKey>> {
+    let mut out = Vec::new();
+    for key in vm.own_property_keys(o)? {
+        if matches!(key, PropertyKey::Symbol(_)) {
+            continue;
+        }
+        if let Some(d) = vm.get_own_property(o, key)?
+            && d.enumerable == Some(true)
+        {
+            out.push(key);
+        }
+    }
+    Ok(out)
+}
+
+/// [InternalizeJSONProperty](https://tc39.es/ecma262/#sec-internalizejsonproperty)
+fn internalize_json_property(
+    vm: &mut Vm,
+    holder: ObjectId,
+    name: PropertyKey,
+    reviver: Value,
+    depth: usize,
+) -> JsResult<Value> {
+    if depth > MAX_RECURSION_DEPTH {
+        return Err(vm.range_error("JSON.parse: reviver walk nested too deeply"));
+    }
+    let mark = vm.roots.len();
+    // 1. Let val be ? Get(holder, name).
+    let val = vm.get(Value::object(holder), name)?;
+    vm.roots.push(val);
+    // 2. If val is an Object, revive its elements or properties first.
+    if let Some(o) = val.as_object() {
+        let revive = |vm: &mut Vm, key: PropertyKey| -> JsResult<()> {
+            let new_element = internalize_json_property(vm, o, key, reviver, depth + 1)?;
+            if new_element.is_undefined() {
+                vm.delete_property(o, key)?;
+            } else {
+                vm.create_data_property(o, key, new_element)?;
+            }
+            Ok(())
+        };
+        if super::object::is_array(vm, val)? {
+            let len = vm.length_of_array_like(val)?;
+            let mut i = 0.0;
+            while i < len {
+                let key = if i < u32::MAX as f64 {
+                    PropertyKey::Index(i as u32)
+                } else {
+                    vm.key(&number_to_string(i))
+                };
+                revive(vm, key)?;
+                i += 1.0;
+            }
+        } else {
+            for key in enumerable_own_keys(vm, o)? {
+                revive(vm, key)?;
+            }
+        }
+    }
+    // 3. Return ? Call(reviver, holder, « name, val »).
+    let name_value = vm.key_to_value(name);
+    let r = vm.call(reviver, Value::object(holder), &[name_value, val]);
+    vm.roots.truncate(mark);
+    r
+}
+
+// ---- JSON.stringify ----
+
+/// The JSON Serialization Record of the spec, plus the output buffer.
+struct Serializer {
+    replacer_function: Value,
+    /// the objects being serialized, outermost first (for cycle detection)
+    stack: Vec<ObjectId>,
+    indent: Vec<u16>,
+    gap: Vec<u16>,
+    property_list: Option<Vec<PropertyKey>>,
+    out: Vec<u16>,
+}
+
+fn push_ascii(out: &mut Vec<u16>, s: &str) {
+    out.extend(s.bytes().map(|b| b as u16));
+}
+
+/// [QuoteJSONString](https://tc39.es/ecma262/#sec-quotejsonstring), appended to `out`.
+fn quote_json_string(out: &mut Vec<u16>, units: Units<'_>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"' as u16);
+    let len = units.len();
+    let mut i = 0;
+    while i < len {
+        let c = units.at(i);
+        match c {
+            0x08 => push_ascii(out, "\\b"),
+            0x09 => push_ascii(out, "\\t"),
+            0x0A => push_ascii(out, "\\n"),
+            0x0C => push_ascii(out, "\\f"),
+            0x0D => push_ascii(out, "\\r"),
+            0x22 => push_ascii(out, "\\\""),
+            0x5C => push_ascii(out, "\\\\"),
+            0xD800..=0xDBFF if i + 1 < len && (0xDC00..=0xDFFF).contains(&units.at(i + 1)) => {
+                out.push(c);
+                out.push(units.at(i + 1));
+                i += 1;
+            }
+            c if c < 0x20 || (0xD800..=0xDFFF).contains(&c) => {
+                push_ascii(out, "\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(HEX[((c >> shift) & 0xF) as usize] as u16);
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out.push(b'"' as u16);
+}
+
+impl Serializer {
+    fn check_length(&self, vm: &mut Vm) -> JsResult<()> {
+        if self.out.len() > crate::MAX_STRING_LENGTH as usize {
+            return Err(vm.range_error("Invalid string length"));
+        }
+        Ok(())
+    }
+
+    /// [SerializeJSONProperty](https://tc39.es/ecma262/#sec-serializejsonproperty):
+    /// appends the text of `holder[key]` and returns true, or returns false (undefined).
+    fn property(&mut self, vm: &mut Vm, key: PropertyKey, holder: ObjectId) -> JsResult<bool> {
+        let mark = vm.roots.len();
+        let r = self.property_inner(vm, key, holder);
+        vm.roots.truncate(mark);
+        r
+    }
+
+    fn property_inner(
+        &mut self,
+        vm: &mut Vm,
+        key: PropertyKey,
+        holder: ObjectId,
+    ) -> JsResult<bool> {
+        // 1. Let value be ? Get(holder, key).
+        let mut value = vm.get(Value::object(holder), key)?;
+        vm.roots.push(value);
+        // 2. If value is an Object or a BigInt, call its toJSON method if it has one.
+        if value.is_object() || value.as_bigint().is_some() {
+            let to_json_key = vm.key("toJSON");
+            let to_json = vm.get(value, to_json_key)?;
+            if vm.is_callable(to_json) {
+                let k = vm.key_to_value(key);
+                value = vm.call(to_json, value, &[k])?;
+                vm.roots.push(value);
+            }
+        }
+        // 3. Call the replacer function.
+        if !self.replacer_function.is_undefined() {
+            let k = vm.key_to_value(key);
+            value = vm.call(self.replacer_function, Value::object(holder), &[k, value])?;
+            vm.roots.push(value);
+        }
+        // 4. Unwrap Number, String, Boolean and BigInt objects.
+        if let Some(o) = value.as_object() {
+            match vm.heap.object(o).kind {
+                ObjectKind::Number(_) => value = Value::number(vm.to_number(value)?),
+                ObjectKind::String(_) => value = Value::string(vm.to_string(value)?),
+                ObjectKind::Boolean(b) => value = Value::bool(b),
+                ObjectKind::BigInt(b) => value = Value::bigint(b),
+                _ => {}
+            }
+            vm.roots.push(value);
+        }
+        match value.kind() {
+            Kind::Null => push_ascii(&mut self.out, "null"),
+            Kind::Bool(true) => push_ascii(&mut self.out, "true"),
+            Kind::Bool(false) => push_ascii(&mut self.out, "false"),
+            Kind::String(s) => quote_json_string(&mut self.out, vm.heap.units(s)),
+            Kind::Int(i) => push_ascii(&mut self.out, &i.to_string()),
+            Kind::Double(d) => {
+                if d.is_finite() {
+                    push_ascii(&mut self.out, &number_to_string(d));
+                } else {
+                    push_ascii(&mut self.out, "null");
+                }
+            }
+            Kind::BigInt(_) => {
+                return Err(vm.type_error("Do not know how to serialize a BigInt"));
+            }
+            Kind::Object(o) if !vm.is_callable(value) => {
+                if super::object::is_array(vm, value)? {
+                    self.array(vm, o)?;
+                } else {
+                    self.object(vm, o)?;
+                }
+            }
+            _ => return Ok(false),
+        }
+        self.check_length(vm)?;
+        Ok(true)
+    }
+
+    /// Enter `value`: cycle and depth checks, then indent one level.
+    fn enter(&mut self, vm: &mut Vm, value: ObjectId) -> JsResult<Vec<u16>> {
+        if self.stack.contains(&value) {
+            return Err(vm.type_error("Converting circular structure to JSON"));
+        }
+        if self.stack.len() >= MAX_RECURSION_DEPTH {
+            return Err(vm.range_error("JSON.stringify: value nested too deeply"));
+        }
+        self.stack.push(value);
+        let stepback = self.indent.clone();
+        self.indent.extend_from_slice(&self.gap);
+        Ok(stepback)
+    }
+
+    fn leave(&mut self, stepback: Vec<u16>) {
+        self.stack.pop();
+        self.indent = stepback;
+    }
+
+    /// Before a member: "," between members, then a newline and the indent when there is a gap.
+    fn member_separator(&mut self, first: bool) {
+        if !first {
+            self.out.push(b',' as u16);
+        }
+        if !self.gap.is_empty() {
+            self.out.push(b'\n' as u16);
+            self.out.extend_from_slice(&self.indent);
+        }
+    }
+
+    /// After the last member: a newline and the outer indent when there is a gap.
+    fn close(&mut self, any: bool, stepback: &[u16], bracket: u8) {
+        if any && !self.gap.is_empty() {
+            self.out.push(b'\n' as u16);
+            self.out.extend_from_slice(stepback);
+        }
+        self.out.push(bracket as u16);
+    }
+
+    /// [SerializeJSONObject](https://tc39.es/ecma262/#sec-serializejsonobject)
+    fn object(&mut self, vm: &mut Vm, value: ObjectId) -> JsResult<()> {
+        let stepback = self.enter(vm, value)?;
+        let keys = match &self.property_list {
+            Some(list) => list.clone(),
+            None => enumerable_own_keys(vm, value)?,
+        };
+        self.out.push(b'{' as u16);
+        let mut any = false;
+        for key in keys {
+            let rollback = self.out.len();
+            self.member_separator(!any);
+            let name = vm.key_to_value(key);
+            if let Some(s) = name.as_string() {
+                quote_json_string(&mut self.out, vm.heap.units(s));
+            }
+            self.out.push(b':' as u16);
+            if !self.gap.is_empty() {
+                self.out.push(b' ' as u16);
+            }
+            if self.property(vm, key, value)? {
+                any = true;
+            } else {
+                self.out.truncate(rollback);
+            }
+        }
+        self.close(any, &stepback, b'}');
+        self.leave(stepback);
+        Ok(())
+    }
+
+    /// [SerializeJSONArray](https://tc39.es/ecma262/#sec-serializejsonarray)
+    fn array(&mut self, vm: &mut Vm, value: ObjectId) -> JsResult<()> {
+        let stepback = self.enter(vm, value)?;
+        let len = vm.length_of_array_like(Value::object(value))?;
+        self.out.push(b'[' as u16);
+        let mut index = 0.0;
+        while index < len {
+            self.member_separator(index == 0.0);
+            let key = if index < u32::MAX as f64 {
+                PropertyKey::Index(index as u32)
+            } else {
+                vm.key(&number_to_string(index))
+            };
+            if !self.property(vm, key, value)? {
+                push_ascii(&mut self.out, "null");
+            }
+            self.check_length(vm)?;
+            index += 1.0;
+        }
+        self.close(len > 0.0, &stepback, b']');
+        self.leave(stepback);
+        Ok(())
+    }
+}
+
+/// [JSON.stringify](https://tc39.es/ecma262/#sec-json.stringify)
+fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let value = vm.arg(args, 0);
+    let replacer = vm.arg(args, 1);
+    let mut space = vm.arg(args, 2);
+    let mut serializer = Serializer {
+        replacer_function: Value::UNDEFINED,
+        stack: Vec::new(),
+        indent: Vec::new(),
+        gap: Vec::new(),
+        property_list: None,
+        out: Vec::new(),
+    };
+    // 4. A replacer function, or an array of property names.
+    if replacer.is_object() {
+        if vm.is_callable(replacer) {
+            serializer.replacer_function = replacer;
+        } else if super::object::is_array(vm, replacer)? {
+            let mut list: Vec<PropertyKey> = Vec::new();
+            let len = vm.length_of_array_like(replacer)?;
+            let mut k = 0.0;
+            while k < len {
+                let key = if k < u32::MAX as f64 {
+                    PropertyKey::Index(k as u32)
+                } else {
+                    vm.key(&number_to_string(k))
+                };
+                let v = vm.get(replacer, key)?;
+                let item = match v.kind() {
+                    Kind::String(_) | Kind::Int(_) | Kind::Double(_) => Some(v),
+                    Kind::Object(o)
+                        if matches!(
+                            vm.heap.object(o).kind,
+                            ObjectKind::String(_) | ObjectKind::Number(_)
+                        ) =>
+                    {
+                        Some(v)
+                    }
+                    _ => None,
+                };
+                if let Some(item) = item {
+                    let s = vm.to_string(item)?;
+                    let key = vm.key_from_string(s);
+                    if let PropertyKey::String(atom) = key {
+                        // Atoms stay alive through the atom table only while referenced.
+                        vm.roots.push(Value::string(atom));
+                    }
+                    if !list.contains(&key) {
+                        list.push(key);
+                    }
+                }
+                k += 1.0;
+            }
+            serializer.property_list = Some(list);
+        }
+    }
+    // 5. Unwrap a Number or String object `space`.
+    if let Some(o) = space.as_object() {
+        match vm.heap.object(o).kind {
+            ObjectKind::Number(_) => space = Value::number(vm.to_number(space)?),
+            ObjectKind::String(_) => space = Value::string(vm.to_string(space)?),
+            _ => {}
+        }
+    }
+    // 6-8. The gap: up to 10 spaces, or the first 10 code units of a string.
+    if let Some(n) = space.as_number() {
+        let n = crate::interpreter::convert::f64_to_integer(n).min(10.0);
+        if n >= 1.0 {
+            serializer.gap = vec![b' ' as u16; n as usize];
+        }
+    } else if let Some(s) = space.as_string() {
+        serializer.gap = vm.heap.units(s).iter().take(10).collect();
+    }
+    // 9-11. Serialize the wrapper's "" property.
+    let wrapper = new_plain_object(vm);
+    vm.roots.push(Value::object(wrapper));
+    let empty = PropertyKey::String(vm.atoms.empty);
+    vm.create_data_property_or_throw(wrapper, empty, value)?;
+    if !serializer.property(vm, empty, wrapper)? {
+        return Ok(Value::UNDEFINED);
+    }
+    Ok(Value::string(vm.heap.alloc_units(&serializer.out)))
+}
