@@ -101,6 +101,8 @@ pub struct RegExpData {
     /// the last one-byte subject widened to UTF-16, valid while no collection ran
     /// (string ids are only reused after one): (string, collection count, units)
     input_cache: Option<(StringId, usize, Rc<[u16]>)>,
+    /// [[LegacyFeaturesEnabled]] (Annex B): false for instances of subclasses
+    pub legacy: bool,
 }
 
 impl RegExpData {
@@ -141,15 +143,16 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     };
     // In Unicode mode the pattern is read as code points; otherwise each code unit
     // is a character of its own (a literal astral character is two).
-    let result = if flags.full_unicode() {
-        let cps: Vec<u32> = char::decode_utf16(pattern.iter().copied())
-            .map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
-            .collect();
-        regress::Regex::from_unicode(cps.into_iter(), rflags)
-    } else {
-        regress::Regex::from_unicode(pattern.iter().map(|&u| u as u32), rflags)
+    let cps = pattern_code_points(pattern, flags.full_unicode());
+    // regress checks some of its invariants with debug assertions; a pattern that trips
+    // one is reported as unsupported rather than taking the host down.
+    let result = std::panic::catch_unwind(|| {
+        regress::Regex::from_unicode(cps.iter().copied(), rflags).map_err(|e| e.text)
+    });
+    let regex = match result {
+        Ok(r) => r?,
+        Err(_) => return Err("this pattern is not supported".into()),
     };
-    let regex = result.map_err(|e| e.text)?;
     let compiled = Rc::new(Compiled {
         regex,
         group_names: capture_group_names(pattern, flags.unicode_sets),
@@ -162,6 +165,48 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
         c.insert(key, compiled.clone());
     });
     Ok(compiled)
+}
+
+/// The characters regress reads: code points in Unicode mode; otherwise code units, except
+/// inside group names (`(?<name>` and `\\k<name>`), where surrogate pairs form one character.
+fn pattern_code_points(pattern: &[u16], unicode: bool) -> Vec<u32> {
+    let decode = |units: &[u16]| -> Vec<u32> {
+        char::decode_utf16(units.iter().copied())
+            .map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
+            .collect()
+    };
+    if unicode {
+        return decode(pattern);
+    }
+    let mut out = Vec::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < pattern.len() {
+        let u = pattern[i];
+        let name_start = match (u, pattern.get(i + 1), pattern.get(i + 2)) {
+            (0x28, Some(&0x3F), Some(&0x3C)) => Some(i + 3),
+            (0x5C, Some(&0x6B), Some(&0x3C)) => Some(i + 3),
+            _ => None,
+        };
+        if let Some(start) = name_start
+            && let Some(len) = pattern[start..].iter().position(|&c| c == b'>' as u16)
+        {
+            out.extend(pattern[i..start].iter().map(|&c| c as u32));
+            out.extend(decode(&pattern[start..start + len]));
+            i = start + len;
+            continue;
+        }
+        if u == 0x5C {
+            out.push(u as u32);
+            if let Some(&next) = pattern.get(i + 1) {
+                out.push(next as u32);
+            }
+            i += 2;
+            continue;
+        }
+        out.push(u as u32);
+        i += 1;
+    }
+    out
 }
 
 /// The name of each capturing group of a (valid) pattern, in order; "" for unnamed ones.
@@ -355,6 +400,7 @@ fn new_regexp_object(
             flags,
             parsed_flags,
             input_cache: None,
+            legacy: true,
         })),
     );
     vm.define_builtin(
@@ -473,14 +519,22 @@ fn regexp_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> 
     vm.roots.push(Value::string(source));
     let flags = string_or_empty(vm, f)?;
     let (matcher, parsed) = parse_pattern(vm, source, flags)?;
-    Ok(Value::object(new_regexp_object(
-        vm, proto, matcher, source, flags, parsed,
-    )))
+    let obj = new_regexp_object(vm, proto, matcher, source, flags, parsed);
+    let legacy = new_target == Value::object(vm.intrinsics.regexp);
+    if let ObjectKind::RegExp(r) = &mut vm.heap.object_mut(obj).kind {
+        r.legacy = legacy;
+    }
+    Ok(Value::object(obj))
 }
 
 /// [RegExp.prototype.compile](https://tc39.es/ecma262/#sec-regexp.prototype.compile) (Annex B)
 fn compile_method(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let o = super::this_object(vm, this, "RegExp.prototype.compile", is_regexp_kind)?;
+    if regexp_data(vm, o).is_some_and(|d| !d.legacy) {
+        return Err(
+            vm.type_error("RegExp.prototype.compile cannot be used on a RegExp subclass instance")
+        );
+    }
     let pattern = vm.arg(args, 0);
     let flags = vm.arg(args, 1);
     let (p, f) = match pattern.as_object().and_then(|o| regexp_data(vm, o)) {
