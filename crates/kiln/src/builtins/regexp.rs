@@ -112,9 +112,11 @@ impl RegExpData {
     }
 }
 
+type CompiledCache = rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>;
+
 thread_local! {
     /// Compiled patterns by (pattern, flag bits); cleared when it grows large.
-    static COMPILED: RefCell<rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>> =
+    static COMPILED: RefCell<CompiledCache> =
         RefCell::new(Default::default());
 }
 
@@ -1505,18 +1507,15 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
                         } else {
                             matcher.find_from_ucs2(&units, q).next()
                         };
-                        m.map(|m| {
-                            let record = MatchRecord {
-                                start: m.start(),
-                                end: m.end(),
-                                captures: m
-                                    .captures
-                                    .iter()
-                                    .map(|c| c.as_ref().map(|r| (r.start, r.end)))
-                                    .collect(),
-                                names: Vec::new(),
-                            };
-                            record
+                        m.map(|m| MatchRecord {
+                            start: m.start(),
+                            end: m.end(),
+                            captures: m
+                                .captures
+                                .iter()
+                                .map(|c| c.as_ref().map(|r| (r.start, r.end)))
+                                .collect(),
+                            names: Vec::new(),
                         })
                     }
                     None => None,
