@@ -1,0 +1,131 @@
+//! The engines measured: Kiln and its peers, each as a command that runs one script
+//! file and prints what the script prints. Peers live in build/peers/, installed by
+//! `bash bench/install-peers.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One engine as the runner sees it.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// short name used on the command line and in tables (`kiln`, `node-jitless`, ...)
+    pub name: &'static str,
+    pub program: PathBuf,
+    /// arguments before the script path
+    pub args: Vec<String>,
+    /// extra environment variables
+    pub env: Vec<(String, String)>,
+}
+
+impl Engine {
+    /// The command that runs `script` on this engine.
+    pub fn command(&self, script: &Path) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args).arg(script);
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        command
+    }
+
+    /// The command line as a person would type it, for the report.
+    pub fn display(&self) -> String {
+        let mut parts: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        parts.push(self.program.display().to_string());
+        parts.extend(self.args.iter().cloned());
+        parts.push("FILE".into());
+        parts.join(" ")
+    }
+
+    pub fn is_available(&self) -> bool {
+        if self.program.components().count() > 1 {
+            self.program.is_file()
+        } else {
+            which(&self.program).is_some()
+        }
+    }
+}
+
+/// Every engine name the runner knows, in table order: Kiln first, then the
+/// interpreters, then the JITs.
+pub const ALL: &[&str] = &[
+    "kiln",
+    "quickjs",
+    "node-jitless",
+    "bun-nojit",
+    "hermes",
+    "boa",
+    "node",
+    "bun",
+];
+
+/// The engine called `name`. `root` is the repository root; `kiln` overrides Kiln's binary.
+pub fn engine(name: &str, root: &Path, kiln: Option<&Path>) -> Option<Engine> {
+    let peers = root.join("build/peers");
+    let bun = peers.join("npm/node_modules/@oven/bun-linux-x64/bin/bun");
+    let (program, args, env): (PathBuf, &[&str], &[(&str, &str)]) = match name {
+        "kiln" => (
+            kiln.map(Path::to_path_buf)
+                .unwrap_or_else(|| root.join("target/release/kiln")),
+            &["run"],
+            &[],
+        ),
+        "quickjs" => (peers.join("bin/kiln-quickjs"), &[], &[]),
+        "node" => ("node".into(), &[], &[]),
+        "node-jitless" => ("node".into(), &["--jitless"], &[]),
+        // JavaScriptCore's interpreter (LLInt) only: baseline, DFG and FTL JITs off.
+        "bun-nojit" => (bun, &[], &[("BUN_JSC_useJIT", "0")]),
+        "bun" => (bun, &[], &[]),
+        "hermes" => (
+            peers.join("npm/node_modules/hermes-engine-cli/linux64-bin/hermes"),
+            &[],
+            &[],
+        ),
+        "boa" => (peers.join("bin/boa"), &[], &[]),
+        _ => return None,
+    };
+    let name = ALL.iter().find(|n| **n == name)?;
+    Some(Engine {
+        name,
+        program,
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    })
+}
+
+/// The engine's version as reported by itself (or recorded by the installer).
+pub fn version(engine: &Engine, root: &Path) -> String {
+    let recorded =
+        std::fs::read_to_string(root.join("build/peers/versions.txt")).unwrap_or_default();
+    let from_file = |key: &str| {
+        recorded
+            .lines()
+            .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(' ')))
+            .map(str::to_string)
+    };
+    let run = |args: &[&str]| -> Option<String> {
+        let output = Command::new(&engine.program).args(args).output().ok()?;
+        let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        (!text.is_empty()).then_some(text)
+    };
+    let found = match engine.name {
+        "kiln" => run(&["--version"]),
+        "node" | "node-jitless" => run(&["--version"]),
+        "bun" | "bun-nojit" => run(&["--version"]),
+        "quickjs" => run(&["--version"]).map(|v| format!("QuickJS-NG {v} (rquickjs)")),
+        "hermes" => from_file("hermes"),
+        "boa" => run(&["--version"]).or_else(|| from_file("boa")),
+        _ => None,
+    };
+    found.unwrap_or_else(|| "unknown".into())
+}
+
+fn which(program: &Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}

@@ -1,0 +1,483 @@
+//! `kiln-bench`: Kiln's benchmark instruments.
+//!
+//! ```text
+//! kiln-bench install                      # peers into build/peers/ (bench/install-peers.sh)
+//! kiln-bench list                         # fixtures, engines, versions
+//! kiln-bench run [--fixtures a,b] [--runs N] [--engines kiln,quickjs,...] [--record]
+//! kiln-bench check                        # fresh run of Kiln against the last recorded one
+//! kiln-bench profile FIXTURE              # flame graph + top functions by self time
+//! kiln-bench jit-proof                    # Bun with and without BUN_JSC_useJIT=0 on a hot loop
+//! ```
+//!
+//! Every fixture runs as a whole process; see BENCHMARKS.md for the method and history.
+
+mod engines;
+mod measure;
+mod profile;
+mod record;
+mod runner;
+mod stats;
+mod suite;
+
+use clap::{Parser, Subcommand};
+use record::{EngineInfo, RunRecord};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "kiln-bench",
+    about = "Kiln's benchmarks: fixtures and Octane against peer engines"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+struct RunArgs {
+    /// comma-separated fixture names (`octane` for all six Octane programs); default: all
+    #[arg(long)]
+    fixtures: Option<String>,
+    /// timed runs per fixture and engine, after one warm-up
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// comma-separated engines; default: every installed one
+    #[arg(long)]
+    engines: Option<String>,
+    /// Kiln binary (default: target/release/kiln)
+    #[arg(long)]
+    kiln: Option<PathBuf>,
+    /// seconds before a run is killed and counted as failed
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Install the peer engines into build/peers/ (runs bench/install-peers.sh)
+    Install {
+        /// reinstall even what is present
+        #[arg(long)]
+        force: bool,
+    },
+    /// List fixtures and engines (with versions)
+    List,
+    /// Measure fixtures on engines and print the tables
+    Run {
+        #[command(flatten)]
+        args: RunArgs,
+        /// write bench/results/<date>-<commit>.json and put a section first in BENCHMARKS.md
+        #[arg(long)]
+        record: bool,
+        /// the sentence saying what moved the numbers since the previous run (with --record)
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Run Kiln afresh and compare with the last recorded run on this host: a fixture more
+    /// than 8 % slower or a geomean more than 3 % slower fails (exit status 1)
+    Check {
+        #[command(flatten)]
+        args: RunArgs,
+    },
+    /// Profile a fixture: flame graph SVG and top functions by self time, in build/profiles/
+    Profile {
+        fixture: String,
+        #[arg(long, default_value = "kiln")]
+        engine: String,
+        #[arg(long = "with", value_enum, default_value_t = profile::Profiler::Auto)]
+        profiler: profile::Profiler,
+        /// rows in the self-time table
+        #[arg(long, default_value_t = 25)]
+        top: usize,
+        #[arg(long)]
+        kiln: Option<PathBuf>,
+    },
+    /// Show that BUN_JSC_useJIT=0 turns JavaScriptCore's JITs off: a hot loop timed both ways
+    JitProof,
+}
+
+fn root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = root();
+    let result = match cli.command {
+        Cmd::Install { force } => install(&root, force),
+        Cmd::List => list(&root),
+        Cmd::Run { args, record, note } => run(&root, &args, record, note),
+        Cmd::Check { args } => check(&root, &args),
+        Cmd::Profile {
+            fixture,
+            engine,
+            profiler,
+            top,
+            kiln,
+        } => profile_cmd(&root, &fixture, &engine, profiler, top, kiln.as_deref()),
+        Cmd::JitProof => jit_proof(&root),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("kiln-bench: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn install(root: &Path, force: bool) -> Result<ExitCode, String> {
+    let mut command = Command::new("bash");
+    command
+        .arg(root.join("bench/install-peers.sh"))
+        .current_dir(root);
+    if force {
+        command.arg("--force");
+    }
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run bash: {e}"))?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The engines to run: those named, or every available one; Kiln always first.
+fn select_engines(
+    root: &Path,
+    wanted: Option<&str>,
+    kiln: Option<&Path>,
+) -> Result<Vec<engines::Engine>, String> {
+    let names: Vec<&str> = match wanted {
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None => engines::ALL.to_vec(),
+    };
+    let mut chosen = Vec::new();
+    for name in engines::ALL
+        .iter()
+        .filter(|n| **n == "kiln" || names.contains(n))
+    {
+        let engine = engines::engine(name, root, kiln).expect("known engine");
+        if engine.is_available() {
+            chosen.push(engine);
+        } else if wanted.is_some() || *name == "kiln" {
+            return Err(format!(
+                "{name} is not installed ({}); `cargo build --release -p kiln-cli` builds Kiln, `kiln-bench install` the peers",
+                engine.program.display()
+            ));
+        } else {
+            eprintln!(
+                "kiln-bench: {name} not installed, skipped ({})",
+                engine.program.display()
+            );
+        }
+    }
+    for name in &names {
+        if !engines::ALL.contains(name) {
+            return Err(format!(
+                "unknown engine {name:?}; known: {}",
+                engines::ALL.join(", ")
+            ));
+        }
+    }
+    Ok(chosen)
+}
+
+fn list(root: &Path) -> Result<ExitCode, String> {
+    println!("fixtures:");
+    for fixture in suite::all(root)? {
+        println!("  {:<22} {}", fixture.name, fixture.script.display());
+    }
+    println!("engines:");
+    for name in engines::ALL {
+        let engine = engines::engine(name, root, None).expect("known engine");
+        let version = if engine.is_available() {
+            engines::version(&engine, root)
+        } else {
+            "not installed".into()
+        };
+        println!("  {:<14} {:<40} {}", name, version, engine.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn measure(root: &Path, args: &RunArgs) -> Result<RunRecord, String> {
+    let fixtures = suite::select(suite::all(root)?, args.fixtures.as_deref())?;
+    let engines = select_engines(root, args.engines.as_deref(), args.kiln.as_deref())?;
+    let infos: Vec<EngineInfo> = engines
+        .iter()
+        .map(|e| EngineInfo {
+            name: e.name.to_string(),
+            version: engines::version(e, root),
+            command: e.display(),
+        })
+        .collect();
+    for info in &infos {
+        eprintln!("{:<14} {}", info.name, info.version);
+    }
+    let options = runner::Options {
+        runs: args.runs.max(1),
+        timeout: Duration::from_secs(args.timeout),
+    };
+    let fixtures = runner::run_all(&fixtures, &engines, &options);
+    Ok(RunRecord {
+        date: shell(&["date", "-u", "+%Y-%m-%d %H:%M"]).unwrap_or_else(|| "unknown".into()),
+        commit: kiln_commit(&engines[0].program),
+        host: host_line(),
+        runs: options.runs,
+        engines: infos,
+        fixtures,
+        note: None,
+    })
+}
+
+fn run(
+    root: &Path,
+    args: &RunArgs,
+    record_it: bool,
+    note: Option<String>,
+) -> Result<ExitCode, String> {
+    let mut record = measure(root, args)?;
+    record.note = note;
+    let results = root.join("bench/results");
+    let previous = record::last_on_host(&results, &record.host);
+    let section = record.markdown(previous.as_ref());
+    println!("{section}");
+    if record_it {
+        std::fs::create_dir_all(&results).map_err(|e| e.to_string())?;
+        let json_path = results.join(record.file_name());
+        let json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
+        std::fs::write(&json_path, json + "\n").map_err(|e| e.to_string())?;
+        let history_path = root.join("BENCHMARKS.md");
+        let history =
+            std::fs::read_to_string(&history_path).unwrap_or_else(|_| "# Benchmarks\n".into());
+        std::fs::write(&history_path, record::insert_section(&history, &section))
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "recorded {} and a section in BENCHMARKS.md",
+            json_path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(root: &Path, args: &RunArgs) -> Result<ExitCode, String> {
+    let host = host_line();
+    let last = record::last_on_host(&root.join("bench/results"), &host)
+        .ok_or_else(|| format!("no recorded run from this host ({host}) in bench/results/"))?;
+    let mut args = args.clone();
+    if args.engines.is_none() {
+        args.engines = Some("kiln".into());
+    }
+    if args.fixtures.is_none() {
+        let names: Vec<String> = last
+            .fixtures
+            .iter()
+            .filter(|f| {
+                f.result("kiln")
+                    .is_some_and(|r| r.status == record::Status::Ok)
+            })
+            .map(|f| f.name.clone())
+            .collect();
+        args.fixtures = Some(names.join(","));
+    }
+    let fresh = measure(root, &args)?;
+    let mut changes = Vec::new();
+    for fixture in &fresh.fixtures {
+        let now = fixture.result("kiln").and_then(|r| r.median_ms);
+        let then = last
+            .fixtures
+            .iter()
+            .find(|f| f.name == fixture.name)
+            .and_then(|f| f.result("kiln"))
+            .and_then(|r| r.median_ms);
+        if let (Some(now), Some(then)) = (now, then) {
+            changes.push(stats::Change {
+                fixture: fixture.name.clone(),
+                recorded_ms: then,
+                fresh_ms: now,
+            });
+        } else if now.is_none() {
+            println!(
+                "{}: Kiln failed now: {}",
+                fixture.name,
+                fixture
+                    .result("kiln")
+                    .and_then(|r| r.error.clone())
+                    .unwrap_or_default()
+            );
+        }
+    }
+    println!(
+        "against the run of {} (commit {}):\n",
+        last.date, last.commit
+    );
+    println!("| fixture | recorded ms | now ms | Δ |\n|---|---|---|---|");
+    for c in &changes {
+        let flag = if c.is_regression() { " **slower**" } else { "" };
+        println!(
+            "| {} | {:.0} | {:.0} | {:+.1} %{flag} |",
+            c.fixture,
+            c.recorded_ms,
+            c.fresh_ms,
+            (c.factor() - 1.0) * 100.0
+        );
+    }
+    let verdict = stats::judge(&changes);
+    if let Some(g) = verdict.geomean_factor {
+        println!(
+            "\ngeomean now/recorded: {g:.3} ({:+.1} %)",
+            (g - 1.0) * 100.0
+        );
+    }
+    let failed_now = fresh.fixtures.iter().any(|f| {
+        f.result("kiln")
+            .is_none_or(|r| r.status != record::Status::Ok)
+    });
+    if verdict.passed() && !failed_now {
+        println!("check passed: no fixture more than 8 % slower, geomean not more than 3 % slower");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for c in &verdict.slower {
+            println!(
+                "SLOWER: {} by {:.1} %",
+                c.fixture,
+                (c.factor() - 1.0) * 100.0
+            );
+        }
+        if verdict.geomean_regressed() {
+            println!("SLOWER: geomean by more than 3 %");
+        }
+        if failed_now {
+            println!("FAILED: a fixture that passed before fails now");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+fn profile_cmd(
+    root: &Path,
+    fixture: &str,
+    engine: &str,
+    profiler: profile::Profiler,
+    top: usize,
+    kiln: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let fixtures = suite::select(suite::all(root)?, Some(fixture))?;
+    let fixture = fixtures.first().ok_or("no such fixture")?;
+    let engine = select_engines(root, Some(engine), kiln)?
+        .into_iter()
+        .find(|e| e.name == engine)
+        .ok_or("no such engine")?;
+    let out = profile::profile(
+        &engine,
+        &fixture.name,
+        &fixture.script,
+        &root.join("build/profiles"),
+        profiler,
+        top,
+    )?;
+    println!("{}", out.top);
+    println!(
+        "flame graph: {}\nself-time table: {}\nfolded stacks: {}",
+        out.svg.display(),
+        out.table.display(),
+        out.folded.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn jit_proof(root: &Path) -> Result<ExitCode, String> {
+    let script = root.join("bench/jit-proof.js");
+    let engines = select_engines(root, Some("bun-nojit,bun"), None)?;
+    println!(
+        "| engine | wall ms | functions JIT-compiled | checksum | command |\n|---|---|---|---|---|"
+    );
+    for engine in engines.iter().filter(|e| e.name != "kiln") {
+        let sample = measure::run(engine.command(&script), Duration::from_secs(300))
+            .map_err(|e| e.to_string())?;
+        // JavaScriptCore reports every baseline/DFG/FTL compilation when asked to.
+        let mut report = engine.command(&script);
+        report.env("BUN_JSC_reportCompileTimes", "1");
+        let out = report.output().map_err(|e| e.to_string())?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let compiled = text
+            .lines()
+            .filter(|l| l.contains("Compiled") || l.contains("Optimized"))
+            .count();
+        println!(
+            "| {} | {:.0} | {compiled} | {} | `{}` |",
+            engine.name,
+            sample.wall_ms,
+            measure::checksum(&sample.stdout),
+            engine.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn shell(argv: &[&str]) -> Option<String> {
+    let out = Command::new(argv[0]).args(&argv[1..]).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// CPU model name and core count, from /proc/cpuinfo.
+fn host_line() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = info.lines().filter(|l| l.starts_with("processor")).count();
+    format!("{model}, {cores} cores")
+}
+
+/// The commit of the checkout Kiln's binary was built in, `+dirty` when its engine
+/// sources (crates/, apps/) differ from that commit.
+fn kiln_commit(kiln: &Path) -> String {
+    let dir = kiln.parent().unwrap_or(Path::new("."));
+    let dir = dir.to_string_lossy();
+    let Some(commit) = shell(&["git", "-C", &dir, "rev-parse", "--short=10", "HEAD"]) else {
+        return "unknown".into();
+    };
+    let top = shell(&["git", "-C", &dir, "rev-parse", "--show-toplevel"]).unwrap_or_default();
+    let dirty = shell(&[
+        "git",
+        "-C",
+        &top,
+        "status",
+        "--porcelain",
+        "--",
+        "crates",
+        "apps",
+    ])
+    .is_some_and(|s| !s.is_empty());
+    if dirty {
+        format!("{commit}+dirty")
+    } else {
+        commit
+    }
+}
