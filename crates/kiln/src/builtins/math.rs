@@ -125,7 +125,7 @@ fn round_half_up(x: f64) -> f64 {
     if !x.is_finite() || x == 0.0 {
         return x;
     }
-    if x < 0.0 && x >= -0.5 {
+    if (-0.5..0.0).contains(&x) {
         return -0.0;
     }
     let floor = x.floor();

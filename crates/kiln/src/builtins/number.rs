@@ -255,23 +255,12 @@ fn number_to_radix_string(x: f64, radix: u32) -> String {
     out
 }
 
-/// `numerator / denominator` rounded to the nearest integer, ties up.
-fn div_round_half_up(numerator: BigUint, denominator: &BigUint) -> BigUint {
-    let q = &numerator / denominator;
-    let r = numerator - &q * denominator;
-    if r * 2u32 >= *denominator {
-        q + 1u32
-    } else {
-        q
-    }
-}
-
 fn pow10(n: u32) -> BigUint {
     BigUint::from(10u32).pow(n)
 }
 
-/// The integer `n` nearest to `x * 10^scale` (ties pick the larger), exactly.
-fn scaled_round(x: f64, scale: i32) -> BigUint {
+/// `x * 10^scale` exactly: its integer part, and the nearest integer (ties pick the larger).
+fn scaled(x: f64, scale: i32) -> (BigUint, BigUint) {
     let (m, e) = decompose(x);
     let mut numerator = BigUint::from(m);
     let mut denominator = BigUint::one();
@@ -285,28 +274,44 @@ fn scaled_round(x: f64, scale: i32) -> BigUint {
     } else {
         denominator *= pow10((-scale) as u32);
     }
-    div_round_half_up(numerator, &denominator)
+    let q = &numerator / &denominator;
+    let r = numerator - &q * &denominator;
+    let rounded = if r * 2u32 >= denominator {
+        &q + 1u32
+    } else {
+        q.clone()
+    };
+    (q, rounded)
+}
+
+/// The integer `n` nearest to `x * 10^scale` (ties pick the larger), exactly.
+fn scaled_round(x: f64, scale: i32) -> BigUint {
+    scaled(x, scale).1
 }
 
 /// For finite `x > 0`: the `digits` significant digits `n` and exponent `e` with
 /// `10^(digits-1) <= n < 10^digits` and `n * 10^(e - digits + 1)` nearest to `x`
 /// (ties pick the larger), as toExponential and toPrecision need.
 fn exact_significant(x: f64, digits: u32) -> (String, i32) {
-    let mut e = x.log10().floor() as i32;
     let low = pow10(digits - 1);
     let high = pow10(digits);
+    // Find the exact decimal exponent: 10^e <= x < 10^(e+1), from an estimate off by
+    // at most one.
+    let mut e = x.log10().floor() as i32;
     for _ in 0..4 {
-        let n = scaled_round(x, digits as i32 - 1 - e);
-        if n >= high {
+        let (floor, rounded) = scaled(x, digits as i32 - 1 - e);
+        if floor >= high {
             e += 1;
-        } else if n < low {
+        } else if floor < low {
             e -= 1;
+        } else if rounded >= high {
+            // Rounding up carried into a new digit: 10^digits * 10^(e-digits+1).
+            return (low.to_string(), e + 1);
         } else {
-            return (n.to_string(), e);
+            return (rounded.to_string(), e);
         }
     }
-    // The estimate is off by at most one: the loop above always returns. Fall back to
-    // the shortest representation rather than panic.
+    // Unreachable for finite positive doubles; answer the shortest form rather than panic.
     shortest_significant(x)
 }
 
