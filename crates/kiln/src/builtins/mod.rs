@@ -15,6 +15,7 @@ pub mod function;
 pub mod generator;
 pub mod global;
 pub mod iterator;
+pub mod iterator_helpers;
 pub mod json;
 pub mod math;
 pub mod number;
@@ -79,6 +80,7 @@ pub fn init(vm: &mut Vm) {
     function::init(vm);
     error::init(vm);
     iterator::init(vm);
+    iterator_helpers::init(vm);
     array::init(vm);
     string::init(vm);
     number::init(vm);
