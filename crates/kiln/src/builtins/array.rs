@@ -1032,11 +1032,17 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             out.extend_from_slice(&sep);
         }
         let v = get_at(vm, o, k)?;
-        if !v.is_nullish() {
+        if let Some(i) = v.as_int() {
+            // Fast path: an int's decimal digits are its ToString, without a heap string.
+            out.extend(i.to_string().bytes().map(u16::from));
+        } else if !v.is_nullish() {
             let s = vm.to_string(v)?;
             push_units(vm, &mut out, s)?;
         }
         k += 1.0;
+    }
+    if out.len() > crate::MAX_STRING_LENGTH as usize {
+        return Err(vm.range_error("Invalid string length"));
     }
     Ok(Value::string(vm.heap.alloc_units(&out)))
 }

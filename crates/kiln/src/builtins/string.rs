@@ -185,16 +185,8 @@ pub(crate) fn find_units(hay: Units<'_>, needle: Units<'_>, from: usize) -> Opti
         return None;
     }
     match (hay, needle) {
-        (Units::Latin1(h), Units::Latin1(nd)) => {
-            h[from..].windows(m).position(|w| w == nd).map(|p| p + from)
-        }
-        (Units::Utf16(h), needle) => {
-            let nd = needle.to_vec();
-            h[from..]
-                .windows(m)
-                .position(|w| w == nd.as_slice())
-                .map(|p| p + from)
-        }
+        (Units::Latin1(h), Units::Latin1(nd)) => find_slice(h, nd, from),
+        (Units::Utf16(h), needle) => find_slice(h, &needle.to_vec(), from),
         // A one-byte string cannot contain a unit of 256 or more.
         (Units::Latin1(h), Units::Utf16(nd)) => {
             if nd.iter().any(|&u| u > 255) {
@@ -207,6 +199,23 @@ pub(crate) fn find_units(hay: Units<'_>, needle: Units<'_>, from: usize) -> Opti
                 .map(|p| p + from)
         }
     }
+}
+
+/// The first index at or after `from` where `needle` (non-empty) occurs in `hay`:
+/// scan for the first unit, then compare the rest.
+fn find_slice<T: PartialEq + Copy>(hay: &[T], needle: &[T], from: usize) -> Option<usize> {
+    let (first, rest) = needle.split_first()?;
+    let last_start = hay.len().checked_sub(needle.len())?;
+    let mut i = from;
+    while i <= last_start {
+        let offset = hay[i..=last_start].iter().position(|u| u == first)?;
+        i += offset;
+        if &hay[i + 1..i + needle.len()] == rest {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// StringIndexOf on two heap strings.
