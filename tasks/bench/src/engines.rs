@@ -116,7 +116,14 @@ pub fn version(engine: &Engine, root: &Path) -> String {
         "node" | "node-jitless" => run(&["--version"]),
         "bun" | "bun-nojit" => run(&["--version"]),
         "quickjs" => run(&["--version"]).map(|v| format!("QuickJS-NG {v} (rquickjs)")),
-        "hermes" => from_file("hermes"),
+        "hermes" => run(&["-version"])
+            .and_then(|text| {
+                text.lines().find_map(|l| {
+                    l.split_once("release version:")
+                        .map(|(_, v)| v.trim().to_string())
+                })
+            })
+            .or_else(|| from_file("hermes")),
         "boa" => run(&["--version"]).or_else(|| from_file("boa")),
         _ => None,
     };

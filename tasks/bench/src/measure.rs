@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone)]
 pub struct Sample {
     pub wall_ms: f64,
+    /// user + system CPU time of the child (all its threads)
+    pub cpu_ms: f64,
     /// peak resident set size of the child, in KiB (`ru_maxrss`)
     pub max_rss_kb: u64,
     pub stdout: String,
@@ -96,10 +98,15 @@ pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Sample> {
     };
     Ok(Sample {
         wall_ms: wall.as_secs_f64() * 1000.0,
+        cpu_ms: timeval_ms(usage.ru_utime) + timeval_ms(usage.ru_stime),
         max_rss_kb: usage.ru_maxrss.max(0) as u64,
         stdout,
         outcome,
     })
+}
+
+fn timeval_ms(t: libc::timeval) -> f64 {
+    t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0
 }
 
 /// The line most likely to say what went wrong: the last stderr line that names an

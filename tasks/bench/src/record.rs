@@ -57,6 +57,12 @@ pub struct EngineResult {
     /// peak resident set size over the runs, KiB
     pub max_rss_kb: Option<u64>,
     pub times_ms: Vec<f64>,
+    /// user + system CPU time of each timed run (all threads), ms
+    #[serde(default)]
+    pub cpu_times_ms: Vec<f64>,
+    /// median of `cpu_times_ms`
+    #[serde(default)]
+    pub cpu_median_ms: Option<f64>,
     pub checksum: Option<String>,
     pub error: Option<String>,
 }
@@ -339,6 +345,8 @@ mod tests {
             max_ms: Some(median),
             max_rss_kb: Some(1024),
             times_ms: vec![median],
+            cpu_times_ms: vec![median],
+            cpu_median_ms: Some(median),
             checksum: Some(checksum.into()),
             error: None,
         }

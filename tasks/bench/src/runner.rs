@@ -63,6 +63,7 @@ fn run_fixture(fixture: &Fixture, engines: &[Engine], options: &Options) -> Fixt
             match measure::run(engine.command(&fixture.script), options.timeout) {
                 Ok(s) if s.outcome.is_ok() => {
                     results[i].times_ms.push(s.wall_ms);
+                    results[i].cpu_times_ms.push(s.cpu_ms);
                     rss[i] = rss[i].max(s.max_rss_kb);
                 }
                 Ok(s) => {
@@ -81,6 +82,7 @@ fn run_fixture(fixture: &Fixture, engines: &[Engine], options: &Options) -> Fixt
             continue;
         }
         r.median_ms = stats::median(&r.times_ms);
+        r.cpu_median_ms = stats::median(&r.cpu_times_ms);
         if let Some((min, max)) = stats::min_max(&r.times_ms) {
             r.min_ms = Some(min);
             r.max_ms = Some(max);
@@ -109,6 +111,8 @@ fn ok_result(engine: &str, checksum: String) -> EngineResult {
         max_ms: None,
         max_rss_kb: None,
         times_ms: Vec::new(),
+        cpu_times_ms: Vec::new(),
+        cpu_median_ms: None,
         checksum: Some(checksum),
         error: None,
     }
