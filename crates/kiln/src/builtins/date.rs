@@ -808,9 +808,9 @@ fn setter(vm: &mut Vm, this: Value, args: Args, method: &str, fields: Fields) ->
         Fields::Date { first, count } | Fields::Time { first, count } => (first, count),
     };
     let mut given = [None; 4];
-    for i in 0..count {
+    for (i, slot) in given.iter_mut().enumerate().take(count) {
         if i == 0 || i < args.count as usize {
-            given[i] = Some(vm.to_number(vm.arg(args, i))?);
+            *slot = Some(vm.to_number(vm.arg(args, i))?);
         }
     }
     // setFullYear starts from +0 when the date is invalid; the others stay NaN.

@@ -198,7 +198,7 @@ fn get_method(vm: &mut Vm, v: Value, key: PropertyKey) -> JsResult<Option<Value>
 /// [GetIteratorFlattenable](https://tc39.es/ecma262/#sec-getiteratorflattenable):
 /// `(iterator, next)`; strings are iterated only when `strings` is true.
 fn get_iterator_flattenable(vm: &mut Vm, obj: Value, strings: bool) -> JsResult<(Value, Value)> {
-    if !obj.is_object() && !(strings && obj.as_string().is_some()) {
+    if !obj.is_object() && (!strings || obj.as_string().is_none()) {
         let what = vm.display(obj);
         return Err(vm.type_error(format!("{what} is not an iterator or iterable")));
     }
