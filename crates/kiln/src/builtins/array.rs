@@ -20,6 +20,8 @@ use std::cmp::Ordering;
 const MAX_SAFE_INTEGER: f64 = 9007199254740991.0;
 /// 2^32 - 1: the largest array length.
 const MAX_ARRAY_LENGTH: f64 = 4294967295.0;
+/// The most values a sort collects (the list lives outside the heap budget).
+const MAX_SORT_ITEMS: usize = 1 << 27;
 /// Nesting depth beyond which `flat` gives up rather than exhaust the Rust stack.
 const MAX_FLATTEN_DEPTH: u32 = 2_000;
 
@@ -1461,6 +1463,9 @@ fn sort_indexed_properties(
             Some(get_at(vm, o, k)?)
         };
         if let Some(v) = v {
+            if items.len() >= MAX_SORT_ITEMS {
+                return Err(vm.range_error("Invalid array length"));
+            }
             vm.roots.push(v);
             items.push(v);
         }

@@ -459,6 +459,8 @@ struct Serializer {
     gap: Vec<u16>,
     property_list: Option<Vec<PropertyKey>>,
     out: Vec<u16>,
+    /// the key "toJSON", looked up once
+    to_json: PropertyKey,
 }
 
 fn push_ascii(out: &mut Vec<u16>, s: &str) {
@@ -527,8 +529,7 @@ impl Serializer {
         vm.roots.push(value);
         // 2. If value is an Object or a BigInt, call its toJSON method if it has one.
         if value.is_object() || value.as_bigint().is_some() {
-            let to_json_key = vm.key("toJSON");
-            let to_json = vm.get(value, to_json_key)?;
+            let to_json = vm.get(value, self.to_json)?;
             if vm.is_callable(to_json) {
                 let k = vm.key_to_value(key);
                 value = vm.call(to_json, value, &[k])?;
@@ -688,6 +689,7 @@ fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         gap: Vec::new(),
         property_list: None,
         out: Vec::new(),
+        to_json: vm.key("toJSON"),
     };
     // 4. A replacer function, or an array of property names.
     if replacer.is_object() {
