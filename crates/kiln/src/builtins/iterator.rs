@@ -366,6 +366,24 @@ impl Vm {
         {
             return Ok(e.clone());
         }
+        // Arguments objects whose layout is untouched: length in slot 0, values dense.
+        let o = self.heap.object(obj);
+        if (o.shape == self.shapes.arguments_mapped || o.shape == self.shapes.arguments_unmapped)
+            && let Some(len) = o.slots[0].as_int()
+            && let Elements::Dense(e) = &o.elements
+            && e.len() == len as usize
+            && !e.iter().any(|v| v.is_hole())
+        {
+            let mut values = e.clone();
+            if let ObjectKind::Arguments { env: Some(env), mapped } = &o.kind {
+                for (i, m) in mapped.iter().enumerate() {
+                    if *m {
+                        values[i] = self.heap.env(*env).slots[i];
+                    }
+                }
+            }
+            return Ok(values);
+        }
         let len = self.length_of_array_like(v)?;
         if len > 10_000_000.0 {
             return Err(self.range_error("Too many arguments in function call"));

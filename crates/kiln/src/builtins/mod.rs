@@ -62,9 +62,20 @@ pub fn init(vm: &mut Vm) {
         PropertyKey::String(vm.atoms.prototype),
         Attrs(Attrs::WRITABLE),
     );
+    let args_root = vm.heap.shapes.root(Some(object_prototype));
+    let length_key = PropertyKey::String(vm.atoms.length);
+    let args_length = vm.heap.shapes.add(args_root, length_key, Attrs::HIDDEN);
+    let iterator_key = PropertyKey::Symbol(vm.symbols.iterator);
+    let args_iter = vm.heap.shapes.add(args_length, iterator_key, Attrs::HIDDEN);
+    let callee = PropertyKey::String(vm.atoms.callee);
+    let arguments_mapped = vm.heap.shapes.add(args_iter, callee, Attrs::HIDDEN);
+    let arguments_unmapped = vm.heap.shapes.add(args_iter, callee, Attrs(Attrs::ACCESSOR));
     vm.shapes = crate::interpreter::FunctionShapes {
         plain,
         with_prototype,
+        arguments_mapped,
+        arguments_unmapped,
+        strict_callee: Value::UNDEFINED,
     };
     let global = vm
         .heap
@@ -75,6 +86,7 @@ pub fn init(vm: &mut Vm) {
     vm.heap.object_mut(thrower).extensible = false;
     vm.heap.seal_or_freeze(thrower, true);
     vm.intrinsics.throw_type_error = thrower;
+    vm.shapes.strict_callee = vm.new_accessor(Value::object(thrower), Value::object(thrower));
 
     object::init(vm);
     function::init(vm);

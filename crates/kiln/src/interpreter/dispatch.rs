@@ -1477,10 +1477,55 @@ impl Vm {
             }
             return self.get(receiver, key);
         };
-        if let Some(cache) = self.cacheable_lookup(obj, key) {
+        let megamorphic = matches!(code.caches[site as usize].get(), InlineCache::Megamorphic);
+        if megamorphic {
+            let shape = self.heap.object(obj).shape;
+            if let Some(v) = self.megamorphic_hit(obj, shape, key) {
+                return Ok(v);
+            }
+            if let Some(cache) = self.cacheable_lookup(obj, key) {
+                self.megamorphic_fill(shape, key, cache);
+                if let Some(v) = self.megamorphic_hit(obj, shape, key) {
+                    return Ok(v);
+                }
+            }
+        } else if let Some(cache) = self.cacheable_lookup(obj, key) {
             self.fill_cache(code, site, cache);
+            if let Some(v) = self.get_named_cached(receiver, code, site) {
+                return Ok(v);
+            }
         }
         self.get_with_receiver(obj, key, receiver)
+    }
+
+    /// The megamorphic cache: one direct-mapped table shared by every site that saw too
+    /// many shapes, keyed by (shape, key).
+    fn megamorphic_slot(shape: crate::object::shape::ShapeId, key: PropertyKey) -> usize {
+        let k = match key {
+            PropertyKey::String(s) => s.0 as u64,
+            PropertyKey::Symbol(s) => (s.0 as u64) << 1 | 1,
+            PropertyKey::Index(i) => (i as u64) << 2 | 2,
+        };
+        let h = (shape.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> 52) as usize & (super::MEGAMORPHIC_ENTRIES - 1)
+    }
+
+    fn megamorphic_hit(&self, obj: ObjectId, shape: crate::object::shape::ShapeId, key: PropertyKey) -> Option<Value> {
+        let (s, k, cache) = self.megamorphic[Self::megamorphic_slot(shape, key)];
+        if s != shape || k != key {
+            return None;
+        }
+        match cache {
+            InlineCache::Own { slot, .. } => Some(self.heap.object(obj).slots[slot as usize]),
+            InlineCache::Proto { holder, slot, epoch, .. } if epoch == self.heap.proto_epoch => {
+                Some(self.heap.object(holder).slots[slot as usize])
+            }
+            _ => None,
+        }
+    }
+
+    fn megamorphic_fill(&mut self, shape: crate::object::shape::ShapeId, key: PropertyKey, cache: InlineCache) {
+        self.megamorphic[Self::megamorphic_slot(shape, key)] = (shape, key, cache);
     }
 
     /// Where a named data property lives, if that can be cached.
@@ -2151,44 +2196,17 @@ impl Vm {
         } else {
             Box::new([])
         };
-        let obj = self.heap.new_object(
-            Some(self.intrinsics.object_prototype),
-            ObjectKind::Arguments {
-                env: if mapped { env } else { None },
-                mapped: mapped_bits,
-            },
-        );
-        self.heap.object_mut(obj).elements = Elements::Dense(values);
-        self.define_builtin(
-            obj,
-            PropertyKey::String(self.atoms.length),
-            Value::int(argc as i32),
-            Attrs::HIDDEN,
-        );
-        let iter = self.intrinsics.array_prototype_values;
-        self.define_builtin(
-            obj,
-            PropertyKey::Symbol(self.symbols.iterator),
-            Value::object(iter),
-            Attrs::HIDDEN,
-        );
-        if mapped {
-            self.define_builtin(
-                obj,
-                PropertyKey::String(self.atoms.callee),
-                Value::object(callee),
-                Attrs::HIDDEN,
-            );
+        let (shape, callee_value) = if mapped {
+            (self.shapes.arguments_mapped, Value::object(callee))
         } else {
-            let thrower = Value::object(self.intrinsics.throw_type_error);
-            let pair = self.new_accessor(thrower, thrower);
-            self.define_builtin(
-                obj,
-                PropertyKey::String(self.atoms.callee),
-                pair,
-                Attrs(Attrs::ACCESSOR),
-            );
-        }
+            (self.shapes.arguments_unmapped, self.shapes.strict_callee)
+        };
+        let kind = ObjectKind::Arguments { env: if mapped { env } else { None }, mapped: mapped_bits };
+        let obj = self.heap.new_object_with_shape(shape, Some(self.intrinsics.object_prototype), kind);
+        let iter = Value::object(self.intrinsics.array_prototype_values);
+        let o = self.heap.object_mut(obj);
+        o.elements = Elements::Dense(values);
+        o.slots = vec![Value::int(argc as i32), iter, callee_value];
         obj
     }
 

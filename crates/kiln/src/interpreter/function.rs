@@ -449,6 +449,15 @@ impl Vm {
         new_target: Value,
         default: fn(&crate::realm::Intrinsics) -> ObjectId,
     ) -> JsResult<ObjectId> {
+        // Fast path: a plain function's `prototype` data property is its third slot.
+        if let Some(nt) = new_target.as_object()
+            && self.heap.object(nt).shape == self.shapes.with_prototype
+        {
+            if let Some(p) = self.heap.object(nt).slots[2].as_object() {
+                return Ok(p);
+            }
+            return Ok(default(&self.intrinsics));
+        }
         if let Some(nt) = new_target.as_object() {
             let p = self.get(new_target, PropertyKey::String(self.atoms.prototype))?;
             if let Some(p) = p.as_object() {

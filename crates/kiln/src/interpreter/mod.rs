@@ -143,6 +143,9 @@ impl LoadedScript {
     }
 }
 
+/// Entries in the megamorphic property cache (a power of two).
+pub const MEGAMORPHIC_ENTRIES: usize = 4096;
+
 /// Where a returning frame's value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReturnTo {
@@ -257,6 +260,8 @@ pub struct Vm {
     pub shapes: FunctionShapes,
     /// values a host has pinned (embedding API handles)
     pub pinned: Vec<Value>,
+    /// the shared cache of megamorphic property sites: (shape, key) -> where the value is
+    pub megamorphic: Box<[(ShapeId, PropertyKey, InlineCache)]>,
     pub random_state: u64,
     /// the native function being called (natives read their data through it)
     pub native_callee: ObjectId,
@@ -272,6 +277,11 @@ pub struct Vm {
 pub struct FunctionShapes {
     pub plain: ShapeId,
     pub with_prototype: ShapeId,
+    /// arguments objects: `length`, `@@iterator`, `callee` (a data property when mapped,
+    /// the %ThrowTypeError% accessor `strict_callee` otherwise)
+    pub arguments_mapped: ShapeId,
+    pub arguments_unmapped: ShapeId,
+    pub strict_callee: Value,
 }
 
 impl Default for Vm {
@@ -306,8 +316,13 @@ impl Vm {
             shapes: FunctionShapes {
                 plain: ShapeId::DICTIONARY,
                 with_prototype: ShapeId::DICTIONARY,
+                arguments_mapped: ShapeId::DICTIONARY,
+                arguments_unmapped: ShapeId::DICTIONARY,
+                strict_callee: Value::UNDEFINED,
             },
             pinned: Vec::new(),
+            megamorphic: vec![(ShapeId::DICTIONARY, PropertyKey::Index(0), InlineCache::Empty); MEGAMORPHIC_ENTRIES]
+                .into_boxed_slice(),
             random_state: 0x2545_F491_4F6C_DD1D,
             native_callee: ObjectId(0),
             termination: None,

@@ -769,8 +769,11 @@ impl Heap {
                 if (len as usize) <= v.len() {
                     v.truncate(len as usize);
                     true
-                } else if len as usize <= v.len() * 4 + 1024 {
+                } else if (len as usize) <= DENSE_HOLES_LIMIT || len as usize <= v.len() * 4 {
+                    let before = v.capacity();
                     v.resize(len as usize, Value::HOLE);
+                    let grown = (v.capacity() - before) * 8;
+                    self.note_growth(grown);
                     true
                 } else {
                     self.to_sparse_elements(obj);
@@ -819,6 +822,10 @@ impl Heap {
         }
     }
 }
+
+/// Arrays up to this length stay dense when their length is set (`new Array(n)`),
+/// holes and all; longer ones start sparse.
+const DENSE_HOLES_LIMIT: usize = 1 << 20;
 
 /// The length of an array object.
 pub fn array_length(o: &Object) -> u32 {
