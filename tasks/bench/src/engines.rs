@@ -15,11 +15,19 @@ pub struct Engine {
     pub args: Vec<String>,
     /// extra environment variables
     pub env: Vec<(String, String)>,
+    /// when set, the script is run through a hard link with the extension `.cjs` made
+    /// in this folder (Bun runs a `.js` file without `require`/`module` as an ES module,
+    /// in strict mode; as `.cjs` it runs it as Node does, as a sloppy CommonJS script)
+    pub as_cjs_in: Option<PathBuf>,
 }
 
 impl Engine {
     /// The command that runs `script` on this engine.
     pub fn command(&self, script: &Path) -> Command {
+        let script = match &self.as_cjs_in {
+            Some(dir) => cjs_link(dir, script),
+            None => script.to_path_buf(),
+        };
         let mut command = Command::new(&self.program);
         command.args(&self.args).arg(script);
         for (key, value) in &self.env {
@@ -33,7 +41,14 @@ impl Engine {
         let mut parts: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         parts.push(self.program.display().to_string());
         parts.extend(self.args.iter().cloned());
-        parts.push("FILE".into());
+        parts.push(
+            if self.as_cjs_in.is_some() {
+                "FILE (linked as .cjs)"
+            } else {
+                "FILE"
+            }
+            .into(),
+        );
         parts.join(" ")
     }
 
@@ -85,8 +100,12 @@ pub fn engine(name: &str, root: &Path, kiln: Option<&Path>) -> Option<Engine> {
         _ => return None,
     };
     let name = ALL.iter().find(|n| **n == name)?;
+    let as_cjs_in = name
+        .starts_with("bun")
+        .then(|| root.join("build/bench/cjs"));
     Some(Engine {
         name,
+        as_cjs_in,
         program,
         args: args.iter().map(|s| s.to_string()).collect(),
         env: env
@@ -128,6 +147,21 @@ pub fn version(engine: &Engine, root: &Path) -> String {
         _ => None,
     };
     found.unwrap_or_else(|| "unknown".into())
+}
+
+/// `dir/<stem>.cjs`, a hard link to `script` (the same bytes; a copy where linking fails).
+fn cjs_link(dir: &Path, script: &Path) -> PathBuf {
+    let stem = script
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let link = dir.join(format!("{stem}.cjs"));
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::remove_file(&link);
+    if std::fs::hard_link(script, &link).is_err() {
+        let _ = std::fs::copy(script, &link);
+    }
+    link
 }
 
 fn which(program: &Path) -> Option<PathBuf> {
