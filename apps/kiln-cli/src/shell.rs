@@ -3,6 +3,7 @@
 
 use kiln::object::{Attrs, ObjectKind, PropertyKey};
 use kiln::{Args, JsResult, Runtime, Value, Vm};
+use std::io::Write;
 
 pub fn install(runtime: &mut Runtime) {
     runtime.register_function("print", print, 0);
@@ -37,12 +38,13 @@ fn format_args(vm: &mut Vm, args: Args) -> JsResult<String> {
 
 fn print(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let text = format_args(vm, args)?;
-    println!("{text}");
+    // A closed pipe (`kiln run f.js | head`) ends output quietly instead of panicking.
+    let _ = writeln!(std::io::stdout(), "{text}");
     Ok(Value::UNDEFINED)
 }
 
 fn print_stderr(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let text = format_args(vm, args)?;
-    eprintln!("{text}");
+    let _ = writeln!(std::io::stderr(), "{text}");
     Ok(Value::UNDEFINED)
 }

@@ -8,7 +8,11 @@ use std::process::Command;
 fn run_benchmark(file: &str, name: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let octane = root.join("../shared/bench/octane");
-    assert!(octane.join("base.js").exists(), "the Octane programs are expected in {}", octane.display());
+    assert!(
+        octane.join("base.js").exists(),
+        "the Octane programs are expected in {}",
+        octane.display()
+    );
     let output = Command::new(env!("CARGO_BIN_EXE_kiln"))
         .arg("run")
         .arg(octane.join("base.js"))
@@ -18,9 +22,19 @@ fn run_benchmark(file: &str, name: &str) {
         .expect("kiln runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{file} failed:\n{stdout}\n{stderr}");
-    let line = stdout.lines().find(|l| l.starts_with(&format!("{name}: "))).unwrap_or_default();
-    let score: f64 = line.rsplit(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
+    assert!(
+        output.status.success(),
+        "{file} failed:\n{stdout}\n{stderr}"
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: ")))
+        .unwrap_or_default();
+    let score: f64 = line
+        .rsplit(' ')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0);
     assert!(score > 0.0, "{file} printed no score:\n{stdout}");
 }
 

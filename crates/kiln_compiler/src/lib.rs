@@ -108,7 +108,9 @@ fn compile_on_this_thread(
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
     let mut compiler = Compiler::new(source, scoping, analysis, kind, root, strict);
-    compile_top_level(&mut compiler, &program.body, root, strict).map_err(|e| e.locate(source))?;
+    let directive = program.directives.last().map(|d| &d.expression);
+    compile_top_level(&mut compiler, &program.body, directive, root, strict)
+        .map_err(|e| e.locate(source))?;
     let mut functions = Vec::with_capacity(compiler.functions.len());
     for f in compiler.functions {
         match f {
@@ -131,6 +133,7 @@ fn compile_on_this_thread(
 fn compile_top_level<'a>(
     c: &mut Compiler<'a>,
     body: &[Statement<'a>],
+    last_directive: Option<&oxc_ast::ast::StringLiteral<'a>>,
     root: ScopeId,
     strict: bool,
 ) -> Result<(), CompileError> {
@@ -155,6 +158,19 @@ fn compile_top_level<'a>(
     let completion = c.fs.alloc()?;
     c.fs.temp_base = c.fs.next_reg;
     c.emit(Instr::LoadUndefined { dst: completion });
+    // A directive is an expression statement too: `eval('"text"')` completes with "text".
+    if let Some(d) = last_directive {
+        let value = if d.lone_surrogates {
+            function::decode_lone_surrogates(&d.value)
+        } else {
+            function::utf16(&d.value)
+        };
+        let idx = c.fs.string(value)?;
+        c.emit(Instr::LoadConst {
+            dst: completion,
+            idx,
+        });
+    }
     c.fs.completion = Some(completion);
     for s in body {
         c.statement(s)?;

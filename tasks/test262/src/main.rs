@@ -59,7 +59,12 @@ fn main() -> ExitCode {
             "--feature" => opts.features.extend(it.next()),
             "--failures" => opts.failures_only = true,
             "--show" => opts.show = it.next(),
-            "--workers" => opts.workers = it.next().and_then(|n| n.parse().ok()).unwrap_or(opts.workers),
+            "--workers" => {
+                opts.workers = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(opts.workers)
+            }
             other => {
                 eprintln!("kiln-test262: unknown argument {other}");
                 return ExitCode::from(2);
@@ -81,7 +86,10 @@ fn main() -> ExitCode {
 }
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|_| PathBuf::from("."))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from("."))
 }
 
 /// The unpacked corpus: `KILN_TEST262_DIR`, or the archive unpacked once into `build/test262`.
@@ -95,7 +103,10 @@ fn corpus(repo: &Path) -> Result<PathBuf, String> {
     }
     let archive = repo.join(ARCHIVE);
     if !archive.exists() {
-        return Err(format!("the test262 archive is missing: {}", archive.display()));
+        return Err(format!(
+            "the test262 archive is missing: {}",
+            archive.display()
+        ));
     }
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     eprintln!("unpacking {} into {}", archive.display(), dir.display());
@@ -141,15 +152,18 @@ fn test_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root.join("test")];
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "js") && !p.to_string_lossy().contains("_FIXTURE") {
-                if let Ok(rel) = p.strip_prefix(root) {
-                    out.push(rel.to_string_lossy().into_owned());
-                }
+            } else if p.extension().is_some_and(|x| x == "js")
+                && !p.to_string_lossy().contains("_FIXTURE")
+                && let Ok(rel) = p.strip_prefix(root)
+            {
+                out.push(rel.to_string_lossy().into_owned());
             }
         }
     }
@@ -192,7 +206,13 @@ fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, meta
             modes.push(Mode::Strict);
         }
     }
-    let scenarios = modes.into_iter().map(|mode| Scenario { path: path.to_string(), mode }).collect();
+    let scenarios = modes
+        .into_iter()
+        .map(|mode| Scenario {
+            path: path.to_string(),
+            mode,
+        })
+        .collect();
     let skip = if meta.has_flag("module") {
         Some("modules are not supported yet".to_string())
     } else if meta.has_flag("CanBlockIsTrue") {
@@ -210,13 +230,17 @@ fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
     let proposals = proposal_features(root);
     let last_results = repo.join("build/test262-last-run.txt");
     let previous_failures: Option<Vec<String>> = if opts.failures_only {
-        std::fs::read_to_string(&last_results)
-            .ok()
-            .map(|t| t.lines().filter(|l| !l.ends_with("\tpass")).map(|l| l.split('\t').next().unwrap_or("").to_string()).collect())
+        std::fs::read_to_string(&last_results).ok().map(|t| {
+            t.lines()
+                .filter(|l| !l.ends_with("\tpass"))
+                .map(|l| l.split('\t').next().unwrap_or("").to_string())
+                .collect()
+        })
     } else {
         None
     };
-    let full_run = opts.filters.is_empty() && opts.features.is_empty() && previous_failures.is_none();
+    let full_run =
+        opts.filters.is_empty() && opts.features.is_empty() && previous_failures.is_none();
     let mut results = Results::default();
     let mut queue = Vec::new();
     for path in test_files(root) {
@@ -250,14 +274,22 @@ fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
     let elapsed = started.elapsed();
     let counts = results.counts();
     let passing_file = repo.join("conformance/test262-passing.txt");
-    let listed: Vec<String> = std::fs::read_to_string(&passing_file).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default();
-    let regressions: Vec<&String> = listed.iter().filter(|id| results.ran_and_failed(id)).collect();
+    let listed: Vec<String> = std::fs::read_to_string(&passing_file)
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let regressions: Vec<&String> = listed
+        .iter()
+        .filter(|id| results.ran_and_failed(id))
+        .collect();
     let _ = std::fs::create_dir_all(repo.join("build"));
     let _ = std::fs::write(&last_results, results.lines());
     println!();
     report::print_summary(&counts, elapsed);
     if !regressions.is_empty() {
-        println!("{} scenarios listed as passing now fail:", regressions.len());
+        println!(
+            "{} scenarios listed as passing now fail:",
+            regressions.len()
+        );
         for id in regressions.iter().take(200) {
             println!("  {id}: {}", results.message(id));
         }
@@ -285,7 +317,11 @@ fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
     } else if opts.update {
         println!("--update needs a full run (no filters)");
     }
-    if regressions.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if regressions.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// A worker process and the pipes to it.
@@ -305,9 +341,21 @@ impl WorkerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        let input = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let output = BufReader::new(child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?);
-        Ok(WorkerProcess { child, input, output })
+        let input = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let output = BufReader::new(
+            child
+                .stdout
+                .take()
+                .ok_or_else(|| std::io::Error::other("no stdout"))?,
+        );
+        Ok(WorkerProcess {
+            child,
+            input,
+            output,
+        })
     }
 }
 
@@ -327,21 +375,27 @@ fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> O
             while !finished.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(500));
                 let d = done.load(Ordering::Relaxed);
-                let pct = if total == 0 { 100 } else { d * 100 / total };
-                let bar: String = (0..40).map(|i| if i * 100 < pct * 40 { '#' } else { '.' }).collect();
-                eprint!("\r[{bar}] {d}/{total} ({} failed) {:.0}s ", failed.load(Ordering::Relaxed), start.elapsed().as_secs_f64());
+                let pct = (d * 100).checked_div(total).unwrap_or(100);
+                let bar: String = (0..40)
+                    .map(|i| if i * 100 < pct * 40 { '#' } else { '.' })
+                    .collect();
+                eprint!(
+                    "\r[{bar}] {d}/{total} ({} failed) {:.0}s ",
+                    failed.load(Ordering::Relaxed),
+                    start.elapsed().as_secs_f64()
+                );
             }
             eprintln!();
         })
     };
     let mut handles = Vec::new();
     for _ in 0..workers.max(1) {
-        let (queue, results, done, failed) = (queue.clone(), results.clone(), done.clone(), failed.clone());
+        let (queue, results, done, failed) =
+            (queue.clone(), results.clone(), done.clone(), failed.clone());
         let root = root.to_path_buf();
         handles.push(std::thread::spawn(move || {
             let mut process: Option<WorkerProcess> = None;
-            loop {
-                let Some((scenario, class)) = queue.lock().ok().and_then(|mut q| q.pop()) else { break };
+            while let Some((scenario, class)) = queue.lock().ok().and_then(|mut q| q.pop()) {
                 if process.is_none() {
                     process = WorkerProcess::spawn(&root).ok();
                 }
@@ -349,11 +403,11 @@ fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> O
                     Some(p) => ask(p, &scenario),
                     None => Status::Crash("cannot start a worker process".into()),
                 };
-                if matches!(status, Status::Crash(_) | Status::Timeout) {
-                    if let Some(mut p) = process.take() {
-                        let _ = p.child.kill();
-                        let _ = p.child.wait();
-                    }
+                if matches!(status, Status::Crash(_) | Status::Timeout)
+                    && let Some(mut p) = process.take()
+                {
+                    let _ = p.child.kill();
+                    let _ = p.child.wait();
                 }
                 if !matches!(status, Status::Pass) {
                     failed.fetch_add(1, Ordering::Relaxed);
@@ -374,12 +428,18 @@ fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> O
     }
     finished.store(true, Ordering::Relaxed);
     let _ = progress.join();
-    Arc::try_unwrap(results).ok().and_then(|m| m.into_inner().ok()).unwrap_or_default()
+    Arc::try_unwrap(results)
+        .ok()
+        .and_then(|m| m.into_inner().ok())
+        .unwrap_or_default()
 }
 
 /// Send one scenario to a worker and read its verdict; a dead or silent worker is a crash.
 fn ask(p: &mut WorkerProcess, scenario: &Scenario) -> Status {
-    if writeln!(p.input, "{}\t{}", scenario.path, scenario.mode.name()).and_then(|_| p.input.flush()).is_err() {
+    if writeln!(p.input, "{}\t{}", scenario.path, scenario.mode.name())
+        .and_then(|_| p.input.flush())
+        .is_err()
+    {
         return Status::Crash("worker process died".into());
     }
     let mut line = String::new();
@@ -401,10 +461,13 @@ fn ask(p: &mut WorkerProcess, scenario: &Scenario) -> Status {
     }
 }
 
+/// When the running scenario must stop, and the flag that stops it.
+type Deadline = Option<(Instant, Arc<AtomicBool>)>;
+
 /// The worker: read `path\tmode` lines, run each, answer `verdict\tmessage`.
 fn worker_main(root: PathBuf) -> ExitCode {
     let harness = worker::Harness::load(&root);
-    let deadline: Arc<Mutex<Option<(Instant, Arc<AtomicBool>)>>> = Arc::new(Mutex::new(None));
+    let deadline: Arc<Mutex<Deadline>> = Arc::new(Mutex::new(None));
     {
         let deadline = deadline.clone();
         std::thread::spawn(move || {
@@ -420,42 +483,54 @@ fn worker_main(root: PathBuf) -> ExitCode {
         });
     }
     // Scenarios run on a thread with a large stack; a panic is caught and reported.
-    let runner = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
-        std::panic::set_hook(Box::new(|_| {}));
-        let stdin = std::io::stdin();
-        let mut stdout = std::io::stdout();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
-            let Some((path, mode)) = line.split_once('\t') else { continue };
-            let Some(mode) = Mode::parse(mode) else { continue };
-            let interrupt = Arc::new(AtomicBool::new(false));
-            if let Ok(mut d) = deadline.lock() {
-                *d = Some((Instant::now() + Duration::from_secs(SCENARIO_SECONDS), interrupt.clone()));
-            }
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                worker::run(&root, path, mode, &harness, interrupt)
-            }));
-            if let Ok(mut d) = deadline.lock() {
-                *d = None;
-            }
-            let answer = match outcome {
-                Ok(Outcome::Pass) => "pass\t".to_string(),
-                Ok(Outcome::Timeout) => "timeout\t".to_string(),
-                Ok(Outcome::Fail(m)) => format!("fail\t{}", one_line(&m)),
-                Err(panic) => {
-                    let msg = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    format!("crash\tpanic: {}", one_line(&msg))
+    let runner = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || {
+            std::panic::set_hook(Box::new(|_| {}));
+            let stdin = std::io::stdin();
+            let mut stdout = std::io::stdout();
+            for line in stdin.lock().lines() {
+                let Ok(line) = line else { break };
+                let Some((path, mode)) = line.split_once('\t') else {
+                    continue;
+                };
+                let Some(mode) = Mode::parse(mode) else {
+                    continue;
+                };
+                let interrupt = Arc::new(AtomicBool::new(false));
+                if let Ok(mut d) = deadline.lock() {
+                    *d = Some((
+                        Instant::now() + Duration::from_secs(SCENARIO_SECONDS),
+                        interrupt.clone(),
+                    ));
                 }
-            };
-            if writeln!(stdout, "{answer}").and_then(|_| stdout.flush()).is_err() {
-                break;
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    worker::run(&root, path, mode, &harness, interrupt)
+                }));
+                if let Ok(mut d) = deadline.lock() {
+                    *d = None;
+                }
+                let answer = match outcome {
+                    Ok(Outcome::Pass) => "pass\t".to_string(),
+                    Ok(Outcome::Timeout) => "timeout\t".to_string(),
+                    Ok(Outcome::Fail(m)) => format!("fail\t{}", one_line(&m)),
+                    Err(panic) => {
+                        let msg = panic
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        format!("crash\tpanic: {}", one_line(&msg))
+                    }
+                };
+                if writeln!(stdout, "{answer}")
+                    .and_then(|_| stdout.flush())
+                    .is_err()
+                {
+                    break;
+                }
             }
-        }
-    });
+        });
     match runner.map(|r| r.join()) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         _ => ExitCode::from(70),
@@ -463,7 +538,10 @@ fn worker_main(root: PathBuf) -> ExitCode {
 }
 
 fn one_line(s: &str) -> String {
-    let s: String = s.chars().map(|c| if c == '\n' || c == '\t' { ' ' } else { c }).collect();
+    let s: String = s
+        .chars()
+        .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
+        .collect();
     s.chars().take(300).collect()
 }
 
@@ -473,18 +551,31 @@ fn show(root: &Path, path: &str) -> ExitCode {
     let path = path.split(':').next().unwrap_or(path);
     let harness = worker::Harness::load(root);
     let (scenarios, skip, meta) = scenarios_of(root, path);
-    println!("{path}\n  includes: {:?}\n  flags: {:?}\n  features: {:?}\n  negative: {:?}", meta.includes, meta.flags, meta.features, meta.negative);
+    println!(
+        "{path}\n  includes: {:?}\n  flags: {:?}\n  features: {:?}\n  negative: {:?}",
+        meta.includes, meta.flags, meta.features, meta.negative
+    );
     if let Some(reason) = skip {
         println!("  skipped: {reason}");
         return ExitCode::SUCCESS;
     }
     let mut all_pass = true;
     for s in scenarios {
-        let outcome = worker::run(root, &s.path, s.mode, &harness, Arc::new(AtomicBool::new(false)));
+        let outcome = worker::run(
+            root,
+            &s.path,
+            s.mode,
+            &harness,
+            Arc::new(AtomicBool::new(false)),
+        );
         if outcome != Outcome::Pass {
             all_pass = false;
         }
         println!("  {}: {:?}", s.mode.name(), outcome);
     }
-    if all_pass { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if all_pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

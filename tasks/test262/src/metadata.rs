@@ -21,8 +21,12 @@ impl Metadata {
 /// Parse the frontmatter of a test file's source.
 pub fn parse(source: &str) -> Metadata {
     let mut meta = Metadata::default();
-    let Some(start) = source.find("/*---") else { return meta };
-    let Some(len) = source[start..].find("---*/") else { return meta };
+    let Some(start) = source.find("/*---") else {
+        return meta;
+    };
+    let Some(len) = source[start..].find("---*/") else {
+        return meta;
+    };
     let yaml = &source[start + 5..start + len];
     let mut current: Option<&str> = None;
     let mut negative_phase = String::new();
@@ -53,7 +57,9 @@ pub fn parse(source: &str) -> Metadata {
         if indented {
             continue;
         }
-        let Some((key, value)) = trimmed.split_once(':') else { continue };
+        let Some((key, value)) = trimmed.split_once(':') else {
+            continue;
+        };
         let key = key.trim();
         let value = value.trim();
         current = match key {

@@ -72,7 +72,11 @@ impl Counts {
         self.fail + self.crash + self.timeout
     }
     pub fn percent(&self) -> f64 {
-        if self.total() == 0 { 0.0 } else { self.pass as f64 * 100.0 / self.total() as f64 }
+        if self.total() == 0 {
+            0.0
+        } else {
+            self.pass as f64 * 100.0 / self.total() as f64
+        }
     }
     fn add(&mut self, s: &Status) {
         match s {
@@ -104,7 +108,10 @@ impl Results {
     }
 
     pub fn ran_and_failed(&self, id: &str) -> bool {
-        matches!(self.by_id.get(id), Some((_, Status::Fail(_) | Status::Crash(_) | Status::Timeout)))
+        matches!(
+            self.by_id.get(id),
+            Some((_, Status::Fail(_) | Status::Crash(_) | Status::Timeout))
+        )
     }
 
     pub fn message(&self, id: &str) -> String {
@@ -116,7 +123,11 @@ impl Results {
     }
 
     pub fn passing(&self) -> Vec<String> {
-        self.by_id.iter().filter(|(_, (_, s))| *s == Status::Pass).map(|(id, _)| id.clone()).collect()
+        self.by_id
+            .iter()
+            .filter(|(_, (_, s))| *s == Status::Pass)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// `id\tstatus` lines, for `--failures`.
@@ -140,13 +151,20 @@ impl Results {
         let mut areas: BTreeMap<String, Counts> = BTreeMap::new();
         let mut skip_reasons = BTreeMap::new();
         for (id, (class, status)) in &self.by_id {
-            classes.entry(*class).or_insert_with(Counts::default).add(status);
+            classes
+                .entry(*class)
+                .or_insert_with(Counts::default)
+                .add(status);
             areas.entry(area_of(id)).or_default().add(status);
             if let Status::Skipped(r) = status {
                 *skip_reasons.entry(r.clone()).or_insert(0) += 1;
             }
         }
-        Summary { classes, areas, skip_reasons }
+        Summary {
+            classes,
+            areas,
+            skip_reasons,
+        }
     }
 }
 
@@ -175,28 +193,49 @@ pub fn print_summary(summary: &Summary, elapsed: Duration) {
             c.skipped
         );
     }
-    let all = summary.classes.values().fold(Counts::default(), |mut a, c| {
-        a.pass += c.pass;
-        a.fail += c.fail;
-        a.crash += c.crash;
-        a.timeout += c.timeout;
-        a.skipped += c.skipped;
-        a
-    });
+    let all = summary
+        .classes
+        .values()
+        .fold(Counts::default(), |mut a, c| {
+            a.pass += c.pass;
+            a.fail += c.fail;
+            a.crash += c.crash;
+            a.timeout += c.timeout;
+            a.skipped += c.skipped;
+            a
+        });
     println!("elapsed {:.0}s", elapsed.as_secs_f64());
     println!("{} passed, {} failed", all.pass, all.failed());
 }
 
 /// Rewrite the scoreboard: current scores, then the history with a new row on top.
-pub fn write_scoreboard(path: &Path, results: &Results, summary: &Summary, elapsed: Duration, commit: &str) -> std::io::Result<()> {
+pub fn write_scoreboard(
+    path: &Path,
+    results: &Results,
+    summary: &Summary,
+    elapsed: Duration,
+    commit: &str,
+) -> std::io::Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
     let old_rows: Vec<String> = old
         .split("## History")
         .nth(1)
-        .map(|h| h.lines().filter(|l| l.starts_with("| 20")).map(str::to_string).collect())
+        .map(|h| {
+            h.lines()
+                .filter(|l| l.starts_with("| 20"))
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
-    let main = summary.classes.get(&Class::Main).copied().unwrap_or_default();
-    let previous_pass: Option<usize> = old_rows.first().and_then(|r| r.split('|').nth(3)).and_then(|c| c.trim().split(' ').next()?.parse().ok());
+    let main = summary
+        .classes
+        .get(&Class::Main)
+        .copied()
+        .unwrap_or_default();
+    let previous_pass: Option<usize> = old_rows
+        .first()
+        .and_then(|r| r.split('|').nth(3))
+        .and_then(|c| c.trim().split(' ').next()?.parse().ok());
     let date = today();
     let delta = match previous_pass {
         Some(p) => format!("{:+}", main.pass as i64 - p as i64),
@@ -214,7 +253,10 @@ pub fn write_scoreboard(path: &Path, results: &Results, summary: &Summary, elaps
          `features.txt` are counted apart from the main suite.\n"
     );
     let _ = writeln!(out, "## Scores\n");
-    let _ = writeln!(out, "| suite | passed | total | % | failed | crashed | timed out | skipped |");
+    let _ = writeln!(
+        out,
+        "| suite | passed | total | % | failed | crashed | timed out | skipped |"
+    );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
     for (class, c) in &summary.classes {
         let _ = writeln!(
@@ -240,10 +282,20 @@ pub fn write_scoreboard(path: &Path, results: &Results, summary: &Summary, elaps
     let mut areas: Vec<_> = summary.areas.iter().collect();
     areas.sort_by_key(|(name, c)| (std::cmp::Reverse(c.total() - c.pass), (*name).clone()));
     for (name, c) in areas {
-        let _ = writeln!(out, "| {name} | {} | {} | {:.1} | {} |", c.pass, c.total(), c.percent(), c.total() - c.pass);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {:.1} | {} |",
+            c.pass,
+            c.total(),
+            c.percent(),
+            c.total() - c.pass
+        );
     }
     let _ = writeln!(out, "\n## History\n");
-    let _ = writeln!(out, "| date | commit | main passed | main % | Δ passed | annexB | intl402 | proposals | elapsed |");
+    let _ = writeln!(
+        out,
+        "| date | commit | main passed | main % | Δ passed | annexB | intl402 | proposals | elapsed |"
+    );
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let class_pass = |c: Class| summary.classes.get(&c).map_or(0, |c| c.pass);
     let _ = writeln!(
@@ -266,7 +318,9 @@ pub fn write_scoreboard(path: &Path, results: &Results, summary: &Summary, elaps
 
 /// Today's date as YYYY-MM-DD (UTC), from the system clock.
 fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
     let days = secs.div_euclid(86_400);
     // Civil-from-days (Howard Hinnant's algorithm).
     let z = days + 719_468;
@@ -287,17 +341,32 @@ mod tests {
 
     #[test]
     fn areas_are_two_components() {
-        assert_eq!(area_of("test/built-ins/Array/from/a.js:strict"), "built-ins/Array");
-        assert_eq!(area_of("test/language/expressions/x.js:sloppy"), "language/expressions");
+        assert_eq!(
+            area_of("test/built-ins/Array/from/a.js:strict"),
+            "built-ins/Array"
+        );
+        assert_eq!(
+            area_of("test/language/expressions/x.js:sloppy"),
+            "language/expressions"
+        );
         assert_eq!(area_of("test/harness/assert.js:strict"), "harness");
     }
 
     #[test]
     fn proposals_are_classified_first() {
         let proposals = vec!["decorators".to_string()];
-        assert_eq!(Class::of("test/language/a.js", &["decorators".into()], &proposals), Class::Proposal);
-        assert_eq!(Class::of("test/annexB/a.js", &[], &proposals), Class::AnnexB);
-        assert_eq!(Class::of("test/built-ins/a.js", &[], &proposals), Class::Main);
+        assert_eq!(
+            Class::of("test/language/a.js", &["decorators".into()], &proposals),
+            Class::Proposal
+        );
+        assert_eq!(
+            Class::of("test/annexB/a.js", &[], &proposals),
+            Class::AnnexB
+        );
+        assert_eq!(
+            Class::of("test/built-ins/a.js", &[], &proposals),
+            Class::Main
+        );
     }
 
     #[test]

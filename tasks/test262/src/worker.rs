@@ -76,7 +76,9 @@ fn install_host(runtime: &mut Runtime) {
     runtime.register_function("print", print, 1);
     let vm = runtime.vm();
     let global = vm.intrinsics.global;
-    let host = vm.heap.new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    let host = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.define_native(host, "evalScript", eval_script, 1);
     vm.define_native(host, "gc", gc, 0);
     let key = vm.key("global");
@@ -89,7 +91,13 @@ fn install_host(runtime: &mut Runtime) {
 /// Run one scenario of the test at `path` (relative paths resolve under `root`).
 /// `interrupt` becomes the runtime's interrupt flag: setting it from another thread stops
 /// the scenario as a timeout.
-pub fn run(root: &Path, path: &str, mode: Mode, harness: &Harness, interrupt: Arc<AtomicBool>) -> Outcome {
+pub fn run(
+    root: &Path,
+    path: &str,
+    mode: Mode,
+    harness: &Harness,
+    interrupt: Arc<AtomicBool>,
+) -> Outcome {
     let file = root.join(path);
     let source = match std::fs::read_to_string(&file) {
         Ok(s) => s,
@@ -107,7 +115,14 @@ pub fn run(root: &Path, path: &str, mode: Mode, harness: &Harness, interrupt: Ar
     outcome
 }
 
-fn run_in(runtime: &mut Runtime, path: &str, source: &str, meta: &Metadata, mode: Mode, harness: &Harness) -> Outcome {
+fn run_in(
+    runtime: &mut Runtime,
+    path: &str,
+    source: &str,
+    meta: &Metadata,
+    mode: Mode,
+    harness: &Harness,
+) -> Outcome {
     if mode != Mode::Raw {
         let mut files = vec!["assert.js", "sta.js"];
         if meta.has_flag("async") {
@@ -123,12 +138,22 @@ fn run_in(runtime: &mut Runtime, path: &str, source: &str, meta: &Metadata, mode
             }
         }
     }
-    let text = if mode == Mode::Strict { format!("\"use strict\";\n{source}") } else { source.to_string() };
+    let text = if mode == Mode::Strict {
+        format!("\"use strict\";\n{source}")
+    } else {
+        source.to_string()
+    };
     let result = runtime.run_script(&text, path);
     let printed: Vec<String> = PRINTED.with(|p| p.borrow().clone());
     match (&meta.negative, result) {
         (Some((phase, kind)), Err(report)) => {
-            let name = report.summary.split(':').next().unwrap_or("").trim().to_string();
+            let name = report
+                .summary
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
             let phase_ok = match phase.as_str() {
                 "parse" | "early" => report.is_syntax_error,
                 "resolution" => true,
@@ -137,16 +162,25 @@ fn run_in(runtime: &mut Runtime, path: &str, source: &str, meta: &Metadata, mode
             if phase_ok && &name == kind {
                 Outcome::Pass
             } else {
-                Outcome::Fail(format!("expected {phase} {kind}, got {}{}", if report.is_syntax_error { "early " } else { "" }, report.summary))
+                Outcome::Fail(format!(
+                    "expected {phase} {kind}, got {}{}",
+                    if report.is_syntax_error { "early " } else { "" },
+                    report.summary
+                ))
             }
         }
-        (Some((phase, kind)), Ok(_)) => Outcome::Fail(format!("expected {phase} {kind}, but the test completed")),
+        (Some((phase, kind)), Ok(_)) => {
+            Outcome::Fail(format!("expected {phase} {kind}, but the test completed"))
+        }
         (None, Err(report)) => Outcome::Fail(report.summary),
         (None, Ok(_)) => {
             if meta.has_flag("async") {
                 if printed.iter().any(|l| l == "Test262:AsyncTestComplete") {
                     Outcome::Pass
-                } else if let Some(l) = printed.iter().find(|l| l.starts_with("Test262:AsyncTestFailure:")) {
+                } else if let Some(l) = printed
+                    .iter()
+                    .find(|l| l.starts_with("Test262:AsyncTestFailure:"))
+                {
                     Outcome::Fail(l.clone())
                 } else {
                     Outcome::Fail("async test did not report completion".into())
@@ -168,7 +202,9 @@ impl Harness {
         let mut files = std::collections::HashMap::new();
         if let Ok(entries) = std::fs::read_dir(root.join("harness")) {
             for e in entries.flatten() {
-                if let (Some(name), Ok(text)) = (e.file_name().to_str(), std::fs::read_to_string(e.path())) {
+                if let (Some(name), Ok(text)) =
+                    (e.file_name().to_str(), std::fs::read_to_string(e.path()))
+                {
                     files.insert(name.to_string(), text);
                 }
             }

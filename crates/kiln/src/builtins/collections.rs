@@ -105,10 +105,9 @@ impl OrderedMap {
     }
 
     /// Weak collections keep values alive but not keys.
-    pub fn trace_values(&self, out: &mut Vec<Value>) {
-        for (_, v) in self.entries.iter().flatten() {
-            out.push(*v);
-        }
+    /// Every live (key, value) pair, for the collector's ephemeron pass.
+    pub fn pairs(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+        self.entries.iter().flatten().copied()
     }
 
     /// The number of live entries.

@@ -375,7 +375,11 @@ impl Vm {
             && !e.iter().any(|v| v.is_hole())
         {
             let mut values = e.clone();
-            if let ObjectKind::Arguments { env: Some(env), mapped } = &o.kind {
+            if let ObjectKind::Arguments {
+                env: Some(env),
+                mapped,
+            } = &o.kind
+            {
                 for (i, m) in mapped.iter().enumerate() {
                     if *m {
                         values[i] = self.heap.env(*env).slots[i];

@@ -69,7 +69,10 @@ pub fn init(vm: &mut Vm) {
     let args_iter = vm.heap.shapes.add(args_length, iterator_key, Attrs::HIDDEN);
     let callee = PropertyKey::String(vm.atoms.callee);
     let arguments_mapped = vm.heap.shapes.add(args_iter, callee, Attrs::HIDDEN);
-    let arguments_unmapped = vm.heap.shapes.add(args_iter, callee, Attrs(Attrs::ACCESSOR));
+    let arguments_unmapped = vm
+        .heap
+        .shapes
+        .add(args_iter, callee, Attrs(Attrs::ACCESSOR));
     vm.shapes = crate::interpreter::FunctionShapes {
         plain,
         with_prototype,

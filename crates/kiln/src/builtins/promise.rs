@@ -642,10 +642,7 @@ fn combinator_body(
     vm.roots.push(Value::object(state));
     let mut index = 0u32;
     loop {
-        let (value, done) = match vm.iterator_step(iter, next) {
-            Ok(x) => x,
-            Err(t) => return Err(t),
-        };
+        let (value, done) = vm.iterator_step(iter, next)?;
         if done {
             break;
         }

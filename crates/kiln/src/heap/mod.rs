@@ -175,6 +175,8 @@ pub struct Heap {
     collections: usize,
     gray: Vec<Value>,
     gray_envs: Vec<EnvId>,
+    /// weak collections reached during the current collection
+    weak_collections: Vec<ObjectId>,
 }
 
 impl Default for Heap {
@@ -200,6 +202,7 @@ impl Heap {
             collections: 0,
             gray: Vec::new(),
             gray_envs: Vec::new(),
+            weak_collections: Vec::new(),
         };
         heap.length_atom = heap.intern("length");
         heap
@@ -364,7 +367,7 @@ impl Heap {
     }
 
     pub fn alloc_str(&mut self, s: &str) -> StringId {
-        self.alloc_string(JsStr::from_str(s))
+        self.alloc_string(JsStr::from_text(s))
     }
 
     pub fn alloc_units(&mut self, units: &[u16]) -> StringId {
@@ -478,6 +481,7 @@ impl Heap {
             self.strings.mark(a.0);
         }
         self.trace();
+        self.trace_ephemerons();
         let objects = self.objects.sweep(object_size);
         let strings = self
             .strings
@@ -500,9 +504,11 @@ impl Heap {
         loop {
             if let Some(v) = self.gray.pop() {
                 match v.kind() {
-                    Kind::Object(o) => {
-                        if self.objects.mark(o.0) {
-                            self.objects.get(o.0).trace(&mut children, &mut child_envs);
+                    Kind::Object(o) if self.objects.mark(o.0) => {
+                        let object = self.objects.get(o.0);
+                        object.trace(&mut children, &mut child_envs);
+                        if matches!(object.kind, ObjectKind::WeakMap(_) | ObjectKind::WeakSet(_)) {
+                            self.weak_collections.push(o);
                         }
                     }
                     Kind::String(s) => self.mark_string(s),
@@ -531,6 +537,53 @@ impl Heap {
             }
             self.gray.append(&mut children);
             self.gray_envs.append(&mut child_envs);
+        }
+    }
+
+    /// Mark the values of weak collections whose keys are reachable, until nothing new is
+    /// reached; then drop the entries whose keys died.
+    fn trace_ephemerons(&mut self) {
+        loop {
+            let mut reached = Vec::new();
+            for &w in &self.weak_collections {
+                if let ObjectKind::WeakMap(m) | ObjectKind::WeakSet(m) = &self.objects.get(w.0).kind
+                {
+                    for (k, v) in m.pairs() {
+                        if self.is_marked(k) && !self.is_marked(v) {
+                            reached.push(v);
+                        }
+                    }
+                }
+            }
+            if reached.is_empty() {
+                break;
+            }
+            self.gray.extend(reached);
+            self.trace();
+        }
+        let weak = std::mem::take(&mut self.weak_collections);
+        for &w in &weak {
+            let (objects, symbols) = (&self.objects.marks, &self.symbols.marks);
+            let live = |v: Value| match v.kind() {
+                Kind::Object(o) => objects[o.0 as usize],
+                Kind::Symbol(s) => symbols[s.0 as usize],
+                _ => true,
+            };
+            crate::builtins::collections::sweep_weak(
+                &mut self.objects.items[w.0 as usize].kind,
+                live,
+            );
+        }
+    }
+
+    /// Whether a value is marked (non-heap values count as marked).
+    fn is_marked(&self, v: Value) -> bool {
+        match v.kind() {
+            Kind::Object(o) => self.objects.marks[o.0 as usize],
+            Kind::String(s) => self.strings.marks[s.0 as usize],
+            Kind::Symbol(s) => self.symbols.marks[s.0 as usize],
+            Kind::BigInt(b) => self.bigints.marks[b.0 as usize],
+            _ => true,
         }
     }
 

@@ -68,7 +68,7 @@ impl JsStr {
         }
     }
 
-    pub fn from_str(s: &str) -> JsStr {
+    pub fn from_text(s: &str) -> JsStr {
         if s.is_ascii() {
             JsStr::from_latin1(s.as_bytes().into())
         } else {

@@ -167,11 +167,11 @@ impl Vm {
         if let Some(n) = v.as_number() {
             return Ok(n);
         }
-        self.to_number_slow(v)
+        self.number_from_non_number(v)
     }
 
     #[inline(never)]
-    fn to_number_slow(&mut self, v: Value) -> JsResult<f64> {
+    fn number_from_non_number(&mut self, v: Value) -> JsResult<f64> {
         Ok(match v.kind() {
             Kind::Undefined | Kind::Hole => f64::NAN,
             Kind::Null => 0.0,

@@ -1119,7 +1119,7 @@ impl Vm {
             self.stack.truncate(old_base + len);
             let frame = self.frames.last_mut().expect("frame");
             frame.base = old_base as u32;
-            frame.args_at = frame.args_at - (new_base - old_base) as u32;
+            frame.args_at -= (new_base - old_base) as u32;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }
@@ -1506,25 +1506,41 @@ impl Vm {
             PropertyKey::Symbol(s) => (s.0 as u64) << 1 | 1,
             PropertyKey::Index(i) => (i as u64) << 2 | 2,
         };
-        let h = (shape.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let h = (shape.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ k.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         (h >> 52) as usize & (super::MEGAMORPHIC_ENTRIES - 1)
     }
 
-    fn megamorphic_hit(&self, obj: ObjectId, shape: crate::object::shape::ShapeId, key: PropertyKey) -> Option<Value> {
+    fn megamorphic_hit(
+        &self,
+        obj: ObjectId,
+        shape: crate::object::shape::ShapeId,
+        key: PropertyKey,
+    ) -> Option<Value> {
         let (s, k, cache) = self.megamorphic[Self::megamorphic_slot(shape, key)];
         if s != shape || k != key {
             return None;
         }
         match cache {
             InlineCache::Own { slot, .. } => Some(self.heap.object(obj).slots[slot as usize]),
-            InlineCache::Proto { holder, slot, epoch, .. } if epoch == self.heap.proto_epoch => {
+            InlineCache::Proto {
+                holder,
+                slot,
+                epoch,
+                ..
+            } if epoch == self.heap.proto_epoch => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
             _ => None,
         }
     }
 
-    fn megamorphic_fill(&mut self, shape: crate::object::shape::ShapeId, key: PropertyKey, cache: InlineCache) {
+    fn megamorphic_fill(
+        &mut self,
+        shape: crate::object::shape::ShapeId,
+        key: PropertyKey,
+        cache: InlineCache,
+    ) {
         self.megamorphic[Self::megamorphic_slot(shape, key)] = (shape, key, cache);
     }
 
@@ -2201,8 +2217,13 @@ impl Vm {
         } else {
             (self.shapes.arguments_unmapped, self.shapes.strict_callee)
         };
-        let kind = ObjectKind::Arguments { env: if mapped { env } else { None }, mapped: mapped_bits };
-        let obj = self.heap.new_object_with_shape(shape, Some(self.intrinsics.object_prototype), kind);
+        let kind = ObjectKind::Arguments {
+            env: if mapped { env } else { None },
+            mapped: mapped_bits,
+        };
+        let obj =
+            self.heap
+                .new_object_with_shape(shape, Some(self.intrinsics.object_prototype), kind);
         let iter = Value::object(self.intrinsics.array_prototype_values);
         let o = self.heap.object_mut(obj);
         o.elements = Elements::Dense(values);

@@ -16,9 +16,15 @@ impl Vm {
     #[inline]
     pub(crate) fn global_cached(&self, code: &CodeBlock, site: u16) -> Option<Value> {
         match code.caches[site as usize].get() {
-            InlineCache::Global { position, generation, lexicals } => {
+            InlineCache::Global {
+                position,
+                generation,
+                lexicals,
+            } => {
                 let dict = self.heap.object(self.intrinsics.global).dict.as_ref()?;
-                if dict.generation != generation || lexicals != self.global_lexical_values.len() as u32 {
+                if dict.generation != generation
+                    || lexicals != self.global_lexical_values.len() as u32
+                {
                     return None;
                 }
                 dict.at(position).map(|p| p.value)
@@ -42,21 +48,32 @@ impl Vm {
             }
             InlineCache::GlobalLexical { index }
         } else {
-            let Some(dict) = self.heap.object(self.intrinsics.global).dict.as_ref() else { return };
-            let Some(position) = dict.position(key) else { return };
+            let Some(dict) = self.heap.object(self.intrinsics.global).dict.as_ref() else {
+                return;
+            };
+            let Some(position) = dict.position(key) else {
+                return;
+            };
             match dict.at(position) {
-                Some(p) if !p.attrs.is_accessor() && (!writing || p.attrs.writable()) => InlineCache::Global {
-                    position,
-                    generation: dict.generation,
-                    lexicals: self.global_lexical_values.len() as u32,
-                },
+                Some(p) if !p.attrs.is_accessor() && (!writing || p.attrs.writable()) => {
+                    InlineCache::Global {
+                        position,
+                        generation: dict.generation,
+                        lexicals: self.global_lexical_values.len() as u32,
+                    }
+                }
                 _ => return,
             }
         };
         code.caches[site as usize].set(cache);
     }
 
-    pub(crate) fn get_global_slow(&mut self, code: &CodeBlock, site: u16, throw: bool) -> JsResult<Value> {
+    pub(crate) fn get_global_slow(
+        &mut self,
+        code: &CodeBlock,
+        site: u16,
+        throw: bool,
+    ) -> JsResult<Value> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
             && let Some(&i) = self.global_lexicals.get(&name)
@@ -64,7 +81,9 @@ impl Vm {
             let v = self.global_lexical_values[i as usize].0;
             if v.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
+                return Err(
+                    self.reference_error(format!("Cannot access '{n}' before initialization"))
+                );
             }
             self.fill_global_cache(code, site, false);
             return Ok(v);
@@ -86,12 +105,18 @@ impl Vm {
     #[inline]
     pub(crate) fn set_global_cached(&mut self, code: &CodeBlock, site: u16, v: Value) -> bool {
         match code.caches[site as usize].get() {
-            InlineCache::Global { position, generation, lexicals } => {
+            InlineCache::Global {
+                position,
+                generation,
+                lexicals,
+            } => {
                 if lexicals != self.global_lexical_values.len() as u32 {
                     return false;
                 }
                 let global = self.intrinsics.global;
-                let Some(dict) = self.heap.object_mut(global).dict.as_mut() else { return false };
+                let Some(dict) = self.heap.object_mut(global).dict.as_mut() else {
+                    return false;
+                };
                 if dict.generation != generation {
                     return false;
                 }
@@ -115,7 +140,12 @@ impl Vm {
         }
     }
 
-    pub(crate) fn set_global_slow(&mut self, code: &CodeBlock, site: u16, v: Value) -> JsResult<()> {
+    pub(crate) fn set_global_slow(
+        &mut self,
+        code: &CodeBlock,
+        site: u16,
+        v: Value,
+    ) -> JsResult<()> {
         let key = code.sites[site as usize];
         if let PropertyKey::String(name) = key
             && let Some(&i) = self.global_lexicals.get(&name)
@@ -123,7 +153,9 @@ impl Vm {
             let (old, is_const) = self.global_lexical_values[i as usize];
             if old.is_hole() {
                 let n = self.heap.string_to_rust(name);
-                return Err(self.reference_error(format!("Cannot access '{n}' before initialization")));
+                return Err(
+                    self.reference_error(format!("Cannot access '{n}' before initialization"))
+                );
             }
             if is_const {
                 return Err(self.type_error("Assignment to constant variable."));
@@ -141,7 +173,9 @@ impl Vm {
         let ok = self.set(Value::object(global), key, v, Value::object(global))?;
         if !ok && strict {
             let n = self.key_to_display(key);
-            return Err(self.type_error(format!("Cannot assign to read only property '{n}' of object")));
+            return Err(self.type_error(format!(
+                "Cannot assign to read only property '{n}' of object"
+            )));
         }
         self.fill_global_cache(code, site, true);
         Ok(())
@@ -157,21 +191,37 @@ impl Vm {
         }
         let global = self.intrinsics.global;
         if self.get_own_property(global, key)?.is_none() && self.is_extensible(global)? {
-            self.heap.put_own(global, key, Property { value: Value::UNDEFINED, attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE) });
+            self.heap.put_own(
+                global,
+                key,
+                Property {
+                    value: Value::UNDEFINED,
+                    attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE),
+                },
+            );
         }
         Ok(())
     }
 
-    pub(crate) fn declare_global_lexical(&mut self, key: PropertyKey, is_const: bool) -> JsResult<()> {
-        let PropertyKey::String(name) = key else { return Ok(()) };
+    pub(crate) fn declare_global_lexical(
+        &mut self,
+        key: PropertyKey,
+        is_const: bool,
+    ) -> JsResult<()> {
+        let PropertyKey::String(name) = key else {
+            return Ok(());
+        };
         let global = self.intrinsics.global;
-        let restricted = self.get_own_property(global, key)?.is_some_and(|d| d.configurable == Some(false));
+        let restricted = self
+            .get_own_property(global, key)?
+            .is_some_and(|d| d.configurable == Some(false));
         if self.global_lexicals.contains_key(&name) || restricted {
             let n = self.heap.string_to_rust(name);
             return Err(self.syntax_error(format!("Identifier '{n}' has already been declared")));
         }
         // A new lexical may shadow a cached global property: caches record the count.
-        self.global_lexicals.insert(name, self.global_lexical_values.len() as u32);
+        self.global_lexicals
+            .insert(name, self.global_lexical_values.len() as u32);
         self.global_lexical_values.push((Value::HOLE, is_const));
         Ok(())
     }

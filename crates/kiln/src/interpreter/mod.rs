@@ -66,7 +66,11 @@ pub enum InlineCache {
     },
     /// a global read/write: the global object's dictionary entry at `position`, valid while
     /// its dictionary `generation` and the global lexical declarations are unchanged
-    Global { position: u32, generation: u32, lexicals: u32 },
+    Global {
+        position: u32,
+        generation: u32,
+        lexicals: u32,
+    },
     /// a global lexical (script-level let/const/class) binding
     GlobalLexical { index: u32 },
     /// too many shapes seen: stop refilling
@@ -321,8 +325,15 @@ impl Vm {
                 strict_callee: Value::UNDEFINED,
             },
             pinned: Vec::new(),
-            megamorphic: vec![(ShapeId::DICTIONARY, PropertyKey::Index(0), InlineCache::Empty); MEGAMORPHIC_ENTRIES]
-                .into_boxed_slice(),
+            megamorphic: vec![
+                (
+                    ShapeId::DICTIONARY,
+                    PropertyKey::Index(0),
+                    InlineCache::Empty
+                );
+                MEGAMORPHIC_ENTRIES
+            ]
+            .into_boxed_slice(),
             random_state: 0x2545_F491_4F6C_DD1D,
             native_callee: ObjectId(0),
             termination: None,
@@ -679,6 +690,9 @@ impl Vm {
         }
         if self.heap.wants_collection() {
             self.collect_garbage();
+            if self.heap.bytes() > self.limits.max_heap_bytes {
+                return Err(self.terminate(Termination::HeapLimit));
+            }
         }
         Ok(())
     }
@@ -697,7 +711,8 @@ impl Vm {
 
     /// End a termination so the runtime can be used again; returns why it stopped.
     pub fn clear_termination(&mut self) -> Option<Termination> {
-        self.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.interrupt
+            .store(false, std::sync::atomic::Ordering::Relaxed);
         self.termination.take()
     }
 

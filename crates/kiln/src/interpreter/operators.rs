@@ -154,7 +154,7 @@ impl Vm {
                 let Some(e) = y.to_u32().filter(|&e| e < 1 << 20 || x.bits() <= 1) else {
                     return Err(self.range_error("Maximum BigInt size exceeded"));
                 };
-                if x.bits() as u64 * e as u64 > 1 << 24 {
+                if x.bits() * e as u64 > 1 << 24 {
                     return Err(self.range_error("Maximum BigInt size exceeded"));
                 }
                 x.pow(e)

@@ -97,6 +97,7 @@ impl Vm {
                 return proxy::get(self, obj, key, receiver);
             }
             if let Some(p) = self.heap.own_property(obj, key) {
+                let p = self.string_wrapper_unit(obj, key, p);
                 return self.property_value(p, receiver);
             }
             match self.heap.object(obj).proto {
@@ -271,10 +272,28 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::get_own_property(self, obj, key);
         }
-        Ok(self
-            .heap
-            .own_property(obj, key)
-            .map(|p| self.descriptor_of(p)))
+        match self.heap.own_property(obj, key) {
+            Some(p) => {
+                let p = self.string_wrapper_unit(obj, key, p);
+                Ok(Some(self.descriptor_of(p)))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The heap stores a String wrapper's index properties as code units; JavaScript sees
+    /// one-unit strings.
+    fn string_wrapper_unit(&mut self, obj: ObjectId, key: PropertyKey, p: Property) -> Property {
+        if let PropertyKey::Index(_) = key
+            && let ObjectKind::String(_) = self.heap.object(obj).kind
+            && let Some(unit) = p.value.as_int()
+        {
+            return Property {
+                value: Value::string(self.single_unit_string(unit as u16)),
+                attrs: p.attrs,
+            };
+        }
+        p
     }
 
     pub fn descriptor_of(&self, p: Property) -> PropertyDescriptor {
@@ -385,17 +404,17 @@ impl Vm {
             return;
         };
         let value = self.heap.env(env).slots[slot];
-        if let Some(p) = self.heap.own_property(obj, PropertyKey::Index(i)) {
-            if !p.attrs.is_accessor() {
-                self.heap.put_own(
-                    obj,
-                    PropertyKey::Index(i),
-                    Property {
-                        value,
-                        attrs: p.attrs,
-                    },
-                );
-            }
+        if let Some(p) = self.heap.own_property(obj, PropertyKey::Index(i))
+            && !p.attrs.is_accessor()
+        {
+            self.heap.put_own(
+                obj,
+                PropertyKey::Index(i),
+                Property {
+                    value,
+                    attrs: p.attrs,
+                },
+            );
         }
         if let ObjectKind::Arguments { mapped, .. } = &mut self.heap.object_mut(obj).kind {
             mapped[i as usize] = false;

@@ -107,11 +107,17 @@ impl Dictionary {
     /// The property at a position found with [`Dictionary::position`] (same generation).
     #[inline]
     pub fn at(&self, position: u32) -> Option<&Property> {
-        self.entries.get(position as usize).and_then(|e| e.as_ref()).map(|(_, p)| p)
+        self.entries
+            .get(position as usize)
+            .and_then(|e| e.as_ref())
+            .map(|(_, p)| p)
     }
     #[inline]
     pub fn at_mut(&mut self, position: u32) -> Option<&mut Property> {
-        self.entries.get_mut(position as usize).and_then(|e| e.as_mut()).map(|(_, p)| p)
+        self.entries
+            .get_mut(position as usize)
+            .and_then(|e| e.as_mut())
+            .map(|(_, p)| p)
     }
     pub fn get(&self, key: PropertyKey) -> Option<Property> {
         self.index
@@ -395,8 +401,9 @@ impl Object {
             ObjectKind::BigInt(b) => out.push(Value::bigint(*b)),
             ObjectKind::RegExp(r) => r.trace(out),
             ObjectKind::Map(m) | ObjectKind::Set(m) => m.trace(out),
-            // Weak collections do not keep their keys alive; see builtins::collections.
-            ObjectKind::WeakMap(m) | ObjectKind::WeakSet(m) => m.trace_values(out),
+            // Weak collections are ephemerons: the heap marks a value only once its key is
+            // reachable from elsewhere (Heap::trace_ephemerons).
+            ObjectKind::WeakMap(_) | ObjectKind::WeakSet(_) => {}
             ObjectKind::Promise(p) => p.trace(out),
             ObjectKind::Arguments { env, .. } => envs.extend(*env),
             ObjectKind::Generator(g) => g.trace(out, envs),
@@ -557,10 +564,9 @@ impl Heap {
         let shape = self.object(obj).shape;
         if shape == ShapeId::DICTIONARY {
             self.layout_changed(obj);
-            self.object_mut(obj)
-                .dict
-                .as_mut()
-                .map(|d| d.insert(key, prop));
+            if let Some(d) = self.object_mut(obj).dict.as_mut() {
+                d.insert(key, prop)
+            }
             return;
         }
         match self.shapes.lookup(shape, key) {
@@ -569,19 +575,17 @@ impl Heap {
             }
             Some(_) => {
                 self.to_dictionary(obj);
-                self.object_mut(obj)
-                    .dict
-                    .as_mut()
-                    .map(|d| d.insert(key, prop));
+                if let Some(d) = self.object_mut(obj).dict.as_mut() {
+                    d.insert(key, prop)
+                }
             }
             None => {
                 self.layout_changed(obj);
                 if self.shapes.get(shape).len >= MAX_SHAPED_PROPERTIES {
                     self.to_dictionary(obj);
-                    self.object_mut(obj)
-                        .dict
-                        .as_mut()
-                        .map(|d| d.insert(key, prop));
+                    if let Some(d) = self.object_mut(obj).dict.as_mut() {
+                        d.insert(key, prop)
+                    }
                 } else {
                     let next = self.shapes.add(shape, key, prop.attrs);
                     let o = self.object_mut(obj);
@@ -602,8 +606,10 @@ impl Heap {
                 v[idx] = prop.value;
                 return;
             }
-            // Grow densely while the array stays at least a quarter full.
-            if dense_ok && idx < 1024 || dense_ok && idx <= v.len() * 4 {
+            // Grow densely when writing near the end, or within twice the length while
+            // small; far writes go sparse (doubling writes must not grow memory without bound).
+            if dense_ok && (idx < v.len() + 1024 || (idx <= v.len() * 2 && idx < DENSE_HOLES_LIMIT))
+            {
                 let old = v.capacity();
                 v.resize(idx, Value::HOLE);
                 v.push(prop.value);
