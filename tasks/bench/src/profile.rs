@@ -71,9 +71,15 @@ pub fn profile(
         (folded, self_costs, "samples")
     } else {
         eprintln!("kiln-bench: valgrind --tool=callgrind (this runs ~50x slower than native)");
-        let graph = callgrind(engine, script, &stem)?;
-        let folded = graph.folded();
-        (folded, graph.self_cost.clone(), "instructions")
+        let graphs = callgrind(engine, script, &stem)?;
+        let folded: Vec<String> = graphs.iter().flat_map(CallGraph::folded).collect();
+        let mut self_costs: HashMap<String, u64> = HashMap::new();
+        for graph in &graphs {
+            for (name, cost) in &graph.self_cost {
+                *self_costs.entry(name.clone()).or_default() += cost;
+            }
+        }
+        (folded, self_costs, "instructions")
     };
 
     let folded_path = stem.with_extension("folded");
@@ -189,10 +195,24 @@ fn top_table(costs: &HashMap<String, u64>, top: usize, unit: &str) -> String {
     text
 }
 
-fn callgrind(engine: &Engine, script: &Path, stem: &Path) -> Result<CallGraph, String> {
+/// Runs callgrind with one output file per thread (Kiln runs scripts on a worker
+/// thread; a thread's calls have their own roots only in a file of their own) and
+/// returns each thread's call graph.
+fn callgrind(engine: &Engine, script: &Path, stem: &Path) -> Result<Vec<CallGraph>, String> {
     let out = stem.with_extension("callgrind");
+    let dir = out.parent().unwrap_or(Path::new("."));
+    let prefix = out
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let old: Vec<PathBuf> = thread_files(dir, &prefix);
+    for file in old {
+        let _ = std::fs::remove_file(file);
+    }
     let status = base_command("valgrind", engine)
         .arg("--tool=callgrind")
+        .arg("--separate-threads=yes")
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg("-q")
         .arg(&engine.program)
@@ -203,8 +223,38 @@ fn callgrind(engine: &Engine, script: &Path, stem: &Path) -> Result<CallGraph, S
     if !status.success() {
         return Err(format!("valgrind exited with {status}"));
     }
-    let file = std::fs::File::open(&out).map_err(|e| e.to_string())?;
-    CallGraph::parse(BufReader::new(file)).map_err(|e| e.to_string())
+    let mut graphs = Vec::new();
+    for file in thread_files(dir, &prefix) {
+        let reader = std::fs::File::open(&file).map_err(|e| e.to_string())?;
+        graphs.push(CallGraph::parse(BufReader::new(reader)).map_err(|e| e.to_string())?);
+    }
+    if graphs.is_empty() {
+        return Err(format!(
+            "callgrind wrote no {prefix}* file in {}",
+            dir.display()
+        ));
+    }
+    Ok(graphs)
+}
+
+/// `prefix` itself and its per-thread variants `prefix-01`, `prefix-02`, ... in `dir`.
+fn thread_files(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().unwrap_or_default().to_string_lossy();
+                    name == prefix
+                        || name
+                            .strip_prefix(prefix)
+                            .is_some_and(|rest| rest.starts_with('-'))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
 }
 
 /// Self costs and caller→callee inclusive costs from a callgrind output file.
