@@ -96,6 +96,18 @@ pub enum Instr {
     SetEnv { src: Reg, depth: u8, slot: u16 },
     /// throw ReferenceError (constants[name] is not initialised) if r[src] is the hole
     ThrowIfHole { src: Reg, name: ConstIdx },
+    /// object environment lookup (`with`, eval-declared vars): `r[dst] = env(depth)[slot]` if
+    /// that is an object with a binding site.name (HasProperty, not hidden by @@unscopables),
+    /// else undefined
+    LookupObjectEnv {
+        dst: Reg,
+        depth: u8,
+        slot: u16,
+        site: Site,
+    },
+    /// sloppy direct eval in a function: declare var site.name on the var object in
+    /// env(depth)[slot] (created with a null prototype on first use), undefined if absent
+    DeclareEvalVar { site: Site, depth: u8, slot: u16 },
 
     // ---- globals ----
     /// `r[dst] = global binding named by site`; ReferenceError if absent
@@ -320,6 +332,16 @@ pub enum Instr {
     SuperCall { dst: Reg, args: Reg, argc: u8 },
     /// `r[dst] = super(...array r[args+1])`
     SuperCallSpread { dst: Reg, args: Reg },
+    /// `super(...)` from an arrow or eval: constructs the parent of constructor r[func] with
+    /// new.target r[func+1] and arguments r[args+1 ..= args+argc] (argc 255: array r[args+1]);
+    /// ReferenceError if r[func+2] (the `this` binding) is not the hole; runs field
+    /// initialisers; `r[dst] = this`
+    SuperCallFrom {
+        dst: Reg,
+        func: Reg,
+        args: Reg,
+        argc: u8,
+    },
     /// `r[dst] = eval(r[args+1], ...)` when r[func] is the realm's %eval%, else an ordinary call
     CallEval {
         dst: Reg,
@@ -424,6 +446,69 @@ pub enum Constant {
         cooked: Vec<Option<Vec<u16>>>,
         raw: Vec<Vec<u16>>,
     },
+    /// the static scope at a direct-eval call site (see [`EvalScope`]); never loaded
+    EvalScope(Box<EvalScope>),
+}
+
+/// What a direct `eval` can see at one [`Instr::CallEval`] site: the compile-time shape of
+/// the environment chain the frame has at that instruction. The VM hands it to the compiler
+/// together with the frame's current environment; `(depth, slot)` pairs count from that
+/// environment (depth 0) outwards, exactly like [`Instr::GetEnv`].
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct EvalScope {
+    /// index of the CallEval instruction this scope belongs to
+    pub pc: u32,
+    /// the environments from depth 0 outwards
+    pub envs: Vec<EvalEnv>,
+    /// the caller is a function (or function-like) rather than global code
+    pub in_function: bool,
+    /// depth of the caller's variable environment (its function's top environment) and the
+    /// slot there holding the object of vars that sloppy evals add (None: global code, or
+    /// strict caller)
+    pub var_object: Option<(u16, u16)>,
+    /// where the caller's `this`, `new.target`, `arguments` live (None: global `this` /
+    /// no `new.target` / no arguments object)
+    pub this: Option<(u16, u16)>,
+    /// `this` may be uninitialised (derived constructor before `super()`)
+    pub this_checked: bool,
+    pub new_target: Option<(u16, u16)>,
+    pub arguments: Option<(u16, u16)>,
+    /// `super.x` is allowed (the caller has a home object)
+    pub super_property: bool,
+    /// `super()` is allowed: the slot holding the derived constructor function (its
+    /// `new.target` and `this` are in `new_target` / `this`)
+    pub super_call: Option<(u16, u16)>,
+    /// the caller is a class field initialiser (`arguments` is a SyntaxError)
+    pub in_field_initializer: bool,
+}
+
+/// One environment of an [`EvalScope`].
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct EvalEnv {
+    pub bindings: Vec<EvalBinding>,
+}
+
+/// A named slot of an [`EvalEnv`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalBinding {
+    pub name: String,
+    pub slot: u16,
+    pub kind: EvalBindingKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalBindingKind {
+    /// var, parameter, function: assignable, never in the temporal dead zone
+    Var,
+    /// let/class: assignable after initialisation
+    Let,
+    /// const: not assignable
+    Const,
+    /// a function expression's own name: assignment is ignored (TypeError in strict code)
+    SelfName,
+    /// the slot holds an object whose properties are bindings (`with`, eval-declared vars);
+    /// `name` is empty
+    Object,
 }
 
 /// An exception handler: covers `start..end` (instruction indices).

@@ -15,6 +15,7 @@ use oxc_syntax::scope::ScopeId;
 use crate::error::CompileError;
 use crate::function::{FnState, Loc, R, utf16};
 use crate::nesting::MAX_NESTING;
+use crate::dynamic::{DynKind, DynScope, EnvEntry, EvalCtx};
 use crate::scope::{Analysis, ContextKey, function_scope_of};
 
 /// A private name declared by a class body, and where its key lives.
@@ -47,6 +48,12 @@ pub(crate) struct Compiler<'a> {
     pub switch_scopes: HashSet<ScopeId>,
     /// symbols naming a function expression inside itself (read-only)
     pub self_names: HashSet<SymbolId>,
+    /// what each compile-time environment holds, for direct-eval scope descriptions
+    pub env_names: HashMap<u32, Vec<EnvEntry>>,
+    /// object environments (`with`, eval var objects) enclosing the code being compiled
+    pub dyn_scopes: Vec<DynScope>,
+    /// compiling direct eval code: the caller's scope
+    pub eval_ctx: Option<EvalCtx>,
     depth: u32,
 }
 
@@ -85,6 +92,9 @@ impl<'a> Compiler<'a> {
             classes: Vec::new(),
             switch_scopes: HashSet::new(),
             self_names: HashSet::new(),
+            env_names: HashMap::new(),
+            dyn_scopes: Vec::new(),
+            eval_ctx: None,
             depth: 0,
         }
     }
@@ -149,10 +159,18 @@ impl<'a> Compiler<'a> {
         (self.envs.len() - self.fs.env_base) as u16
     }
 
+    /// A new compile-time environment id (not pushed).
+    pub(crate) fn fresh_env_id(&mut self) -> u32 {
+        let id = self.next_env;
+        self.next_env += 1;
+        id
+    }
+
     pub(crate) fn push_env(&mut self, size: u16) -> u32 {
         let id = self.next_env;
         self.next_env += 1;
         self.envs.push(id);
+        self.env_names.insert(id, Vec::new());
         self.emit(Instr::PushEnv { size });
         id
     }
@@ -170,7 +188,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn env_distance(&self, env: u32, span: Span) -> R<u8> {
+    pub(crate) fn env_distance(&self, env: u32, span: Span) -> R<u8> {
         let Some(index) = self.envs.iter().rposition(|&e| e == env) else {
             return Err(CompileError::new(
                 "internal error: environment not in scope",
@@ -272,8 +290,25 @@ impl<'a> Compiler<'a> {
 
     /// Top-level bindings of scripts are global properties.
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
-        self.script_kind != ScriptKind::Module
-            && self.scoping.symbol_scope_id(sym) == self.root_scope
+        if self.script_kind == ScriptKind::Module || self.scoping.symbol_scope_id(sym) != self.root_scope
+        {
+            return false;
+        }
+        match &self.eval_ctx {
+            // Sloppy eval code: vars and functions go to the caller's variable environment
+            // (resolved by name); lexical declarations are the eval's own.
+            Some(ctx) => !ctx.strict && !self.is_lexical(sym),
+            None => true,
+        }
+    }
+
+    /// Like `loc_of`, but Global for a binding an object environment may shadow (no fast
+    /// register paths for it).
+    pub(crate) fn plain_loc_of(&self, sym: SymbolId, span: Span) -> R<Loc> {
+        if self.is_dynamic_symbol(sym) {
+            return Ok(Loc::Global);
+        }
+        self.loc_of(sym, span)
     }
 
     pub(crate) fn loc_of(&self, sym: SymbolId, span: Span) -> R<Loc> {
@@ -306,6 +341,15 @@ impl<'a> Compiler<'a> {
 
     /// `r[dst] = <binding sym>` with the TDZ check where needed.
     pub(crate) fn load_symbol(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
+        if self.is_dynamic_symbol(sym) {
+            let name = self.scoping.symbol_name(sym).to_string();
+            return self.load_name(&name, Some(sym), dst, span, false);
+        }
+        self.load_symbol_static(sym, dst, span)
+    }
+
+    /// `r[dst] = <binding sym>` ignoring object environments.
+    pub(crate) fn load_symbol_static(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
         let name = self.scoping.symbol_name(sym).to_string();
         let check = self.needs_tdz_check(sym);
         match self.loc_of(sym, span)? {
@@ -332,6 +376,9 @@ impl<'a> Compiler<'a> {
 
     /// The register holding `sym` if it lives in one (after any TDZ check).
     pub(crate) fn symbol_register(&mut self, sym: SymbolId, span: Span) -> R<Option<Reg>> {
+        if self.is_dynamic_symbol(sym) {
+            return Ok(None);
+        }
         if let Loc::Reg(r) = self.loc_of(sym, span)? {
             if self.needs_tdz_check(sym) {
                 let name = self.scoping.symbol_name(sym).to_string();
@@ -346,6 +393,25 @@ impl<'a> Compiler<'a> {
     /// Assign r[src] to `sym`. `init` marks the declaration itself (no
     /// const or TDZ checks; global lexicals get InitGlobalLexical).
     pub(crate) fn store_symbol(
+        &mut self,
+        sym: SymbolId,
+        src: Reg,
+        init: bool,
+        span: Span,
+    ) -> R<()> {
+        if self.is_dynamic_symbol(sym) && !(init && self.is_lexical(sym)) {
+            let name = self.scoping.symbol_name(sym).to_string();
+            self.store_name(&name, Some(sym), src, init, span)?;
+            if init {
+                self.fs.initialized.insert(sym);
+            }
+            return Ok(());
+        }
+        self.store_symbol_static(sym, src, init, span)
+    }
+
+    /// Assign `sym` ignoring object environments.
+    pub(crate) fn store_symbol_static(
         &mut self,
         sym: SymbolId,
         src: Reg,
@@ -405,14 +471,13 @@ impl<'a> Compiler<'a> {
         let captured: Vec<SymbolId> = symbols
             .iter()
             .copied()
-            .filter(|s| self.analysis.captured.contains(s))
+            .filter(|s| self.analysis.captured.contains(s) && !self.is_global_symbol(*s))
             .collect();
         let mut pushed = false;
-        let top_level_of_script =
-            self.script_kind != ScriptKind::Module && scope == self.root_scope;
-        if !captured.is_empty() && !top_level_of_script {
+        if !captured.is_empty() {
             let env = self.push_env(captured.len() as u16);
             for (slot, sym) in captured.iter().enumerate() {
+                self.name_slot(env, *sym, slot as u16);
                 self.locs.insert(
                     *sym,
                     Loc::Env {
@@ -457,7 +522,8 @@ impl<'a> Compiler<'a> {
         key: Option<ContextKey>,
         params: Option<&FormalParameters<'a>>,
     ) -> R<()> {
-        let state = FnState::new(kind, strict, self.envs.len());
+        let mut state = FnState::new(kind, strict, self.envs.len());
+        state.dyn_base = self.dyn_scopes.len();
         let saved = std::mem::replace(&mut self.fs, state);
         self.outer.push(saved);
         self.outer_fn_scopes.push(self.fn_scope);
@@ -523,12 +589,12 @@ impl<'a> Compiler<'a> {
         if mapped {
             env_syms.extend(param_syms.iter().map(|p| p.1));
         }
-        let scope_syms = match scope {
-            Some(s)
-                if !(kind == FunctionKind::Script && self.script_kind != ScriptKind::Module) =>
-            {
-                self.scope_symbols(s)
-            }
+        let scope_syms: Vec<SymbolId> = match scope {
+            Some(s) => self
+                .scope_symbols(s)
+                .into_iter()
+                .filter(|&sym| !self.is_global_symbol(sym))
+                .collect(),
             _ => Vec::new(),
         };
         for &sym in &scope_syms {
@@ -549,6 +615,16 @@ impl<'a> Compiler<'a> {
             size += 1;
             size - 1
         });
+        // A sloppy direct eval may add vars: they go to an object in this slot.
+        let vars_slot = (needs.direct_eval && !strict && kind != FunctionKind::Script).then(|| {
+            size += 1;
+            size - 1
+        });
+        let callee_slot =
+            (needs.super_in_arrow && kind == FunctionKind::DerivedConstructor).then(|| {
+                size += 1;
+                size - 1
+            });
         let env = if size > 0 {
             Some(self.push_env(size))
         } else {
@@ -556,7 +632,9 @@ impl<'a> Compiler<'a> {
         };
         if let Some(env) = env {
             // With mapped arguments, slot i is parameter i; a repeated name binds the last.
+            self.fs.top_env = Some(env);
             for (slot, &sym) in env_syms.iter().enumerate() {
+                self.name_slot(env, sym, slot as u16);
                 self.locs.insert(
                     sym,
                     Loc::Env {
@@ -583,6 +661,22 @@ impl<'a> Compiler<'a> {
             self.fs.new_target_loc = Some(Loc::Env { env, slot });
             self.emit(Instr::LoadNewTarget { dst: tmp });
             self.set_env(tmp, env, slot, Span::default())?;
+        }
+        if let (Some(env), Some(slot)) = (env, callee_slot) {
+            self.fs.callee_loc = Some(Loc::Env { env, slot });
+            self.emit(Instr::LoadCallee { dst: tmp });
+            self.set_env(tmp, env, slot, Span::default())?;
+        }
+        if let (Some(env), Some(slot), Some(function)) = (env, vars_slot, scope) {
+            self.fs.vars_loc = Some(Loc::Env { env, slot });
+            if let Some(names) = self.env_names.get_mut(&env) {
+                names.push(EnvEntry::Object(slot));
+            }
+            self.dyn_scopes.push(DynScope {
+                env,
+                slot,
+                kind: DynKind::Vars { function },
+            });
         }
         // Parameters that live in the environment.
         if let Some(env) = env {
@@ -681,6 +775,7 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| CompileError::new("internal error: function stack", span.start))?;
         let done = std::mem::replace(&mut self.fs, outer);
         self.envs.truncate(done.env_base);
+        self.dyn_scopes.truncate(done.dyn_base);
         self.fn_scope = self.outer_fn_scopes.pop().flatten();
         self.functions.push(Some(done.finish(
             name,
@@ -693,6 +788,7 @@ impl<'a> Compiler<'a> {
 
     pub(crate) fn emit_implicit_return(&mut self) -> R<()> {
         if self.fs.is_derived {
+            self.sync_this_register()?;
             let r = self.fs.alloc()?;
             self.emit(Instr::LoadUndefined { dst: r });
             self.emit(Instr::ReturnDerived { src: r });
@@ -855,6 +951,7 @@ impl<'a> Compiler<'a> {
     /// The register holding `this` for the code being compiled.
     pub(crate) fn load_this(&mut self, dst: Reg, span: Span) -> R<()> {
         if !self.fs.is_arrow {
+            self.sync_this_register()?;
             self.emit(Instr::LoadThis { dst });
             return Ok(());
         }
@@ -918,6 +1015,26 @@ impl<'a> Compiler<'a> {
             .rev()
             .find(|f| !f.is_arrow)
             .and_then(|f| f.arguments_loc)
+    }
+
+    /// A derived constructor whose arrows may call `super()` keeps its `this` in an
+    /// environment slot: copy it to r0 before r0 is read.
+    pub(crate) fn sync_this_register(&mut self) -> R<()> {
+        if self.fs.is_derived
+            && !self.fs.is_arrow
+            && self.fs.callee_loc.is_some()
+            && let Some(Loc::Env { env, slot }) = self.fs.this_loc
+        {
+            self.get_env(0, env, slot, None, Span::default())?;
+        }
+        Ok(())
+    }
+
+    /// Record which binding an environment slot holds (for direct-eval scopes).
+    pub(crate) fn name_slot(&mut self, env: u32, sym: SymbolId, slot: u16) {
+        if let Some(names) = self.env_names.get_mut(&env) {
+            names.push(EnvEntry::Symbol(sym, slot));
+        }
     }
 
     /// After `super()` in a derived constructor, refresh the `this` slot arrows read.

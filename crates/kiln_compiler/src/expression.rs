@@ -163,6 +163,13 @@ pub(crate) enum Place {
     Index { obj: Reg, key: Reg },
     Private { obj: Reg, key: Reg },
     Super { key: Reg },
+    /// a name an object environment may hold: r[obj] is that object or undefined
+    Dynamic {
+        obj: Reg,
+        name: String,
+        target: crate::dynamic::Target,
+        span: Span,
+    },
 }
 
 impl<'a> Compiler<'a> {
@@ -424,6 +431,9 @@ impl<'a> Compiler<'a> {
         if let Some(sym) = self.symbol_of_ref(id) {
             return self.load_symbol(sym, dst, id.span);
         }
+        if self.dynamic(&id.name, None).is_some() {
+            return self.load_name(&id.name, None, dst, id.span, false);
+        }
         match id.name.as_str() {
             "undefined" => {
                 self.emit(Instr::LoadUndefined { dst });
@@ -555,6 +565,15 @@ impl<'a> Compiler<'a> {
             }
             UnaryOperator::Typeof => {
                 if let Expression::Identifier(id) = u.argument.without_parentheses()
+                    && let sym = self.symbol_of_ref(id)
+                    && (sym.is_none() || sym.is_some_and(|s| self.eval_by_name(s)))
+                    && self.dynamic(&id.name, sym).is_some()
+                {
+                    self.load_name(&id.name, sym, dst, id.span, true)?;
+                    self.emit(Instr::TypeOf { dst, src: dst });
+                    return Ok(());
+                }
+                if let Expression::Identifier(id) = u.argument.without_parentheses()
                     && self.symbol_of_ref(id).is_none()
                     && !(id.name == "arguments" && self.arguments_loc().is_some())
                 {
@@ -639,6 +658,35 @@ impl<'a> Compiler<'a> {
                     self.fs.patch_here(end);
                 }
             }
+            Expression::Identifier(id)
+                if self
+                    .dynamic(&id.name, self.symbol_of_ref(id))
+                    .is_some() =>
+            {
+                let sym = self.symbol_of_ref(id);
+                let r = self.resolve(&id.name, sym);
+                let obj = self.fs.alloc()?;
+                self.emit_lookup(&id.name, &r.objects, obj)?;
+                let key = self.fs.alloc()?;
+                self.load_str(key, &id.name)?;
+                let j = self.emit(Instr::JumpIfUndefined {
+                    src: obj,
+                    offset: 0,
+                });
+                self.emit(Instr::Delete { dst, obj, key });
+                let end = self.fs.jump();
+                self.fs.patch_here(j);
+                match r.target {
+                    crate::dynamic::Target::Global => {
+                        self.emit(Instr::LoadGlobalObject { dst: obj });
+                        self.emit(Instr::Delete { dst, obj, key });
+                    }
+                    _ => {
+                        self.emit(Instr::LoadFalse { dst });
+                    }
+                }
+                self.fs.patch_here(end);
+            }
             Expression::Identifier(id) => {
                 if self
                     .symbol_of_ref(id)
@@ -671,7 +719,7 @@ impl<'a> Compiler<'a> {
         later: &[&Expression<'a>],
     ) -> R<Place> {
         match target {
-            SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => Ok(self.identifier_place(id)),
+            SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => self.identifier_place(id),
             _ => match target.as_member_expression() {
                 Some(m) => self.member_place(m, later),
                 None => self.unsupported("TypeScript syntax", target.span()),
@@ -679,11 +727,26 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    pub(crate) fn identifier_place(&mut self, id: &IdentifierReference<'a>) -> Place {
-        match self.symbol_of_ref(id) {
+    pub(crate) fn identifier_place(&mut self, id: &IdentifierReference<'a>) -> R<Place> {
+        let sym = self.symbol_of_ref(id);
+        if let Some(r) = self.dynamic(&id.name, sym) {
+            let obj = self.fs.alloc()?;
+            if r.objects.is_empty() {
+                self.emit(Instr::LoadUndefined { dst: obj });
+            } else {
+                self.emit_lookup(&id.name, &r.objects, obj)?;
+            }
+            return Ok(Place::Dynamic {
+                obj,
+                name: id.name.to_string(),
+                target: r.target,
+                span: id.span,
+            });
+        }
+        Ok(match sym {
             Some(sym) => Place::Symbol(sym, id.span),
             None => Place::Global(id.name.to_string(), id.span),
-        }
+        })
     }
 
     pub(crate) fn member_place(
@@ -761,7 +824,18 @@ impl<'a> Compiler<'a> {
                 });
             }
             Place::Super { key } => {
+                self.super_receiver()?;
                 self.emit(Instr::GetSuper { dst, key: *key });
+            }
+            Place::Dynamic {
+                obj,
+                name,
+                target,
+                span,
+            } => {
+                let (obj, target, span) = (*obj, *target, *span);
+                let name = name.clone();
+                self.read_found(obj, target, &name, dst, span, false)?;
             }
         }
         Ok(())
@@ -803,7 +877,18 @@ impl<'a> Compiler<'a> {
                 });
             }
             Place::Super { key } => {
+                self.super_receiver()?;
                 self.emit(Instr::SetSuper { key: *key, src });
+            }
+            Place::Dynamic {
+                obj,
+                name,
+                target,
+                span,
+            } => {
+                let (obj, target, span) = (*obj, *target, *span);
+                let name = name.clone();
+                self.write_found(obj, target, &name, src, false, span)?;
             }
         }
         Ok(())
@@ -818,7 +903,7 @@ impl<'a> Compiler<'a> {
                 AssignmentTarget::AssignmentTargetIdentifier(id) => {
                     // Straight into a register-resident variable when safe.
                     if let Some(sym) = self.symbol_of_ref(id)
-                        && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+                        && let Ok(Loc::Reg(r)) = self.plain_loc_of(sym, id.span)
                         && writes_destination_last(&a.right)
                         && !self.is_const(sym)
                         && !self.needs_tdz_check(sym)
@@ -837,7 +922,7 @@ impl<'a> Compiler<'a> {
                         None => self.fs.alloc()?,
                     };
                     self.expr_named(&a.right, v, Some(&id.name))?;
-                    let place = self.identifier_place(id);
+                    let place = self.identifier_place(id)?;
                     self.pos(a.span);
                     return self.write_place(&place, v);
                 }
@@ -869,7 +954,7 @@ impl<'a> Compiler<'a> {
         if let AssignmentTarget::AssignmentTargetIdentifier(id) = &a.left
             && let Some(bop) = compound_binary(op)
             && let Some(sym) = self.symbol_of_ref(id)
-            && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+            && let Ok(Loc::Reg(r)) = self.plain_loc_of(sym, id.span)
             && !self.is_const(sym)
             && !self.needs_tdz_check(sym)
             && !self.self_names.contains(&sym)
@@ -958,7 +1043,7 @@ impl<'a> Compiler<'a> {
         // Fast path: a variable in a register.
         if let SimpleAssignmentTarget::AssignmentTargetIdentifier(id) = &u.argument
             && let Some(sym) = self.symbol_of_ref(id)
-            && let Ok(Loc::Reg(r)) = self.loc_of(sym, id.span)
+            && let Ok(Loc::Reg(r)) = self.plain_loc_of(sym, id.span)
             && !self.is_const(sym)
             && !self.needs_tdz_check(sym)
             && !self.self_names.contains(&sym)
@@ -1007,6 +1092,7 @@ impl<'a> Compiler<'a> {
                     let key = self.fs.alloc()?;
                     self.load_str(key, &s.property.name)?;
                     self.pos(s.span);
+                    self.super_receiver()?;
                     self.emit(Instr::GetSuper { dst, key });
                     return Ok(());
                 }
@@ -1023,6 +1109,7 @@ impl<'a> Compiler<'a> {
                     let key = self.fs.alloc()?;
                     self.expr(&c.expression, key)?;
                     self.pos(c.span);
+                    self.super_receiver()?;
                     self.emit(Instr::GetSuper { dst, key });
                     return Ok(());
                 }
@@ -1142,6 +1229,7 @@ impl<'a> Compiler<'a> {
                 args: base,
             });
         } else if is_eval {
+            self.eval_scope_constant()?;
             self.emit(Instr::CallEval {
                 dst,
                 func,
@@ -1198,6 +1286,7 @@ impl<'a> Compiler<'a> {
                     self.load_this(base, s.span)?;
                     let key = self.fs.alloc()?;
                     self.load_str(key, &s.property.name)?;
+                    self.super_receiver()?;
                     self.emit(Instr::GetSuper { dst: func, key });
                     return Ok(());
                 }
@@ -1218,6 +1307,7 @@ impl<'a> Compiler<'a> {
                     self.load_this(base, c.span)?;
                     let key = self.fs.alloc()?;
                     self.expr(&c.expression, key)?;
+                    self.super_receiver()?;
                     self.emit(Instr::GetSuper { dst: func, key });
                     return Ok(());
                 }
@@ -1249,6 +1339,17 @@ impl<'a> Compiler<'a> {
             Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
                 self.callee_and_this(&p.expression, func, base)?;
             }
+            Expression::Identifier(id)
+                if self
+                    .dynamic(&id.name, self.symbol_of_ref(id))
+                    .is_some_and(|r| !r.objects.is_empty()) =>
+            {
+                // A function found on a `with` object is called with that object as `this`.
+                let sym = self.symbol_of_ref(id);
+                let r = self.resolve(&id.name, sym);
+                self.emit_lookup(&id.name, &r.objects, base)?;
+                self.read_found(base, r.target, &id.name, func, id.span, false)?;
+            }
             _ => {
                 self.expr(callee, func)?;
                 self.emit(Instr::LoadUndefined { dst: base });
@@ -1259,8 +1360,9 @@ impl<'a> Compiler<'a> {
 
     fn super_call(&mut self, args: &[Argument<'a>], dst: Reg, span: Span) -> R<()> {
         if self.fs.is_arrow {
-            return self.unsupported("super() inside an arrow function", span);
+            return self.super_call_from_arrow(args, dst, span);
         }
+        self.sync_this_register()?;
         let spread = Self::has_spread(args);
         let argc = if spread { 1 } else { args.len() as u32 };
         let base = self.fs.alloc_n(1 + argc)?;
@@ -1276,6 +1378,50 @@ impl<'a> Compiler<'a> {
             });
         }
         self.after_super_call()
+    }
+
+    /// `super(...)` in an arrow (or eval code): the constructor, its new.target and `this`
+    /// live in the constructor's environment.
+    fn super_call_from_arrow(&mut self, args: &[Argument<'a>], dst: Reg, span: Span) -> R<()> {
+        let owner = self.outer.iter().rev().find(|f| !f.is_arrow);
+        let locs = owner.map(|o| (o.callee_loc, o.new_target_loc, o.this_loc));
+        let (Some(callee), Some(new_target), Some(Loc::Env { env, slot })) =
+            locs.unwrap_or((None, None, None))
+        else {
+            return Err(crate::error::CompileError::new(
+                "'super' keyword unexpected here",
+                span.start,
+            ));
+        };
+        let func = self.fs.alloc_n(3)?;
+        self.load_loc(callee, func, span)?;
+        self.load_loc(new_target, func + 1, span)?;
+        let spread = Self::has_spread(args);
+        let argc = if spread { 1 } else { args.len() as u32 };
+        if !spread && argc > 254 {
+            return self.unsupported("super() with more than 254 arguments", span);
+        }
+        let base = self.fs.alloc_n(1 + argc)?;
+        self.arguments(args, base, spread)?;
+        self.get_env(func + 2, env, slot, None, span)?;
+        self.pos(span);
+        self.emit(Instr::SuperCallFrom {
+            dst,
+            func,
+            args: base,
+            argc: if spread { 255 } else { argc as u8 },
+        });
+        self.set_env(dst, env, slot, span)
+    }
+
+    /// `super.x` reads its receiver from r0: in arrows and eval code, put the lexical
+    /// `this` there first.
+    pub(crate) fn super_receiver(&mut self) -> R<()> {
+        if self.fs.is_arrow {
+            self.load_this(0, Span::default())
+        } else {
+            self.sync_this_register()
+        }
     }
 
     fn new_expression(&mut self, n: &NewExpression<'a>, dst: Reg) -> R<()> {

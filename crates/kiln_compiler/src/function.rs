@@ -97,6 +97,14 @@ pub(crate) struct FnState {
     pub is_arrow: bool,
     /// jumps to the short-circuit exit of each enclosing optional chain
     pub chain_jumps: Vec<Vec<usize>>,
+    /// derived constructors whose arrows (or evals) call `super()`: the constructor itself
+    pub callee_loc: Option<Loc>,
+    /// sloppy functions with a direct eval: the object of vars the eval code adds
+    pub vars_loc: Option<Loc>,
+    /// the function's own top environment
+    pub top_env: Option<u32>,
+    /// `Compiler::dyn_scopes` length when this function started
+    pub dyn_base: usize,
 }
 
 impl FnState {
@@ -126,6 +134,10 @@ impl FnState {
             pending_labels: Vec::new(),
             is_arrow: kind.is_arrow(),
             chain_jumps: Vec::new(),
+            callee_loc: None,
+            vars_loc: None,
+            top_env: None,
+            dyn_base: 0,
         }
     }
 

@@ -11,6 +11,7 @@
 
 mod class;
 mod compiler;
+mod dynamic;
 mod error;
 mod expression;
 mod function;
@@ -22,7 +23,7 @@ mod statement;
 #[cfg(test)]
 mod tests;
 
-use kiln_bytecode::{FunctionKind, Instr, Script, ScriptKind};
+use kiln_bytecode::{EvalScope, FunctionKind, Instr, Script, ScriptKind};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::Statement;
 use oxc_parser::{ParseOptions, Parser};
@@ -51,20 +52,62 @@ pub fn compile(
     if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
+    compile_with_scope(source, source_name, kind, strict, None)
+}
+
+/// Compile the code of a direct `eval` against its caller's scope (described by the
+/// [`EvalScope`] the compiler recorded at the call site). Free names resolve to the
+/// caller's bindings, then to globals; see `docs/eval.md`.
+pub fn compile_eval(
+    source: &str,
+    source_name: &str,
+    strict: bool,
+    scope: &EvalScope,
+) -> Result<Script, CompileError> {
+    compile_with_scope(source, source_name, ScriptKind::Eval, strict, Some(scope.clone()))
+}
+
+fn compile_with_scope(
+    source: &str,
+    source_name: &str,
+    kind: ScriptKind,
+    strict: bool,
+    scope: Option<EvalScope>,
+) -> Result<Script, CompileError> {
+    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
+        return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
+    }
     let owned_source = source.to_string();
     let owned_name = source_name.to_string();
+    let owned_scope = scope.clone();
     let worker = std::thread::Builder::new()
         .name("kiln-compiler".into())
         .stack_size(COMPILER_STACK)
-        .spawn(move || compile_on_this_thread(&owned_source, &owned_name, kind, strict));
+        .spawn(move || {
+            compile_on_this_thread(
+                &owned_source,
+                &owned_name,
+                kind,
+                strict,
+                owned_scope.as_ref(),
+            )
+        });
     match worker {
         Ok(handle) => match handle.join() {
             Ok(result) => result,
             Err(_) => Err(CompileError::new("internal compiler error", 0)),
         },
         // No thread available: compile here (the nesting pre-scan still protects the stack).
-        Err(_) => compile_on_this_thread(source, source_name, kind, strict),
+        Err(_) => compile_on_this_thread(source, source_name, kind, strict, scope.as_ref()),
     }
+}
+
+/// Whether a parse or early error is lifted because the eval code's caller allows it.
+fn allowed_in_eval(message: &str, scope: Option<&EvalScope>) -> bool {
+    let Some(scope) = scope else { return false };
+    (message.starts_with("Unexpected new.target") && scope.in_function)
+        || (message.starts_with("Super calls are not permitted") && scope.super_call.is_some())
+        || (message.starts_with("'super' can only be referenced") && scope.super_property)
 }
 
 fn compile_on_this_thread(
@@ -72,6 +115,7 @@ fn compile_on_this_thread(
     source_name: &str,
     kind: ScriptKind,
     strict: bool,
+    eval_scope: Option<&EvalScope>,
 ) -> Result<Script, CompileError> {
     let allocator = Allocator::default();
     let source_type = match kind {
@@ -85,7 +129,11 @@ fn compile_on_this_thread(
     let parsed = Parser::new(&allocator, source, source_type)
         .with_options(options)
         .parse();
-    if let Some(d) = parsed.diagnostics.errors().next() {
+    if let Some(d) = parsed
+        .diagnostics
+        .errors()
+        .find(|d| !allowed_in_eval(&d.message, eval_scope))
+    {
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
     }
@@ -96,7 +144,11 @@ fn compile_on_this_thread(
     let semantic = SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&program);
-    if let Some(d) = semantic.diagnostics.errors().next() {
+    if let Some(d) = semantic
+        .diagnostics
+        .errors()
+        .find(|d| !allowed_in_eval(&d.message, eval_scope))
+    {
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
     }
@@ -108,6 +160,9 @@ fn compile_on_this_thread(
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
     let mut compiler = Compiler::new(source, scoping, analysis, kind, root, strict);
+    if let Some(scope) = eval_scope {
+        compiler.enter_eval_scope(scope, strict);
+    }
     let directive = program.directives.last().map(|d| &d.expression);
     compile_top_level(&mut compiler, &program.body, directive, root, strict)
         .map_err(|e| e.locate(source))?;
@@ -144,8 +199,32 @@ fn compile_top_level<'a>(
         Some(ContextKey::Scope(root)),
         None,
     )?;
+    let in_eval_function = c
+        .eval_ctx
+        .as_ref()
+        .is_some_and(|ctx| ctx.scope.in_function);
+    if in_eval_function {
+        // Eval code sees its caller's `this`, `new.target` and `arguments` like an arrow.
+        c.fs.is_arrow = true;
+        if !strict {
+            c.fs.vars_loc = c.outer.first().and_then(|f| f.vars_loc);
+        }
+    }
     for sym in c.scope_symbols(root) {
         let name = c.scoping.symbol_name(sym).to_string();
+        if !c.is_global_symbol(sym) {
+            // The eval code's own binding.
+            if c.is_lexical(sym)
+                && let Some(function::Loc::Reg(r)) = c.locs.get(&sym).copied()
+            {
+                c.emit(Instr::LoadHole { dst: r });
+            }
+            continue;
+        }
+        if c.eval_ctx.is_some() {
+            c.declare_eval_var(&name, c.scoping.symbol_span(sym))?;
+            continue;
+        }
         let site = c.fs.site(&name)?;
         if c.is_lexical(sym) {
             let is_const = c.is_const(sym);

@@ -87,7 +87,7 @@ impl<'a> Compiler<'a> {
                     self.object_assignment_pattern(src, ot, rest)?;
                 }
                 AssignmentTarget::AssignmentTargetIdentifier(id) => {
-                    let place = self.identifier_place(id);
+                    let place = self.identifier_place(id)?;
                     self.write_place(&place, src)?;
                 }
                 _ => match t.as_member_expression() {
@@ -120,7 +120,7 @@ impl<'a> Compiler<'a> {
                     Some(e) => self.with_default(src, e, Some(&id.name))?,
                     None => src,
                 };
-                let place = self.identifier_place(id);
+                let place = self.identifier_place(id)?;
                 self.write_place(&place, v)?;
             }
         }

@@ -27,6 +27,13 @@ pub(crate) struct LexicalNeeds {
     pub arguments_in_arrow: bool,
     /// the function body itself or one of its arrows reads `arguments`
     pub arguments: bool,
+    /// an arrow inside calls `super()`, or a direct eval may: keep the constructor function
+    /// in the environment too
+    pub super_in_arrow: bool,
+    /// this context itself (not a nested function) contains a direct `eval` call
+    pub direct_eval: bool,
+    /// this context or an arrow inside it contains a direct `eval` call
+    pub eval_inside: bool,
 }
 
 /// The key of a function-like context: a real function's scope, or a class
@@ -71,6 +78,7 @@ pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
         scoping,
         current_class: Vec::new(),
         field_bindings: HashSet::new(),
+        eval_scopes: HashSet::new(),
     };
     visitor.stack.push(Ctx {
         key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))),
@@ -78,6 +86,9 @@ pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
     });
     visitor.visit_program(program);
     let mut captured = std::mem::take(&mut visitor.field_bindings);
+    for &scope in &visitor.eval_scopes {
+        captured.extend(scoping.get_bindings(scope).values().copied());
+    }
     for symbol in scoping.symbol_ids() {
         let home = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
         for &reference_id in scoping.get_resolved_reference_ids(symbol) {
@@ -108,6 +119,8 @@ struct Collector<'s> {
     scoping: &'s Scoping,
     current_class: Vec<Option<ScopeId>>,
     field_bindings: HashSet<SymbolId>,
+    /// scopes on the chain of some direct eval call: all their bindings live in environments
+    eval_scopes: HashSet<ScopeId>,
 }
 
 impl Collector<'_> {
@@ -213,6 +226,44 @@ impl<'a> Visit<'a> for Collector<'_> {
         if through_arrow {
             needs.this = true;
         }
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if matches!(it.callee, Expression::Super(_)) {
+            let (needs, through_arrow) = self.owner();
+            if through_arrow {
+                needs.this = true;
+                needs.new_target = true;
+                needs.super_in_arrow = true;
+            }
+        }
+        if let Expression::Identifier(id) = &it.callee
+            && id.name == "eval"
+            && let Some(reference) = id.reference_id.get()
+            && self.scoping.get_reference(reference).symbol_id().is_none()
+        {
+            let top_level = self.stack.len() == 1;
+            let key = self.stack.last().map(|c| c.key);
+            if let Some(key) = key {
+                self.needs.entry(key).or_default().direct_eval = true;
+            }
+            if !top_level {
+                let (needs, _) = self.owner();
+                needs.this = true;
+                needs.new_target = true;
+                needs.arguments = true;
+                needs.arguments_in_arrow = true;
+                needs.super_in_arrow = true;
+                needs.eval_inside = true;
+            }
+            // Everything visible from the call may be named by the evaluated code.
+            let mut scope = Some(self.scoping.get_reference(reference).scope_id());
+            while let Some(s) = scope {
+                self.eval_scopes.insert(s);
+                scope = self.scoping.scope_parent_id(s);
+            }
+        }
+        walk::walk_call_expression(self, it);
     }
 
     fn visit_super(&mut self, _it: &Super) {

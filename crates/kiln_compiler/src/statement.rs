@@ -141,7 +141,7 @@ impl<'a> Compiler<'a> {
             }
             Statement::TryStatement(t) => self.try_statement(t)?,
             Statement::SwitchStatement(s) => self.switch_statement(s)?,
-            Statement::WithStatement(w) => return self.unsupported("with statement", w.span),
+            Statement::WithStatement(w) => self.with_statement(w)?,
             Statement::ImportDeclaration(_)
             | Statement::ExportAllDeclaration(_)
             | Statement::ExportDefaultDeclaration(_)
@@ -178,7 +178,7 @@ impl<'a> Compiler<'a> {
                     // A register-resident binding can take the value directly.
                     if let BindingPattern::BindingIdentifier(id) = &decl.id
                         && let Some(sym) = id.symbol_id.get()
-                        && let Ok(crate::function::Loc::Reg(r)) = self.loc_of(sym, id.span)
+                        && let Ok(crate::function::Loc::Reg(r)) = self.plain_loc_of(sym, id.span)
                         && crate::expression::writes_destination_last(init)
                     {
                         self.expr_named(init, r, Some(&id.name))?;
@@ -355,6 +355,7 @@ impl<'a> Compiler<'a> {
                     }
                 };
                 if self.fs.is_derived {
+                    self.sync_this_register()?;
                     self.emit(Instr::ReturnDerived { src: v });
                 } else {
                     self.emit(Instr::Return { src: v });

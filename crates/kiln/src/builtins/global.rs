@@ -150,10 +150,10 @@ impl Vm {
         self.run_top_level(block)
     }
 
-    /// A direct `eval(...)` call. Kiln runs it in the global scope: the caller's local
-    /// variables are not visible to the evaluated code.
+    /// A direct `eval(...)` call: the code sees the caller's scope (see
+    /// `interpreter/scopes.rs`).
     pub(crate) fn direct_eval(&mut self, x: Value, strict: bool) -> JsResult<Value> {
-        self.eval_code(x, strict)
+        self.direct_eval_in_scope(x, strict)
     }
 
     /// Dynamic `import()`: modules are not supported yet, so the promise rejects.

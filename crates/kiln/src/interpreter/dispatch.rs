@@ -190,6 +190,21 @@ impl Vm {
                             ));
                         }
                     }
+                    Instr::LookupObjectEnv {
+                        dst,
+                        depth,
+                        slot,
+                        site,
+                    } => {
+                        let env = self.env_at(depth);
+                        let holder = self.heap.env(env).slots[slot as usize];
+                        let found = tri!(self.lookup_object_env(holder, code.sites[site as usize]));
+                        reg!(dst) = found;
+                    }
+                    Instr::DeclareEvalVar { site, depth, slot } => {
+                        let env = self.env_at(depth);
+                        tri!(self.declare_eval_var(env, slot, code.sites[site as usize]));
+                    }
 
                     // ---- globals ----
                     Instr::GetGlobal { dst, site } => {
@@ -846,6 +861,24 @@ impl Vm {
                         let values = tri!(self.spread_values(list));
                         let r = tri!(self.super_call(&values));
                         reg!(0) = r;
+                        reg!(dst) = r;
+                    }
+                    Instr::SuperCallFrom {
+                        dst,
+                        func,
+                        args,
+                        argc,
+                    } => {
+                        sync!();
+                        let (ctor, new_target, this_now) =
+                            (reg!(func), reg!(func + 1), reg!(func + 2));
+                        let values = if argc == 255 {
+                            tri!(self.spread_values(reg!(args + 1)))
+                        } else {
+                            let start = base + args as usize + 1;
+                            self.stack[start..start + argc as usize].to_vec()
+                        };
+                        let r = tri!(self.super_call_from(ctor, new_target, this_now, &values));
                         reg!(dst) = r;
                     }
 

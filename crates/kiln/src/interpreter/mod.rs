@@ -22,6 +22,7 @@ pub mod generator;
 mod globals;
 pub mod operators;
 pub mod property;
+mod scopes;
 
 use crate::heap::{EnvId, Heap, ObjectId, StringId};
 use crate::object::shape::ShapeId;
@@ -421,7 +422,9 @@ impl Vm {
                     }
                 }
                 Constant::Function(i) => Value::int(*i as i32),
-                Constant::RegExp { .. } | Constant::Template { .. } => Value::UNDEFINED,
+                Constant::RegExp { .. } | Constant::Template { .. } | Constant::EvalScope(_) => {
+                    Value::UNDEFINED
+                }
             })
             .collect();
         let sites: Box<[PropertyKey]> = code

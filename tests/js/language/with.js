@@ -1,0 +1,46 @@
+// `with` puts an object's properties in scope.
+var o = { p: 1, q() { return this === o; } };
+with (o) {
+  print(p); // expect: 1
+  p = 5;
+  print(q()); // expect: true
+}
+print(o.p); // expect: 5
+
+var p = "global";
+with ({}) { print(p); } // expect: global
+
+with ([1, 2]) { print(typeof values + " " + length); } // expect: undefined 2
+
+function inFunction(obj) {
+  var local = "local";
+  with (obj) { return local + " " + x; }
+}
+print(inFunction({ x: "x" })); // expect: local x
+print(inFunction({ x: "x", local: "shadowed" })); // expect: shadowed x
+
+function closures(obj) {
+  with (obj) { return () => a; }
+}
+var get = closures({ a: 1 });
+print(get()); // expect: 1
+
+var target = { v: 1 };
+with (target) { var v = 2; }
+print(target.v + " " + typeof v); // expect: 2 undefined
+
+var unscopable = { hidden: "own" };
+unscopable[Symbol.unscopables] = { hidden: true };
+var hidden = "outer";
+with (unscopable) { print(hidden); } // expect: outer
+
+var deleted = { d: 1 };
+with (deleted) { print(delete d); } // expect: true
+print("d" in deleted); // expect: false
+
+var counter = { n: 0 };
+with (counter) { n++; n += 2; }
+print(counter.n); // expect: 3
+
+outer: with ({ x: 1 }) { for (;;) { break outer; } }
+print("after break"); // expect: after break
