@@ -295,6 +295,7 @@ fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
         }
     }
     if opts.update && full_run {
+        let _ = std::fs::create_dir_all(repo.join("conformance"));
         if !regressions.is_empty() {
             println!("not updating the scoreboard: fix the regressions first");
         } else {
@@ -371,7 +372,11 @@ fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> O
     let progress = {
         let (done, failed, finished) = (done.clone(), failed.clone(), finished.clone());
         std::thread::spawn(move || {
+            use std::io::IsTerminal;
+            // A live bar on a terminal; a line per tenth of the run in logs.
+            let live = std::io::stderr().is_terminal();
             let start = Instant::now();
+            let mut last_tenth = 0;
             while !finished.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(500));
                 let d = done.load(Ordering::Relaxed);
@@ -379,13 +384,21 @@ fn run_parallel(root: &Path, queue: Vec<(Scenario, Class)>, workers: usize) -> O
                 let bar: String = (0..40)
                     .map(|i| if i * 100 < pct * 40 { '#' } else { '.' })
                     .collect();
-                eprint!(
-                    "\r[{bar}] {d}/{total} ({} failed) {:.0}s ",
+                let line = format!(
+                    "[{bar}] {d}/{total} ({} failed) {:.0}s",
                     failed.load(Ordering::Relaxed),
                     start.elapsed().as_secs_f64()
                 );
+                if live {
+                    eprint!("\r{line} ");
+                } else if pct / 10 > last_tenth {
+                    last_tenth = pct / 10;
+                    eprintln!("{line}");
+                }
             }
-            eprintln!();
+            if live {
+                eprintln!();
+            }
         })
     };
     let mut handles = Vec::new();
