@@ -112,10 +112,11 @@ fn timeval_ms(t: libc::timeval) -> f64 {
 /// The line most likely to say what went wrong: the last stderr line that names an
 /// error, else the last non-empty stderr line, else the last stdout line.
 fn first_error_line(stderr: &str, stdout: &str) -> String {
+    // Lines of a few characters ("Error:" before a backtrace) say nothing.
     let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| l.len() > 8)
         .collect();
     let pick = lines
         .iter()
@@ -184,6 +185,11 @@ mod tests {
         let stderr = "at foo (x.js:1)\nTypeError: boom\n  at bar\n";
         assert_eq!(first_error_line(stderr, ""), "TypeError: boom");
         assert_eq!(first_error_line("", "last\n"), "last");
+        let boa = "Uncaught Error: RuntimeLimitError: too deep\n    at ack\nError: \n   0: execution failed\n";
+        assert_eq!(
+            first_error_line(boa, ""),
+            "Uncaught Error: RuntimeLimitError: too deep"
+        );
     }
 
     #[test]
