@@ -186,6 +186,9 @@ pub enum Instr {
         func: ConstIdx,
         heritage: Reg,
     },
+    /// SetFunctionName(r[func], property key r[key]) unless the function already has a name
+    /// (anonymous functions under computed keys)
+    SetFunctionName { func: Reg, key: Reg },
     /// make r[obj] the home object of function r[func] (`super` lookups start at its prototype)
     SetHomeObject { func: Reg, obj: Reg },
     /// store closure r[init] as the field initialiser of class constructor r[class]
@@ -480,6 +483,11 @@ pub struct EvalScope {
     pub super_call: Option<(u16, u16)>,
     /// the caller is a class field initialiser (`arguments` is a SyntaxError)
     pub in_field_initializer: bool,
+    /// the call is in a parameter initialiser of the caller (of an arrow when
+    /// `in_arrow_parameters`): `var arguments` is a SyntaxError for non-arrows, and the
+    /// function body's lexical declarations are not in scope
+    pub in_parameters: bool,
+    pub in_arrow_parameters: bool,
 }
 
 /// One environment of an [`EvalScope`].

@@ -724,6 +724,13 @@ impl<'a> Compiler<'a> {
 
     /// Initialise parameters with defaults, patterns and rest.
     pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
+        self.fs.in_params = true;
+        let result = self.compile_params_inner(params);
+        self.fs.in_params = false;
+        result
+    }
+
+    fn compile_params_inner(&mut self, params: &FormalParameters<'a>) -> R<()> {
         for (i, item) in params.items.iter().enumerate() {
             let reg = 1 + i as Reg;
             if let Some(init) = &item.initializer {

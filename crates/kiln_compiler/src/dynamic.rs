@@ -131,12 +131,20 @@ impl<'a> Compiler<'a> {
             };
         }
         if let Some(ctx) = &self.eval_ctx {
-            for &id in &ctx.ids {
+            // In parameter initialisers the body's lexical declarations are not in scope.
+            let hidden_lexicals = ctx
+                .scope
+                .var_object
+                .filter(|_| ctx.scope.in_parameters)
+                .map(|p| p.0 as usize);
+            for (depth, &id) in ctx.ids.iter().enumerate() {
                 let entries = self.env_names.get(&id).map(Vec::as_slice).unwrap_or(&[]);
                 for e in entries {
                     if let EnvEntry::Outer(b) = e
                         && b.kind != EvalBindingKind::Object
                         && b.name == name
+                        && !(hidden_lexicals == Some(depth)
+                            && matches!(b.kind, EvalBindingKind::Let | EvalBindingKind::Const))
                     {
                         return Resolution {
                             objects,
@@ -453,6 +461,8 @@ impl<'a> Compiler<'a> {
             }
         };
         scope.var_object = place(self, self.fs.vars_loc);
+        scope.in_parameters = self.fs.in_params;
+        scope.in_arrow_parameters = self.fs.in_params && self.fs.is_arrow;
         let owner: Option<&FnState> = if self.fs.is_arrow {
             self.outer.iter().rev().find(|f| !f.is_arrow)
         } else {
@@ -547,6 +557,13 @@ impl<'a> Compiler<'a> {
         };
         let var_depth = ctx.scope.var_object.map(|p| p.0 as usize);
         let in_function = ctx.scope.in_function;
+        let in_parameters = ctx.scope.in_parameters;
+        if in_parameters && !ctx.scope.in_arrow_parameters && name == "arguments" {
+            return Err(CompileError::new(
+                "'arguments' cannot be declared by eval code in parameters",
+                span.start,
+            ));
+        }
         let mut found_var = false;
         let mut conflict = false;
         for (depth, id) in ctx.ids.iter().enumerate() {
@@ -559,6 +576,9 @@ impl<'a> Compiler<'a> {
                     && b.name == name
                 {
                     match b.kind {
+                        // The body's lexical declarations are not in scope in parameters.
+                        EvalBindingKind::Let | EvalBindingKind::Const
+                            if in_parameters && var_depth == Some(depth) => {}
                         EvalBindingKind::Let | EvalBindingKind::Const => conflict = true,
                         EvalBindingKind::Object => {}
                         _ => found_var = true,

@@ -1621,6 +1621,15 @@ impl<'a> Compiler<'a> {
                                     let key = self.fs.alloc()?;
                                     self.property_key(&p.key, key)?;
                                     self.expr(&p.value, v)?;
+                                    if matches!(
+                                        p.value.without_parentheses(),
+                                        Expression::FunctionExpression(f) if f.id.is_none()
+                                    ) || matches!(
+                                        p.value.without_parentheses(),
+                                        Expression::ArrowFunctionExpression(_)
+                                    ) {
+                                        self.emit(Instr::SetFunctionName { func: v, key });
+                                    }
                                     self.emit(Instr::DefineIndex { obj, key, src: v });
                                 }
                             }

@@ -105,6 +105,8 @@ pub(crate) struct FnState {
     pub top_env: Option<u32>,
     /// `Compiler::dyn_scopes` length when this function started
     pub dyn_base: usize,
+    /// compiling the parameter initialisers
+    pub in_params: bool,
 }
 
 impl FnState {
@@ -138,6 +140,7 @@ impl FnState {
             vars_loc: None,
             top_env: None,
             dyn_base: 0,
+            in_params: false,
         }
     }
 

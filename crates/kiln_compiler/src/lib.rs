@@ -160,6 +160,9 @@ fn compile_on_this_thread(
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
     let mut compiler = Compiler::new(source, scoping, analysis, kind, root, strict);
+    // Indirect eval: eval code whose caller is global code.
+    let global_caller = EvalScope::default();
+    let eval_scope = eval_scope.or((kind == ScriptKind::Eval).then_some(&global_caller));
     if let Some(scope) = eval_scope {
         compiler.enter_eval_scope(scope, strict);
     }

@@ -232,16 +232,6 @@ fn const_assignment_throws() {
 #[test]
 fn unsupported_constructs_are_errors() {
     assert!(
-        err("with (o) { x; }")
-            .message
-            .contains("not yet supported: with statement")
-    );
-    assert!(
-        err("class A extends B { constructor() { const f = () => super(); } }")
-            .message
-            .contains("super() inside an arrow")
-    );
-    assert!(
         compile("export const x = 1;", "m.js", ScriptKind::Module, false)
             .unwrap_err()
             .message
@@ -342,4 +332,79 @@ fn scan() {
         }
     }
     println!("{internal} internal errors in {total} files");
+}
+
+#[test]
+fn with_references_look_up_the_object_first() {
+    has("with (o) { x; }", "LookupObjectEnv");
+    has("var o; with (o) { f(); }", "LookupObjectEnv");
+    // A binding declared inside the body is not shadowed by the object.
+    let s = ok("with (o) { let y = 1; y; }");
+    let l = listing(&s);
+    assert_eq!(l.matches("LookupObjectEnv").count(), 0, "{l}");
+    err("'use strict'; with (o) {}");
+}
+
+#[test]
+fn direct_eval_records_its_scope() {
+    let s = ok("function f(a) { let b; return eval('a + b'); }");
+    let f = s
+        .functions
+        .iter()
+        .find(|f| f.name == "f".encode_utf16().collect::<Vec<_>>())
+        .expect("f");
+    let scope = f
+        .constants
+        .iter()
+        .find_map(|c| match c {
+            kiln_bytecode::Constant::EvalScope(s) => Some(s),
+            _ => None,
+        })
+        .expect("an eval scope");
+    let names: Vec<&str> = scope
+        .envs
+        .iter()
+        .flat_map(|e| e.bindings.iter().map(|b| b.name.as_str()))
+        .collect();
+    assert!(names.contains(&"a") && names.contains(&"b"), "{names:?}");
+    assert!(scope.in_function && scope.this.is_some() && scope.var_object.is_some());
+    let call = f
+        .instructions
+        .get(scope.pc as usize)
+        .expect("the call instruction");
+    assert!(matches!(call, kiln_bytecode::Instr::CallEval { .. }), "{call:?}");
+}
+
+#[test]
+fn eval_code_resolves_names_in_the_callers_scope() {
+    let scope = kiln_bytecode::EvalScope {
+        envs: vec![kiln_bytecode::EvalEnv {
+            bindings: vec![kiln_bytecode::EvalBinding {
+                name: "x".into(),
+                slot: 3,
+                kind: kiln_bytecode::EvalBindingKind::Const,
+            }],
+        }],
+        in_function: true,
+        ..Default::default()
+    };
+    let s = crate::compile_eval("x", "<eval>", false, &scope).expect("compiles");
+    let l = listing(&s);
+    assert!(l.contains("GetEnvChecked") && l.contains("slot: 3"), "{l}");
+    let s = crate::compile_eval("x = 1", "<eval>", false, &scope).expect("compiles");
+    assert!(listing(&s).contains("TypeError"));
+    assert!(crate::compile_eval("var x", "<eval>", false, &scope).is_err());
+    // new.target is allowed in eval code called from a function.
+    assert!(crate::compile_eval("new.target", "<eval>", false, &scope).is_ok());
+    assert!(
+        crate::compile_eval("new.target", "<eval>", false, &Default::default()).is_err()
+    );
+}
+
+#[test]
+fn super_call_in_arrow_compiles() {
+    has(
+        "class A extends B { constructor() { const f = () => super(); f(); } }",
+        "SuperCallFrom",
+    );
 }

@@ -201,6 +201,10 @@ impl Vm {
                         let found = tri!(self.lookup_object_env(holder, code.sites[site as usize]));
                         reg!(dst) = found;
                     }
+                    Instr::SetFunctionName { func, key } => {
+                        let (f, k) = (reg!(func), reg!(key));
+                        tri!(self.name_anonymous_function(f, k));
+                    }
                     Instr::DeclareEvalVar { site, depth, slot } => {
                         let env = self.env_at(depth);
                         tri!(self.declare_eval_var(env, slot, code.sites[site as usize]));
@@ -561,16 +565,18 @@ impl Vm {
                     ),
                     Instr::Eq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        let r = if a == b && a.as_number().is_none_or(|n| !n.is_nan()) {
-                            true
-                        } else {
-                            tri!(self.loose_equals(a, b))
+                        let r = match loose_equals_fast(a, b) {
+                            Some(r) => r,
+                            None => tri!(self.loose_equals(a, b)),
                         };
                         reg!(dst) = Value::bool(r);
                     }
                     Instr::NotEq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        let r = tri!(self.loose_equals(a, b));
+                        let r = match loose_equals_fast(a, b) {
+                            Some(r) => r,
+                            None => tri!(self.loose_equals(a, b)),
+                        };
                         reg!(dst) = Value::bool(!r);
                     }
                     Instr::StrictEq { dst, lhs, rhs } => {
@@ -2296,6 +2302,25 @@ impl Vm {
         code.templates.borrow_mut().push((idx, array));
         array
     }
+}
+
+/// `a == b` when it needs no conversion: numbers, identical values, and comparisons with
+/// null/undefined (no object here is [[IsHTMLDDA]]). None means take the generic path.
+#[inline(always)]
+fn loose_equals_fast(a: Value, b: Value) -> Option<bool> {
+    if let (Some(x), Some(y)) = (a.as_number(), b.as_number()) {
+        return Some(x == y);
+    }
+    if a == b {
+        return Some(true);
+    }
+    if a.is_nullish() || b.is_nullish() {
+        return Some(a.is_nullish() && b.is_nullish());
+    }
+    if a.is_object() && b.is_object() {
+        return Some(false);
+    }
+    None
 }
 
 /// The outcome of one `yield*` step.

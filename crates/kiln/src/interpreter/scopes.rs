@@ -33,6 +33,15 @@ impl Vm {
         Ok(holder)
     }
 
+    /// NamedEvaluation of an anonymous function under a computed key.
+    pub(crate) fn name_anonymous_function(&mut self, f: Value, key: Value) -> JsResult<()> {
+        if let Some(fobj) = f.as_object() {
+            let key = self.to_property_key(key)?;
+            self.set_function_name(fobj, key, "");
+        }
+        Ok(())
+    }
+
     /// A var declared by sloppy direct eval code inside a function: a property of the
     /// function's var object (in `env`'s `slot`), created on first use.
     pub(crate) fn declare_eval_var(
