@@ -80,6 +80,10 @@ enum Cmd {
     Check {
         #[command(flatten)]
         args: RunArgs,
+        /// compare Kiln's time relative to this peer, run alongside (steady on a busy
+        /// machine, where absolute times drift); `none` compares absolute times
+        #[arg(long, default_value = "quickjs")]
+        against: String,
     },
     /// Profile a fixture: flame graph SVG and top functions by self time, in build/profiles/
     Profile {
@@ -114,7 +118,7 @@ fn main() -> ExitCode {
         Cmd::Install { force } => install(&root, force),
         Cmd::List => list(&root),
         Cmd::Run { args, record, note } => run(&root, &args, record, note),
-        Cmd::Check { args } => check(&root, &args),
+        Cmd::Check { args, against } => check(&root, &args, &against),
         Cmd::Profile {
             fixture,
             engine,
@@ -274,13 +278,14 @@ fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(root: &Path, args: &RunArgs) -> Result<ExitCode, String> {
+fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String> {
     let host = host_line();
     let last = record::last_on_host(&root.join("bench/results"), &host)
         .ok_or_else(|| format!("no recorded run from this host ({host}) in bench/results/"))?;
+    let peer = (against != "none").then_some(against);
     let mut args = args.clone();
     if args.engines.is_none() {
-        args.engines = Some("kiln".into());
+        args.engines = Some(peer.map_or("kiln".into(), |p| format!("kiln,{p}")));
     }
     if args.fixtures.is_none() {
         let names: Vec<String> = last
@@ -295,22 +300,32 @@ fn check(root: &Path, args: &RunArgs) -> Result<ExitCode, String> {
         args.fixtures = Some(names.join(","));
     }
     let fresh = measure(root, &args)?;
+    // The measure compared: Kiln's median, or Kiln's median over the peer's.
+    let value = |fixture: &record::FixtureRecord| match peer {
+        None => fixture
+            .result("kiln")
+            .filter(|r| r.status == record::Status::Ok)
+            .and_then(|r| r.median_ms),
+        Some(p) => fixture.ratio(p),
+    };
     let mut changes = Vec::new();
     for fixture in &fresh.fixtures {
-        let now = fixture.result("kiln").and_then(|r| r.median_ms);
+        let now = value(fixture);
         let then = last
             .fixtures
             .iter()
             .find(|f| f.name == fixture.name)
-            .and_then(|f| f.result("kiln"))
-            .and_then(|r| r.median_ms);
+            .and_then(value);
         if let (Some(now), Some(then)) = (now, then) {
             changes.push(stats::Change {
                 fixture: fixture.name.clone(),
                 recorded_ms: then,
                 fresh_ms: now,
             });
-        } else if now.is_none() {
+        } else if fixture
+            .result("kiln")
+            .is_none_or(|r| r.status != record::Status::Ok)
+        {
             println!(
                 "{}: Kiln failed now: {}",
                 fixture.name,
@@ -325,11 +340,15 @@ fn check(root: &Path, args: &RunArgs) -> Result<ExitCode, String> {
         "against the run of {} (commit {}):\n",
         last.date, last.commit
     );
-    println!("| fixture | recorded ms | now ms | Δ |\n|---|---|---|---|");
+    let (what, digits) = match peer {
+        None => ("Kiln ms".to_string(), 0),
+        Some(p) => (format!("Kiln/{p}"), 2),
+    };
+    println!("| fixture | recorded {what} | now {what} | Δ |\n|---|---|---|---|");
     for c in &changes {
         let flag = if c.is_regression() { " **slower**" } else { "" };
         println!(
-            "| {} | {:.0} | {:.0} | {:+.1} %{flag} |",
+            "| {} | {:.digits$} | {:.digits$} | {:+.1} %{flag} |",
             c.fixture,
             c.recorded_ms,
             c.fresh_ms,
