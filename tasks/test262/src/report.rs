@@ -250,7 +250,8 @@ pub fn write_scoreboard(
          runs in — sloppy and strict unless its flags say `onlyStrict`, `noStrict`, `raw` (run as is) \
          or `module` (strict only). Each scenario is pass, fail, crash, timeout (10 s) or skipped with a \
          reason; skipped scenarios count as not passed. Tests whose `features` are listed as proposals in \
-         `features.txt` are counted apart from the main suite.\n"
+         `features.txt` are counted apart from the main suite. `tasks/test262/independent_count.py` \
+         counts the same denominators straight from the corpus, as a check.\n"
     );
     let _ = writeln!(out, "## Scores\n");
     let _ = writeln!(
