@@ -370,6 +370,16 @@ fn capability_executor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value>
 
 /// Run one promise reaction job.
 pub fn run_reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsResult<()> {
+    // The job was taken off the queue, so nothing else roots its record while the handler
+    // runs JavaScript (and may collect).
+    let mark = vm.roots.len();
+    vm.roots.extend([Value::object(reaction), argument]);
+    let result = reaction_job(vm, reaction, argument);
+    vm.roots.truncate(mark);
+    result
+}
+
+fn reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsResult<()> {
     let [kind, handler, promise, resolve, reject] = match &vm.heap.object(reaction).kind {
         ObjectKind::Internal(v) if v.len() == 5 => [v[0], v[1], v[2], v[3], v[4]],
         _ => return Ok(()),
@@ -412,6 +422,7 @@ pub fn run_reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsR
     Ok(())
 }
 
+/// [PromiseResolveThenableJob](https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob)
 pub fn run_resolve_thenable_job(
     vm: &mut Vm,
     promise: ObjectId,
@@ -420,7 +431,7 @@ pub fn run_resolve_thenable_job(
 ) -> JsResult<()> {
     let (resolve, reject) = vm.create_resolving_functions(promise);
     let mark = vm.roots.len();
-    vm.roots.extend([resolve, reject]);
+    vm.roots.extend([resolve, reject, Value::object(promise), thenable, then]);
     if vm.call(then, thenable, &[resolve, reject]).is_err() {
         if vm.terminating() {
             return Err(crate::Thrown);
