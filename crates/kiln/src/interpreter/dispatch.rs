@@ -279,8 +279,9 @@ impl Vm {
                     }
                     Instr::DefineNamed { obj, src, site } => {
                         let (o, v) = (reg!(obj), reg!(src));
-                        let key = code.sites[site as usize];
-                        tri!(self.define_field(o, key, v));
+                        if !self.define_named_cached(o, v, &code, site) {
+                            tri!(self.define_named_slow(o, v, &code, site));
+                        }
                     }
                     Instr::DefineIndex { obj, key, src } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
@@ -1869,6 +1870,66 @@ impl Vm {
             return Err(self.type_error(format!(
                 "Cannot assign to read only property '{k}' of object"
             )));
+        }
+        Ok(())
+    }
+
+    /// DefineNamed through its cache: a shape that gains exactly this key as a default data
+    /// property. Defining consults no prototype, so only the shape is checked.
+    #[inline(always)]
+    fn define_named_cached(
+        &mut self,
+        o: Value,
+        v: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> bool {
+        let (Some(obj), InlineCache::Add { from, to, .. }) =
+            (o.as_object(), code.caches[site as usize].get())
+        else {
+            return false;
+        };
+        let object = self.heap.object_mut(obj);
+        if object.shape != from || !object.extensible {
+            return false;
+        }
+        object.shape = to;
+        object.slots.push(v);
+        self.heap.note_growth(8);
+        true
+    }
+
+    #[inline(never)]
+    fn define_named_slow(
+        &mut self,
+        o: Value,
+        v: Value,
+        code: &super::CodeBlock,
+        site: u16,
+    ) -> JsResult<()> {
+        let key = code.sites[site as usize];
+        let Some(obj) = o.as_object() else {
+            return Ok(());
+        };
+        let before = self.heap.object(obj).shape;
+        let plain = matches!(
+            self.heap.object(obj).kind,
+            ObjectKind::Ordinary | ObjectKind::Closure(_)
+        ) && self.heap.object(obj).extensible
+            && before != crate::object::shape::ShapeId::DICTIONARY
+            && self.heap.shapes.lookup(before, key).is_none();
+        self.define_field(o, key, v)?;
+        let after = self.heap.object(obj).shape;
+        if plain && after != before && after != crate::object::shape::ShapeId::DICTIONARY {
+            self.fill_cache(
+                code,
+                site,
+                InlineCache::Add {
+                    from: before,
+                    to: after,
+                    epoch: 0,
+                },
+            );
         }
         Ok(())
     }
