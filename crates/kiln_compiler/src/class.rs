@@ -93,7 +93,10 @@ impl<'a> Compiler<'a> {
                 _ => 0,
             })
             .sum();
-        let size = private_names.len() as u16 + extra_slots;
+        // The class's own name inside the body: an immutable binding, uninitialised until
+        // the class exists.
+        let inner_sym = c.id.as_ref().and_then(|id| id.symbol_id.get());
+        let size = private_names.len() as u16 + extra_slots + u16::from(inner_sym.is_some());
         let class_env = if size > 0 {
             Some(self.push_env(size))
         } else {
@@ -117,6 +120,16 @@ impl<'a> Compiler<'a> {
             slot_count = private_names.len() as u16;
         }
         self.classes.push(ClassCtx { names });
+        let inner_loc = match (class_env, inner_sym) {
+            (Some(env), Some(sym)) => {
+                let slot = size - 1;
+                self.name_slot(env, sym, slot);
+                let loc = Loc::Env { env, slot };
+                self.inner_class_names.insert(sym, loc);
+                Some(loc)
+            }
+            _ => None,
+        };
 
         // Heritage and constructor.
         let heritage = self.fs.alloc()?;
@@ -280,11 +293,9 @@ impl<'a> Compiler<'a> {
             }
         }
 
-        // The class binding is initialised before static elements run.
-        if let Some(id) = &c.id
-            && let Some(sym) = id.symbol_id.get()
-        {
-            self.store_symbol(sym, class, true, id.span)?;
+        // The inner class binding is initialised before static elements run.
+        if let Some(loc) = inner_loc {
+            self.store_loc(loc, class, c.span)?;
         }
 
         // Instance fields and private methods: the initializer closure.
@@ -374,6 +385,13 @@ impl<'a> Compiler<'a> {
         }
         flush(self, &mut run)?;
 
+        // The outer binding (declarations) is initialised once the class is complete.
+        if let Some(sym) = inner_sym {
+            self.inner_class_names.remove(&sym);
+            if let Some(id) = &c.id {
+                self.store_symbol(sym, class, true, id.span)?;
+            }
+        }
         self.emit(Instr::Mov { dst, src: class });
         self.classes.pop();
         if class_env.is_some() {

@@ -12,10 +12,10 @@ use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
 use oxc_span::Span;
 use oxc_syntax::scope::ScopeId;
 
+use crate::dynamic::{DynKind, DynScope, EnvEntry, EvalCtx};
 use crate::error::CompileError;
 use crate::function::{FnState, Loc, R, utf16};
 use crate::nesting::MAX_NESTING;
-use crate::dynamic::{DynKind, DynScope, EnvEntry, EvalCtx};
 use crate::scope::{Analysis, ContextKey, function_scope_of};
 
 /// A private name declared by a class body, and where its key lives.
@@ -54,6 +54,8 @@ pub(crate) struct Compiler<'a> {
     pub dyn_scopes: Vec<DynScope>,
     /// compiling direct eval code: the caller's scope
     pub eval_ctx: Option<EvalCtx>,
+    /// a class's own name inside its body: an immutable binding in the class environment
+    pub inner_class_names: HashMap<SymbolId, Loc>,
     depth: u32,
 }
 
@@ -95,6 +97,7 @@ impl<'a> Compiler<'a> {
             env_names: HashMap::new(),
             dyn_scopes: Vec::new(),
             eval_ctx: None,
+            inner_class_names: HashMap::new(),
             depth: 0,
         }
     }
@@ -290,7 +293,8 @@ impl<'a> Compiler<'a> {
 
     /// Top-level bindings of scripts are global properties.
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
-        if self.script_kind == ScriptKind::Module || self.scoping.symbol_scope_id(sym) != self.root_scope
+        if self.script_kind == ScriptKind::Module
+            || self.scoping.symbol_scope_id(sym) != self.root_scope
         {
             return false;
         }
@@ -312,6 +316,9 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn loc_of(&self, sym: SymbolId, span: Span) -> R<Loc> {
+        if let Some(&loc) = self.inner_class_names.get(&sym) {
+            return Ok(loc);
+        }
         if self.is_global_symbol(sym) {
             return Ok(Loc::Global);
         }
@@ -328,6 +335,9 @@ impl<'a> Compiler<'a> {
 
     /// Whether a read of `sym` here might see the temporal dead zone.
     pub(crate) fn needs_tdz_check(&self, sym: SymbolId) -> bool {
+        if self.inner_class_names.contains_key(&sym) {
+            return true;
+        }
         if !self.is_lexical(sym) {
             return false;
         }
@@ -351,6 +361,13 @@ impl<'a> Compiler<'a> {
     /// `r[dst] = <binding sym>` ignoring object environments.
     pub(crate) fn load_symbol_static(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
         let name = self.scoping.symbol_name(sym).to_string();
+        if self.fs.uninitialized_params.contains(&sym) {
+            self.pos(span);
+            return self.throw_error(
+                ErrorKind::ReferenceError,
+                &format!("Cannot access '{name}' before initialization"),
+            );
+        }
         let check = self.needs_tdz_check(sym);
         match self.loc_of(sym, span)? {
             Loc::Reg(r) => {
@@ -376,7 +393,7 @@ impl<'a> Compiler<'a> {
 
     /// The register holding `sym` if it lives in one (after any TDZ check).
     pub(crate) fn symbol_register(&mut self, sym: SymbolId, span: Span) -> R<Option<Reg>> {
-        if self.is_dynamic_symbol(sym) {
+        if self.is_dynamic_symbol(sym) || self.fs.uninitialized_params.contains(&sym) {
             return Ok(None);
         }
         if let Loc::Reg(r) = self.loc_of(sym, span)? {
@@ -419,6 +436,12 @@ impl<'a> Compiler<'a> {
         span: Span,
     ) -> R<()> {
         let name = self.scoping.symbol_name(sym).to_string();
+        if !init && self.inner_class_names.contains_key(&sym) {
+            let tmp = self.fs.alloc()?;
+            self.load_symbol_static(sym, tmp, span)?;
+            self.fs.release(tmp as u32);
+            return self.throw_error(ErrorKind::TypeError, "Assignment to constant variable.");
+        }
         if !init {
             if self.self_names.contains(&sym) {
                 if self.fs.strict {
@@ -731,7 +754,27 @@ impl<'a> Compiler<'a> {
     }
 
     fn compile_params_inner(&mut self, params: &FormalParameters<'a>) -> R<()> {
+        // With initialisers or patterns, a parameter is in its TDZ until its turn.
+        let simple = params.rest.is_none()
+            && params.items.iter().all(|i| {
+                i.initializer.is_none() && matches!(i.pattern, BindingPattern::BindingIdentifier(_))
+            });
+        if !simple {
+            for item in &params.items {
+                if let BindingPattern::BindingIdentifier(id) = &item.pattern
+                    && let Some(sym) = id.symbol_id.get()
+                {
+                    self.fs.uninitialized_params.insert(sym);
+                }
+            }
+        }
         for (i, item) in params.items.iter().enumerate() {
+            if let BindingPattern::BindingIdentifier(id) = &item.pattern
+                && item.initializer.is_none()
+                && let Some(sym) = id.symbol_id.get()
+            {
+                self.fs.uninitialized_params.remove(&sym);
+            }
             let reg = 1 + i as Reg;
             if let Some(init) = &item.initializer {
                 let skip = self.emit(Instr::JumpIfNotUndefined {
@@ -740,6 +783,11 @@ impl<'a> Compiler<'a> {
                 });
                 self.expr_named(init, reg, binding_name(&item.pattern).as_deref())?;
                 self.fs.patch_here(skip);
+                if let BindingPattern::BindingIdentifier(id) = &item.pattern
+                    && let Some(sym) = id.symbol_id.get()
+                {
+                    self.fs.uninitialized_params.remove(&sym);
+                }
                 self.bind_pattern(&item.pattern, reg, true)?;
             } else if !matches!(item.pattern, BindingPattern::BindingIdentifier(_)) {
                 self.bind_pattern(&item.pattern, reg, true)?;
@@ -749,6 +797,7 @@ impl<'a> Compiler<'a> {
                 self.fs.initialized.insert(sym);
             }
         }
+        self.fs.uninitialized_params.clear();
         if let Some(rest) = &params.rest {
             let mark = self.fs.mark();
             let r = self.fs.alloc()?;

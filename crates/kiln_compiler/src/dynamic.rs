@@ -439,7 +439,7 @@ impl<'a> Compiler<'a> {
                         slot,
                         kind: if self.self_names.contains(&sym) {
                             EvalBindingKind::SelfName
-                        } else if self.is_const(sym) {
+                        } else if self.is_const(sym) || self.inner_class_names.contains_key(&sym) {
                             EvalBindingKind::Const
                         } else if self.is_lexical(sym) {
                             EvalBindingKind::Let
@@ -523,9 +523,7 @@ impl<'a> Compiler<'a> {
             self.env_names.insert(id, entries);
         }
         let loc = |p: Option<(u16, u16)>| {
-            p.and_then(|(d, slot)| {
-                ids.get(d as usize).map(|&env| Loc::Env { env, slot })
-            })
+            p.and_then(|(d, slot)| ids.get(d as usize).map(|&env| Loc::Env { env, slot }))
         };
         let mut owner = FnState::new(
             if scope.in_function {

@@ -159,10 +159,21 @@ fn small_int(e: &Expression<'_>) -> Option<i16> {
 pub(crate) enum Place {
     Symbol(oxc_semantic::SymbolId, Span),
     Global(String, Span),
-    Named { obj: Reg, name: String },
-    Index { obj: Reg, key: Reg },
-    Private { obj: Reg, key: Reg },
-    Super { key: Reg },
+    Named {
+        obj: Reg,
+        name: String,
+    },
+    Index {
+        obj: Reg,
+        key: Reg,
+    },
+    Private {
+        obj: Reg,
+        key: Reg,
+    },
+    Super {
+        key: Reg,
+    },
     /// a name an object environment may hold: r[obj] is that object or undefined
     Dynamic {
         obj: Reg,
@@ -659,9 +670,7 @@ impl<'a> Compiler<'a> {
                 }
             }
             Expression::Identifier(id)
-                if self
-                    .dynamic(&id.name, self.symbol_of_ref(id))
-                    .is_some() =>
+                if self.dynamic(&id.name, self.symbol_of_ref(id)).is_some() =>
             {
                 let sym = self.symbol_of_ref(id);
                 let r = self.resolve(&id.name, sym);

@@ -107,6 +107,8 @@ pub(crate) struct FnState {
     pub dyn_base: usize,
     /// compiling the parameter initialisers
     pub in_params: bool,
+    /// parameters not yet initialised while compiling the parameter list (TDZ)
+    pub uninitialized_params: std::collections::HashSet<SymbolId>,
 }
 
 impl FnState {
@@ -141,6 +143,7 @@ impl FnState {
             top_env: None,
             dyn_base: 0,
             in_params: false,
+            uninitialized_params: Default::default(),
         }
     }
 

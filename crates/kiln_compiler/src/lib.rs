@@ -64,7 +64,13 @@ pub fn compile_eval(
     strict: bool,
     scope: &EvalScope,
 ) -> Result<Script, CompileError> {
-    compile_with_scope(source, source_name, ScriptKind::Eval, strict, Some(scope.clone()))
+    compile_with_scope(
+        source,
+        source_name,
+        ScriptKind::Eval,
+        strict,
+        Some(scope.clone()),
+    )
 }
 
 fn compile_with_scope(
@@ -202,10 +208,7 @@ fn compile_top_level<'a>(
         Some(ContextKey::Scope(root)),
         None,
     )?;
-    let in_eval_function = c
-        .eval_ctx
-        .as_ref()
-        .is_some_and(|ctx| ctx.scope.in_function);
+    let in_eval_function = c.eval_ctx.as_ref().is_some_and(|ctx| ctx.scope.in_function);
     if in_eval_function {
         // Eval code sees its caller's `this`, `new.target` and `arguments` like an arrow.
         c.fs.is_arrow = true;

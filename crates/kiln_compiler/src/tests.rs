@@ -372,7 +372,10 @@ fn direct_eval_records_its_scope() {
         .instructions
         .get(scope.pc as usize)
         .expect("the call instruction");
-    assert!(matches!(call, kiln_bytecode::Instr::CallEval { .. }), "{call:?}");
+    assert!(
+        matches!(call, kiln_bytecode::Instr::CallEval { .. }),
+        "{call:?}"
+    );
 }
 
 #[test]
@@ -396,9 +399,7 @@ fn eval_code_resolves_names_in_the_callers_scope() {
     assert!(crate::compile_eval("var x", "<eval>", false, &scope).is_err());
     // new.target is allowed in eval code called from a function.
     assert!(crate::compile_eval("new.target", "<eval>", false, &scope).is_ok());
-    assert!(
-        crate::compile_eval("new.target", "<eval>", false, &Default::default()).is_err()
-    );
+    assert!(crate::compile_eval("new.target", "<eval>", false, &Default::default()).is_err());
 }
 
 #[test]
