@@ -903,6 +903,7 @@ impl<'a> Compiler<'a> {
             scope.map(ContextKey::Scope),
             Some(&func.params),
         )?;
+        self.fs.has_home = kind_override.is_some();
         if kind.is_class_constructor() && kind == FunctionKind::ClassConstructor {
             self.emit(Instr::InitClassFields);
         }

@@ -471,12 +471,13 @@ impl<'a> Compiler<'a> {
         if let Some(owner) = owner
             && owner.kind != kiln_bytecode::FunctionKind::Script
         {
-            let (this, nt, args, callee, derived) = (
+            let (this, nt, args, callee, derived, has_home) = (
                 owner.this_loc,
                 owner.new_target_loc,
                 owner.arguments_loc,
                 owner.callee_loc,
                 owner.is_derived,
+                owner.has_home,
             );
             scope.in_function = true;
             scope.this = place(self, this);
@@ -484,7 +485,7 @@ impl<'a> Compiler<'a> {
             scope.new_target = place(self, nt);
             scope.arguments = place(self, args);
             scope.super_call = place(self, callee);
-            scope.super_property = true;
+            scope.super_property = has_home;
         } else if let Some(ctx) = &self.eval_ctx {
             // Eval code inside eval code sees what its caller saw.
             scope.in_function = ctx.scope.in_function;
@@ -539,6 +540,7 @@ impl<'a> Compiler<'a> {
         owner.arguments_loc = loc(scope.arguments);
         owner.callee_loc = loc(scope.super_call);
         owner.is_derived = scope.this_checked;
+        owner.has_home = scope.super_property;
         owner.vars_loc = loc(scope.var_object);
         self.fs = owner;
         self.eval_ctx = Some(EvalCtx {

@@ -1230,7 +1230,8 @@ impl<'a> Compiler<'a> {
         self.arguments(&call.arguments, base, spread)?;
         self.pos(call.span);
         let is_eval = matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
-            && !matches!(call.callee, Expression::ParenthesizedExpression(_));
+            && !matches!(call.callee, Expression::ParenthesizedExpression(_))
+            && !call.optional;
         if spread {
             self.emit(Instr::CallSpread {
                 dst,

@@ -107,6 +107,8 @@ pub(crate) struct FnState {
     pub dyn_base: usize,
     /// compiling the parameter initialisers
     pub in_params: bool,
+    /// a method, constructor, field initialiser or static block (`super.x` is allowed)
+    pub has_home: bool,
     /// parameters not yet initialised while compiling the parameter list (TDZ)
     pub uninitialized_params: std::collections::HashSet<SymbolId>,
 }
@@ -143,6 +145,12 @@ impl FnState {
             top_env: None,
             dyn_base: 0,
             in_params: false,
+            has_home: matches!(
+                kind,
+                FunctionKind::Method
+                    | FunctionKind::ClassConstructor
+                    | FunctionKind::DerivedConstructor
+            ),
             uninitialized_params: Default::default(),
         }
     }

@@ -9,6 +9,7 @@ use oxc_span::GetSpan;
 
 use crate::compiler::Compiler;
 use crate::error::CompileError;
+use crate::expression::Place;
 use crate::function::R;
 
 /// Something a value can be bound or assigned to.
@@ -30,6 +31,43 @@ impl<'a> Compiler<'a> {
     /// Assign r[src] to an assignment target (destructuring assignment).
     pub(crate) fn assign_target(&mut self, t: &AssignmentTarget<'a>, src: Reg) -> R<()> {
         self.bind_target(Target::Assign(t), src, false)
+    }
+
+    /// A member-expression assignment target is evaluated before the value is fetched
+    /// (`[a.b] = it`: `a` before the iterator steps): its place, if `t` is one.
+    fn pre_place(&mut self, t: Target<'_, 'a>) -> R<Option<Place>> {
+        let target = match t {
+            Target::Assign(a) => Some(a),
+            Target::AssignDefault(AssignmentTargetMaybeDefault::AssignmentTargetWithDefault(w)) => {
+                Some(&w.binding)
+            }
+            Target::AssignDefault(d) => d.as_assignment_target(),
+            _ => None,
+        };
+        match target.and_then(|t| t.as_member_expression()) {
+            Some(m) => Ok(Some(self.member_place(m, &[])?)),
+            None => Ok(None),
+        }
+    }
+
+    /// `bind_target` with the place `pre_place` evaluated earlier.
+    fn bind_target_pre(
+        &mut self,
+        t: Target<'_, 'a>,
+        src: Reg,
+        init: bool,
+        pre: Option<Place>,
+    ) -> R<()> {
+        let Some(place) = pre else {
+            return self.bind_target(t, src, init);
+        };
+        let v = match t {
+            Target::AssignDefault(AssignmentTargetMaybeDefault::AssignmentTargetWithDefault(w)) => {
+                self.with_default(src, &w.init, None)?
+            }
+            _ => src,
+        };
+        self.write_place(&place, v)
     }
 
     fn bind_target(&mut self, t: Target<'_, 'a>, src: Reg, init: bool) -> R<()> {
@@ -231,13 +269,15 @@ impl<'a> Compiler<'a> {
                 }
                 AssignmentTargetProperty::AssignmentTargetPropertyProperty(pp) => {
                     self.property_key(&pp.name, k)?;
+                    let target = Target::AssignDefault(&pp.binding);
+                    let pre = self.pre_place(target)?;
                     self.fs.position(pp.span.start);
                     self.emit(Instr::GetIndex {
                         dst: v,
                         obj: src,
                         key: k,
                     });
-                    self.bind_target(Target::AssignDefault(&pp.binding), v, false)?;
+                    self.bind_target_pre(target, v, false, pre)?;
                 }
             }
             keys.push(k);
@@ -285,12 +325,17 @@ impl<'a> Compiler<'a> {
         let start = self.fs.pc();
         for el in elements {
             let value = self.fs.alloc()?;
+            let pre = match el {
+                Some(target) => self.pre_place(*target)?,
+                None => None,
+            };
             self.step_iterator(iter, pair, value);
             if let Some(target) = el {
-                self.bind_target(*target, value, init)?;
+                self.bind_target_pre(*target, value, init, pre)?;
             }
         }
         if let Some(rest) = rest {
+            let pre = self.pre_place(rest)?;
             let arr = self.fs.alloc()?;
             self.emit(Instr::NewArray {
                 dst: arr,
@@ -311,7 +356,7 @@ impl<'a> Compiler<'a> {
             self.fs.loop_to(top);
             self.fs.patch_here(exit1);
             self.fs.patch_here(exit2);
-            self.bind_target(rest, arr, init)?;
+            self.bind_target_pre(rest, arr, init, pre)?;
         }
         let end = self.fs.pc();
         let skip_close = self.emit(Instr::JumpIfTrue {

@@ -238,6 +238,7 @@ impl<'a> Visit<'a> for Collector<'_> {
             }
         }
         if let Expression::Identifier(id) = &it.callee
+            && !it.optional
             && id.name == "eval"
             && let Some(reference) = id.reference_id.get()
             && self.scoping.get_reference(reference).symbol_id().is_none()

@@ -28,3 +28,18 @@ function tdz(a = b, b) {}
 try { tdz(); } catch (e) { print(e.constructor.name); } // expect: ReferenceError
 function later(a, b = a + 1) { return b; }
 print(later(1)); // expect: 2
+
+// Destructuring assignment evaluates member targets before fetching values.
+var log = [];
+var holder = { get t() { log.push("target"); return {}; } };
+({ x: holder.t.y } = { get x() { log.push("get x"); return 1; } });
+print(log.join()); // expect: target,get x
+log = [];
+var iterable = { [Symbol.iterator]() { return { next() { log.push("next"); return { done: false, value: 1 }; }, return() { log.push("return"); return {}; } }; } };
+[holder.t.y] = iterable;
+print(log.join()); // expect: target,next,return
+
+// `eval?.()` is an indirect eval.
+const shadowed = "global";
+function optionalEval() { const shadowed = "local"; return eval?.("shadowed"); }
+print(optionalEval()); // expect: global
