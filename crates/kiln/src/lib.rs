@@ -17,7 +17,8 @@ pub mod value;
 
 pub use inspect::inspect_value as inspect;
 pub use interpreter::{Args, Vm};
-pub use kiln_bytecode::ScriptKind;
+pub use kiln_bytecode::{Script, ScriptKind};
+pub use kiln_compiler::{CompileError, compile};
 pub use runtime::{ErrorReport, Runtime};
 pub use value::Value;
 

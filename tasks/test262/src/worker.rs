@@ -130,11 +130,15 @@ fn run_in(
         }
         files.extend(meta.includes.iter().map(String::as_str));
         for name in files {
-            let Some(text) = harness.get(name) else {
-                return Outcome::Fail(format!("missing harness file {name}"));
+            let Some(script) = harness.compiled(name) else {
+                return Outcome::Fail(format!("missing or invalid harness file {name}"));
             };
-            if let Err(report) = runtime.run_script(text, name) {
-                return Outcome::Fail(format!("harness {name} failed: {}", report.summary));
+            let vm = runtime.vm();
+            let block = vm.load_compiled(script);
+            if vm.run_top_level(block).is_err() {
+                let what = vm.take_exception();
+                let what = vm.display(what);
+                return Outcome::Fail(format!("harness {name} failed: {what}"));
             }
         }
     }
@@ -192,9 +196,10 @@ fn run_in(
     }
 }
 
-/// The harness files, read once.
+/// The harness files, read once and compiled once per worker.
 pub struct Harness {
     files: std::collections::HashMap<String, String>,
+    compiled: RefCell<std::collections::HashMap<String, kiln::Script>>,
 }
 
 impl Harness {
@@ -209,7 +214,23 @@ impl Harness {
                 }
             }
         }
-        Harness { files }
+        Harness {
+            files,
+            compiled: RefCell::default(),
+        }
+    }
+
+    /// The compiled harness file `name` (None if it is missing or does not compile).
+    pub fn compiled(&self, name: &str) -> Option<kiln::Script> {
+        if let Some(s) = self.compiled.borrow().get(name) {
+            return Some(s.clone());
+        }
+        let text = self.get(name)?;
+        let script = kiln::compile(text, name, kiln::ScriptKind::Script, false).ok()?;
+        self.compiled
+            .borrow_mut()
+            .insert(name.to_string(), script.clone());
+        Some(script)
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
