@@ -431,7 +431,8 @@ pub fn run_resolve_thenable_job(
 ) -> JsResult<()> {
     let (resolve, reject) = vm.create_resolving_functions(promise);
     let mark = vm.roots.len();
-    vm.roots.extend([resolve, reject, Value::object(promise), thenable, then]);
+    vm.roots
+        .extend([resolve, reject, Value::object(promise), thenable, then]);
     if vm.call(then, thenable, &[resolve, reject]).is_err() {
         if vm.terminating() {
             return Err(crate::Thrown);
