@@ -935,7 +935,9 @@ impl Vm {
                         sync!();
                         flow!(Ok::<Flow, crate::Thrown>(self.initial_yield()));
                     }
-                    Instr::Yield { dst, src } => {
+                    // Both suspend with pc left on the instruction; on resumption it runs again
+                    // and consumes the resumption.
+                    Instr::Yield { dst, src } | Instr::Await { dst, src } => {
                         if let Some((mode, value)) = self.take_resumption() {
                             match mode {
                                 ResumeMode::Next => reg!(dst) = value,
@@ -949,24 +951,11 @@ impl Vm {
                             let v = reg!(src);
                             pc -= 1;
                             sync!();
-                            flow!(self.yield_value(v));
-                        }
-                    }
-                    Instr::Await { dst, src } => {
-                        if let Some((mode, value)) = self.take_resumption() {
-                            match mode {
-                                ResumeMode::Next => reg!(dst) = value,
-                                ResumeMode::Throw => tri!(Err::<(), _>(self.throw(value))),
-                                ResumeMode::Return => {
-                                    sync!();
-                                    flow!(self.return_through_finally(value));
-                                }
+                            if let Instr::Yield { .. } = instr {
+                                flow!(self.yield_value(v));
+                            } else {
+                                flow!(self.await_value(v));
                             }
-                        } else {
-                            let v = reg!(src);
-                            pc -= 1;
-                            sync!();
-                            flow!(self.await_value(v));
                         }
                     }
                     Instr::YieldDelegate { dst, iter } => {
