@@ -17,6 +17,7 @@
 //! [`get_substitution`] are shared with them.
 
 use super::collections::define_species;
+use super::string::get_substitution;
 use super::{define_getter, define_symbol_method, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::string::Units;
@@ -1195,100 +1196,6 @@ fn string_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value
         step_past_empty_match(vm, rx, &units, unicode)?;
     }
     Ok(vm.iter_result(result, false))
-}
-
-/// [GetSubstitution](https://tc39.es/ecma262/#sec-getsubstitution): expand `$$`, `` $` ``,
-/// `$&`, `$'`, `$n`, `$nn` and `$<name>` in `template`. May run JavaScript (named captures
-/// are read with Get and ToString).
-pub fn get_substitution(
-    vm: &mut Vm,
-    matched: &[u16],
-    string: &[u16],
-    position: usize,
-    captures: &[Value],
-    named_captures: Value,
-    template: &[u16],
-) -> JsResult<Vec<u16>> {
-    let mut result: Vec<u16> = Vec::with_capacity(template.len());
-    let len = string.len();
-    let mut i = 0;
-    let digit = |u: u16| {
-        (b'0' as u16..=b'9' as u16)
-            .contains(&u)
-            .then(|| (u - b'0' as u16) as usize)
-    };
-    while i < template.len() {
-        let c = template[i];
-        let next = template.get(i + 1).copied();
-        if c != b'$' as u16 || next.is_none() {
-            result.push(c);
-            i += 1;
-            continue;
-        }
-        let n = next.unwrap_or(0);
-        match n {
-            0x24 => {
-                result.push(b'$' as u16);
-                i += 2;
-            }
-            0x60 => {
-                result.extend_from_slice(string.get(..position.min(len)).unwrap_or(&[]));
-                i += 2;
-            }
-            0x26 => {
-                result.extend_from_slice(matched);
-                i += 2;
-            }
-            0x27 => {
-                let tail = (position + matched.len()).min(len);
-                result.extend_from_slice(string.get(tail..).unwrap_or(&[]));
-                i += 2;
-            }
-            _ if digit(n).is_some() => {
-                let d1 = digit(n).unwrap_or(0);
-                let d2 = template.get(i + 2).copied().and_then(digit);
-                let count = captures.len();
-                let (index, digits) = match d2 {
-                    Some(d2) if d1 * 10 + d2 <= count || d1 == 0 => (d1 * 10 + d2, 2),
-                    _ => (d1, 1),
-                };
-                if (1..=count).contains(&index) {
-                    let cap = captures[index - 1];
-                    if let Some(s) = cap.as_string() {
-                        result.extend(vm.heap.units(s).iter());
-                    }
-                } else {
-                    result.extend_from_slice(&template[i..i + 1 + digits]);
-                }
-                i += 1 + digits;
-            }
-            0x3C => {
-                let gt = template[i..].iter().position(|&u| u == b'>' as u16);
-                match gt {
-                    Some(gt) if !named_captures.is_undefined() => {
-                        let name = &template[i + 2..i + gt];
-                        let name_str = vm.heap.alloc_units(name);
-                        let key = vm.key_from_string(name_str);
-                        let capture = vm.get(named_captures, key)?;
-                        if !capture.is_undefined() {
-                            let s = vm.to_string(capture)?;
-                            result.extend(vm.heap.units(s).iter());
-                        }
-                        i += gt + 1;
-                    }
-                    _ => {
-                        result.extend_from_slice(&template[i..i + 2]);
-                        i += 2;
-                    }
-                }
-            }
-            _ => {
-                result.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(result)
 }
 
 /// [RegExp.prototype[@@replace]](https://tc39.es/ecma262/#sec-regexp.prototype-@@replace)
