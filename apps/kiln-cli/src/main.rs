@@ -89,5 +89,5 @@ fn run(cli: Cli) -> ExitCode {
 
 fn fail(report: &ErrorReport) -> ExitCode {
     eprintln!("{report}");
-    ExitCode::from(if report.is_syntax_error { 2 } else { 1 })
+    ExitCode::from(if report.is_syntax_error() { 2 } else { 1 })
 }

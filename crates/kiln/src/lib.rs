@@ -8,6 +8,7 @@
 
 pub mod builtins;
 pub mod heap;
+pub mod host;
 mod inspect;
 pub mod interpreter;
 pub mod object;
@@ -15,11 +16,15 @@ pub mod realm;
 mod runtime;
 pub mod value;
 
+pub use host::{CallId, HostError, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
+pub use interpreter::Limits;
 pub use interpreter::{Args, Vm};
 pub use kiln_bytecode::{Script, ScriptKind};
 pub use kiln_compiler::{CompileError, compile};
-pub use runtime::{ErrorReport, Runtime};
+pub use runtime::{
+    ErrorKind, ErrorReport, InterruptHandle, Options, Outcome, Runtime, SourceLocation,
+};
 pub use value::Value;
 
 /// Marks that a JavaScript exception is pending: its value is in

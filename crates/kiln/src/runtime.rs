@@ -1,14 +1,62 @@
 //! The embedding API: a [`Runtime`] owns a VM and runs scripts in it.
 
-use crate::interpreter::Vm;
-use crate::object::{NativeFn, PropertyKey};
+use crate::builtins::promise::Status;
+use crate::host::{
+    BoundaryOptions, CallId, CapabilityKind, HostError, HostValue, PendingCall, SyncCapability,
+};
+use crate::interpreter::{Limits, Termination, Vm};
+use crate::object::{NativeFn, ObjectKind, PropertyKey};
 use crate::value::Value;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// A JavaScript error that escaped to the host, ready to print.
+/// How a run ended without a result. The kinds are stable: hosts match on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// the source could not be compiled (a `SyntaxError` before anything ran)
+    Syntax,
+    /// the guest threw and nothing caught it
+    Exception,
+    /// the fuel budget is spent
+    OutOfFuel,
+    /// the heap grew past its limit
+    HeapLimit,
+    /// calls nested past the call-depth budget
+    CallDepth,
+    /// the guest compute time budget is spent
+    ComputeTime,
+    /// too many asynchronous host calls outstanding at once
+    HostCalls,
+    /// the host interrupted the run (cancellation, an external deadline)
+    Cancelled,
+    /// the result could not cross to the host (see [`crate::host::BoundaryError`])
+    Boundary,
+    /// the host used the API wrongly (answered a call that is not outstanding, sent a
+    /// value the guest cannot represent)
+    Host,
+    /// the guest waits on a promise that nothing can settle any more
+    Stalled,
+}
+
+impl From<Termination> for ErrorKind {
+    fn from(t: Termination) -> Self {
+        match t {
+            Termination::CallDepth => ErrorKind::CallDepth,
+            Termination::Interrupted => ErrorKind::Cancelled,
+            Termination::HeapLimit => ErrorKind::HeapLimit,
+            Termination::OutOfFuel => ErrorKind::OutOfFuel,
+            Termination::ComputeTime => ErrorKind::ComputeTime,
+            Termination::HostCalls => ErrorKind::HostCalls,
+        }
+    }
+}
+
+/// A run that ended in an error, ready to print.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorReport {
-    /// the source could not be compiled (a `SyntaxError` before anything ran)
-    pub is_syntax_error: bool,
+    pub kind: ErrorKind,
     /// `Name: message` (or the thrown value for non-errors)
     pub summary: String,
     /// the `stack` property, or `summary` when there is none
@@ -16,6 +64,24 @@ pub struct ErrorReport {
     /// `file:line:column`, the source line and the column where the exception was thrown
     pub location: Option<SourceLocation>,
 }
+
+impl ErrorReport {
+    pub fn is_syntax_error(&self) -> bool {
+        self.kind == ErrorKind::Syntax
+    }
+
+    /// A report for a host-side failure (no guest value involved).
+    fn host(kind: ErrorKind, message: String) -> Self {
+        ErrorReport {
+            kind,
+            summary: message.clone(),
+            stack: message,
+            location: None,
+        }
+    }
+}
+
+impl std::error::Error for ErrorReport {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceLocation {
@@ -43,9 +109,75 @@ impl std::fmt::Display for ErrorReport {
     }
 }
 
-/// An isolated JavaScript runtime: its own heap, realm and job queue.
+/// Where an execution stands after [`Runtime::start`] or [`Runtime::resume`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// the script finished (for a promise, it settled) with this result
+    Complete(HostValue),
+    /// the guest waits for the host: every asynchronous call not yet answered
+    Suspended(Vec<PendingCall>),
+}
+
+/// How to build a [`Runtime`]. The default is an ordinary JavaScript environment; a
+/// sandbox sets budgets, hardens and may turn code generation off.
+pub struct Options {
+    pub limits: Limits,
+    /// what values may cross to the host
+    pub boundary: BoundaryOptions,
+    /// freeze the intrinsics and provide `harden` (see `host::harden`)
+    pub hardened: bool,
+    /// allow `eval` and `Function` to compile strings
+    pub allow_code_generation: bool,
+    /// seed for `Math.random` (a fresh random seed when None)
+    pub random_seed: Option<u64>,
+    /// the clock for `Date.now()` and `new Date()`, in ms since the epoch (the system
+    /// clock when None)
+    pub clock: Option<Rc<dyn Fn() -> f64>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limits: Limits::default(),
+            boundary: BoundaryOptions::default(),
+            hardened: false,
+            allow_code_generation: true,
+            random_seed: None,
+            clock: None,
+        }
+    }
+}
+
+/// Cancels a runtime's current run from any thread.
+#[derive(Clone, Debug)]
+pub struct InterruptHandle(Arc<AtomicBool>);
+
+impl InterruptHandle {
+    /// Stop the running guest at its next safe point; the run ends with
+    /// [`ErrorKind::Cancelled`].
+    pub fn interrupt(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// An isolated JavaScript runtime: its own heap, realm, job queue and host capabilities.
+///
+/// ```
+/// use kiln::{HostValue, Outcome, Runtime};
+///
+/// let mut rt = Runtime::new();
+/// rt.register_sync("double", |x: f64| x * 2.0);
+/// rt.register_async("tools.lookup");
+/// let first = rt.start("tools.lookup('answer').then(v => double(v))", "agent.js").unwrap();
+/// let Outcome::Suspended(calls) = first else { panic!("expected a host call") };
+/// assert_eq!(calls[0].capability, "tools.lookup");
+/// let done = rt.resume(calls[0].id, Ok(HostValue::Number(21.0))).unwrap();
+/// assert_eq!(done, Outcome::Complete(HostValue::Number(42.0)));
+/// ```
 pub struct Runtime {
     vm: Vm,
+    /// the result of the script [`Runtime::start`] ran, while its execution is going on
+    execution: Option<Value>,
 }
 
 impl Default for Runtime {
@@ -56,7 +188,27 @@ impl Default for Runtime {
 
 impl Runtime {
     pub fn new() -> Self {
-        Runtime { vm: Vm::new() }
+        Runtime {
+            vm: Vm::new(),
+            execution: None,
+        }
+    }
+
+    /// A runtime built with `options`; fails only if hardening fails.
+    pub fn with_options(options: Options) -> Result<Self, ErrorReport> {
+        let mut rt = Runtime::new();
+        let vm = &mut rt.vm;
+        vm.limits = options.limits;
+        vm.host.boundary = options.boundary;
+        vm.allow_code_generation = options.allow_code_generation;
+        vm.clock = options.clock;
+        if let Some(seed) = options.random_seed {
+            vm.random_state = seed | 1;
+        }
+        if options.hardened && vm.lockdown().is_err() {
+            return Err(rt.report(ErrorKind::Exception));
+        }
+        Ok(rt)
     }
 
     /// The underlying VM, for advanced embedding.
@@ -64,25 +216,48 @@ impl Runtime {
         &mut self.vm
     }
 
+    /// The limits and budgets; changes apply from the next safe point.
+    pub fn limits_mut(&mut self) -> &mut Limits {
+        &mut self.vm.limits
+    }
+
+    /// A handle that cancels the running guest from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        InterruptHandle(self.vm.interrupt.clone())
+    }
+
+    /// Fuel used since the last [`Runtime::start`] or [`Runtime::run_script`].
+    pub fn fuel_used(&self) -> u64 {
+        self.vm.meter.fuel_used()
+    }
+
     /// Run a script, then its promise jobs; returns the completion value.
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
+        self.vm.meter.reset();
+        self.vm.meter.start_clock();
+        let result = self.run_script_and_jobs(source, name);
+        self.vm.meter.stop_clock();
+        result
+    }
+
+    fn run_script_and_jobs(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
         let block = match self
             .vm
             .load(source, name, kiln_bytecode::ScriptKind::Script, false)
         {
             Ok(b) => b,
-            Err(_) => return Err(self.report(true)),
+            Err(_) => return Err(self.report(ErrorKind::Syntax)),
         };
         let value = match self.vm.run_top_level(block) {
             Ok(v) => v,
-            Err(_) => return Err(self.report(false)),
+            Err(_) => return Err(self.report(ErrorKind::Exception)),
         };
         self.vm.pinned.push(value);
         let jobs = self.vm.run_jobs();
         self.vm.pinned.pop();
         match jobs {
             Ok(()) => Ok(value),
-            Err(_) => Err(self.report(false)),
+            Err(_) => Err(self.report(ErrorKind::Exception)),
         }
     }
 
@@ -103,9 +278,138 @@ impl Runtime {
         self.vm.define_native(global, name, func, length);
     }
 
-    /// Describe the pending exception and clear it.
-    fn report(&mut self, is_syntax_error: bool) -> ErrorReport {
-        self.vm.clear_termination();
+    /// Give the guest a synchronous capability: a closure of up to four typed
+    /// arguments (see [`crate::host::FromGuest`]) called in place. A dotted `name`
+    /// (`tools.add`) puts it on a namespace object.
+    pub fn register_sync<M>(&mut self, name: &str, f: impl SyncCapability<M>) {
+        self.vm
+            .register_capability(name, CapabilityKind::Sync(f.into_sync_fn()));
+    }
+
+    /// Give the guest an asynchronous capability: calling it returns a promise and
+    /// records a [`PendingCall`] that the host answers with [`Runtime::resume`].
+    pub fn register_async(&mut self, name: &str) {
+        self.vm.register_capability(name, CapabilityKind::Async);
+    }
+
+    /// The asynchronous host calls waiting for an answer.
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        self.vm.host.pending_calls()
+    }
+
+    /// Start an execution: run `source` as a script with fresh budgets, then its jobs.
+    /// When its completion value is a promise, the execution lasts until the promise
+    /// settles; it suspends whenever the guest can only wait for the host.
+    pub fn start(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
+        self.end_execution();
+        self.vm.meter.reset();
+        self.vm.meter.start_clock();
+        let result = match self.run_script_and_jobs(source, name) {
+            Ok(value) => {
+                self.execution = Some(value);
+                self.vm.pinned.push(value);
+                self.outcome()
+            }
+            Err(e) => Err(e),
+        };
+        self.finish_step(result)
+    }
+
+    /// Answer the outstanding host call `id` and continue the execution until it
+    /// completes or waits for the host again.
+    pub fn resume(
+        &mut self,
+        id: CallId,
+        answer: Result<HostValue, HostError>,
+    ) -> Result<Outcome, ErrorReport> {
+        match self.vm.answer_host_call(id, answer) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(ErrorReport::host(
+                    ErrorKind::Host,
+                    format!("host call {id} is not outstanding"),
+                ));
+            }
+            Err(e) => {
+                return Err(ErrorReport::host(
+                    ErrorKind::Host,
+                    format!("the answer to host call {id} is invalid: {e}"),
+                ));
+            }
+        }
+        self.vm.meter.start_clock();
+        let result = match self.vm.run_jobs() {
+            Ok(()) => self.outcome(),
+            Err(_) => Err(self.report(ErrorKind::Exception)),
+        };
+        self.finish_step(result)
+    }
+
+    /// Stop the clock; a finished or failed execution releases its state.
+    fn finish_step(
+        &mut self,
+        result: Result<Outcome, ErrorReport>,
+    ) -> Result<Outcome, ErrorReport> {
+        self.vm.meter.stop_clock();
+        if !matches!(result, Ok(Outcome::Suspended(_))) {
+            self.end_execution();
+        }
+        result
+    }
+
+    /// Forget the current execution: its result, outstanding calls and queued jobs.
+    fn end_execution(&mut self) {
+        if let Some(v) = self.execution.take()
+            && let Some(at) = self.vm.pinned.iter().rposition(|&p| p == v)
+        {
+            self.vm.pinned.remove(at);
+        }
+        self.vm.host.outstanding.clear();
+        self.vm.jobs.clear();
+    }
+
+    /// Where the execution stands once the job queue is empty.
+    fn outcome(&mut self) -> Result<Outcome, ErrorReport> {
+        let value = self.execution.unwrap_or(Value::UNDEFINED);
+        let settled = match value.as_object().map(|o| &self.vm.heap.object(o).kind) {
+            Some(ObjectKind::Promise(p)) => match p.status {
+                Status::Pending => None,
+                Status::Fulfilled => Some(Ok(p.result)),
+                Status::Rejected => Some(Err(p.result)),
+            },
+            _ => Some(Ok(value)),
+        };
+        match settled {
+            Some(Ok(v)) => {
+                let options = self.vm.host.boundary.clone();
+                match self.vm.to_host(v, &options) {
+                    Ok(h) => Ok(Outcome::Complete(h)),
+                    Err(e) => Err(ErrorReport::host(
+                        ErrorKind::Boundary,
+                        format!("the result {e}"),
+                    )),
+                }
+            }
+            Some(Err(reason)) => {
+                self.vm.exception = reason;
+                Err(self.report(ErrorKind::Exception))
+            }
+            None if self.vm.host.outstanding.is_empty() => Err(ErrorReport::host(
+                ErrorKind::Stalled,
+                "the script's promise can never settle: nothing is queued and no host \
+                 call is outstanding"
+                    .into(),
+            )),
+            None => Ok(Outcome::Suspended(self.vm.host.pending_calls())),
+        }
+    }
+
+    /// Describe the pending exception (or termination) and clear it.
+    fn report(&mut self, kind: ErrorKind) -> ErrorReport {
+        let kind = match self.vm.clear_termination() {
+            Some(t) => ErrorKind::from(t),
+            None => kind,
+        };
         let origin = self.vm.exception_origin.take();
         let exception = self.vm.take_exception();
         let summary = self.summarize(exception);
@@ -130,7 +434,7 @@ impl Runtime {
             }
         });
         ErrorReport {
-            is_syntax_error,
+            kind,
             summary,
             stack,
             location,

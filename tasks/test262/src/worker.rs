@@ -159,16 +159,20 @@ fn run_in(
                 .trim()
                 .to_string();
             let phase_ok = match phase.as_str() {
-                "parse" | "early" => report.is_syntax_error,
+                "parse" | "early" => report.is_syntax_error(),
                 "resolution" => true,
-                _ => !report.is_syntax_error,
+                _ => !report.is_syntax_error(),
             };
             if phase_ok && &name == kind {
                 Outcome::Pass
             } else {
                 Outcome::Fail(format!(
                     "expected {phase} {kind}, got {}{}",
-                    if report.is_syntax_error { "early " } else { "" },
+                    if report.is_syntax_error() {
+                        "early "
+                    } else {
+                        ""
+                    },
                     report.summary
                 ))
             }

@@ -842,7 +842,7 @@ fn flatten_into_array(
     level: u32,
 ) -> JsResult<f64> {
     if level > MAX_FLATTEN_DEPTH {
-        return Err(vm.range_error("Maximum call stack size exceeded"));
+        return Err(vm.stack_overflow());
     }
     let mut target_index = start;
     let mut source_index = 0.0;

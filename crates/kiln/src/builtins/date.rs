@@ -27,7 +27,10 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// The current time value: the one place the clock is read.
-pub fn now(_vm: &Vm) -> f64 {
+pub fn now(vm: &Vm) -> f64 {
+    if let Some(clock) = &vm.clock {
+        return clock();
+    }
     match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => d.as_millis() as f64,
         Err(e) => -(e.duration().as_millis() as f64),
@@ -165,7 +168,7 @@ fn make_full_year(year: f64) -> f64 {
 }
 
 /// [TimeClip](https://tc39.es/ecma262/#sec-timeclip)
-fn time_clip(t: f64) -> f64 {
+pub(crate) fn time_clip(t: f64) -> f64 {
     if !t.is_finite() || t.abs() > 8.64e15 {
         return f64::NAN;
     }

@@ -70,6 +70,7 @@ pub fn create_dynamic_function(vm: &mut Vm, args: Args, kind: &str) -> JsResult<
     } else {
         String::new()
     };
+    vm.ensure_can_compile_strings()?;
     let params = params.join(",");
     // Check the pieces on their own so `/*` or `}` cannot splice them together.
     let probe_params = format!("({kind} anonymous({params}\n) {{\n}})");

@@ -145,6 +145,7 @@ impl Vm {
     /// PerformEval: run a string as eval code in the global scope.
     pub fn eval_code(&mut self, x: Value, strict: bool) -> JsResult<Value> {
         let Some(s) = x.as_string() else { return Ok(x) };
+        self.ensure_can_compile_strings()?;
         let source = self.heap.string_to_rust(s);
         let block = self.load(&source, "<eval>", ScriptKind::Eval, strict)?;
         self.run_top_level(block)

@@ -308,7 +308,7 @@ fn entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 }
 
 /// [SetIntegrityLevel](https://tc39.es/ecma262/#sec-setintegritylevel)
-fn set_integrity_level(vm: &mut Vm, obj: ObjectId, frozen: bool) -> JsResult<bool> {
+pub(crate) fn set_integrity_level(vm: &mut Vm, obj: ObjectId, frozen: bool) -> JsResult<bool> {
     if matches!(vm.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
         if !vm.prevent_extensions(obj)? {
             return Ok(false);

@@ -135,6 +135,11 @@ impl Vm {
         Ok(())
     }
 
+    /// Fulfill `promise` with `value` as it is (no thenable check).
+    pub(crate) fn fulfill_promise(&mut self, promise: ObjectId, value: Value) {
+        self.settle(promise, Status::Fulfilled, value);
+    }
+
     pub fn reject_promise(&mut self, promise: ObjectId, reason: Value) {
         self.settle(promise, Status::Rejected, reason);
     }

@@ -682,7 +682,7 @@ impl Vm {
                     Instr::Jump { offset } => jump!(offset),
                     Instr::Loop { offset } => {
                         jump!(offset);
-                        tri!(self.safe_point());
+                        tri!(self.safe_point(offset.unsigned_abs() as u64));
                     }
                     Instr::JumpIfTrue { src, offset } => {
                         let v = reg!(src);
@@ -1091,7 +1091,7 @@ impl Vm {
     /// Work every new frame does before its first instruction: a GC safe point, and for
     /// async functions the promise their call returns.
     fn enter_frame(&mut self) -> JsResult<()> {
-        self.safe_point()?;
+        self.safe_point(super::meter::CALL_COST)?;
         let kind = self.frames.last().expect("frame").code.code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
             let state =

@@ -27,7 +27,7 @@ impl Vm {
         construct: bool,
     ) -> JsResult<()> {
         if self.frames.len() >= self.limits.max_frames {
-            return Err(self.range_error("Maximum call stack size exceeded"));
+            return Err(self.stack_overflow());
         }
         let base = self.stack.len();
         let registers = code.code.register_count.max(1) as usize;
@@ -205,6 +205,15 @@ impl Vm {
         f
     }
 
+    /// The error for a call nested too deeply: a RangeError, or a termination when the
+    /// call depth is a budget.
+    pub fn stack_overflow(&mut self) -> crate::Thrown {
+        if self.limits.call_depth_terminates {
+            return self.terminate(super::Termination::CallDepth);
+        }
+        self.range_error("Maximum call stack size exceeded")
+    }
+
     /// Define a native method `name` on `obj` (writable, configurable, not enumerable).
     pub fn define_native(
         &mut self,
@@ -326,7 +335,7 @@ impl Vm {
                 let code = c.code.clone();
                 let env = c.env;
                 if self.native_depth >= self.limits.max_native_depth {
-                    return Err(self.range_error("Maximum call stack size exceeded"));
+                    return Err(self.stack_overflow());
                 }
                 let (this, construct) = if constructing {
                     self.prepare_construct(fobj, &code, new_target)?
@@ -365,7 +374,7 @@ impl Vm {
                     return Err(self.type_error(format!("{what} is not a constructor")));
                 }
                 if self.native_depth >= self.limits.max_native_depth {
-                    return Err(self.range_error("Maximum call stack size exceeded"));
+                    return Err(self.stack_overflow());
                 }
                 let roots = self.roots.len();
                 self.native_depth += 1;
@@ -520,7 +529,7 @@ impl Vm {
                 g.status = GeneratorStatus::SuspendedYield;
                 g.resume = None;
             }
-            return Err(self.range_error("Maximum call stack size exceeded"));
+            return Err(self.stack_overflow());
         }
         let frame = saved.restore(&mut self.stack, generator);
         self.frames.push(frame);

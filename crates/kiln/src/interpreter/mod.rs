@@ -20,6 +20,7 @@ mod dispatch;
 pub mod function;
 pub mod generator;
 mod globals;
+pub mod meter;
 pub mod operators;
 pub mod property;
 mod scopes;
@@ -211,9 +212,32 @@ pub enum Job {
 /// Why a run was stopped without an exception the guest could catch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
+    /// the call-depth budget (`Limits::call_depth_terminates`) was exceeded
     CallDepth,
+    /// the host set the interrupt flag (cancellation)
     Interrupted,
+    /// the heap grew past `Limits::max_heap_bytes`
     HeapLimit,
+    /// the fuel budget `Limits::fuel` is spent
+    OutOfFuel,
+    /// the guest compute time budget `Limits::compute_time` is spent
+    ComputeTime,
+    /// more outstanding host calls than `Limits::max_pending_host_calls`
+    HostCalls,
+}
+
+impl Termination {
+    /// A short description, also the message of the error value the run unwinds with.
+    pub fn message(&self) -> &'static str {
+        match self {
+            Termination::CallDepth => "call depth limit exceeded",
+            Termination::Interrupted => "execution interrupted",
+            Termination::HeapLimit => "heap limit exceeded",
+            Termination::OutOfFuel => "fuel budget exhausted",
+            Termination::ComputeTime => "compute time budget exhausted",
+            Termination::HostCalls => "too many outstanding host calls",
+        }
+    }
 }
 
 /// Tunable limits of a VM.
@@ -223,8 +247,18 @@ pub struct Limits {
     pub max_frames: usize,
     /// nested native-to-JavaScript re-entries deeper than this throw RangeError
     pub max_native_depth: usize,
-    /// heap bytes beyond which allocation-heavy operations throw RangeError
+    /// heap bytes beyond which the run terminates (allocation-heavy built-ins throw
+    /// RangeError before they would cross it)
     pub max_heap_bytes: usize,
+    /// exceeding `max_frames` terminates the run instead of throwing a RangeError the
+    /// guest could catch (the call depth as a sandbox budget)
+    pub call_depth_terminates: bool,
+    /// fuel for the run (see [`meter`]); unlimited when None
+    pub fuel: Option<u64>,
+    /// guest compute time (time spent waiting on the host not counted); unlimited when None
+    pub compute_time: Option<std::time::Duration>,
+    /// asynchronous host calls that may be outstanding at once
+    pub max_pending_host_calls: usize,
 }
 
 impl Default for Limits {
@@ -233,6 +267,10 @@ impl Default for Limits {
             max_frames: 20_000,
             max_native_depth: 400,
             max_heap_bytes: 4 << 30,
+            call_depth_terminates: false,
+            fuel: None,
+            compute_time: None,
+            max_pending_host_calls: 1024,
         }
     }
 }
@@ -276,6 +314,18 @@ pub struct Vm {
     pub exception_origin: Option<(usize, u32, u32)>,
     /// set from any thread to stop the running script at its next safe point
     pub interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// fuel and compute time used against `limits`
+    pub meter: meter::Meter,
+    /// host capabilities and the asynchronous host calls waiting for an answer
+    pub host: crate::host::HostState,
+    /// the host's clock for `Date.now()` and `new Date()` (ms since the epoch); the
+    /// system clock when None
+    pub clock: Option<Rc<dyn Fn() -> f64>>,
+    /// `eval` and `Function` may compile strings (HostEnsureCanCompileStrings)
+    pub allow_code_generation: bool,
+    /// the intrinsics are frozen (`lockdown`); assignments may shadow read-only
+    /// inherited properties
+    pub hardened: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -335,11 +385,16 @@ impl Vm {
                 MEGAMORPHIC_ENTRIES
             ]
             .into_boxed_slice(),
-            random_state: 0x2545_F491_4F6C_DD1D,
+            random_state: random_seed(),
             native_callee: ObjectId(0),
             termination: None,
             exception_origin: None,
             interrupt: Default::default(),
+            meter: Default::default(),
+            host: Default::default(),
+            clock: None,
+            allow_code_generation: true,
+            hardened: false,
         };
         crate::builtins::init(&mut vm);
         vm
@@ -664,6 +719,11 @@ impl Vm {
                 self.heap.mark_value(v);
             }
         }
+        let mut host_values = Vec::new();
+        self.host.trace(&mut host_values);
+        for v in host_values {
+            self.heap.mark_value(v);
+        }
         for &(v, _) in &self.global_lexical_values {
             self.heap.mark_value(v);
         }
@@ -684,13 +744,11 @@ impl Vm {
         self.heap.finish_collection();
     }
 
-    /// A safe point (loop back-edges, function entry): stop if interrupted, collect if
+    /// A safe point (loop back-edges, function entry): charge `fuel`, collect if
     /// allocation pressure asks for it.
     #[inline(always)]
-    pub fn safe_point(&mut self) -> JsResult<()> {
-        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(self.terminate(Termination::Interrupted));
-        }
+    pub fn safe_point(&mut self, fuel: u64) -> JsResult<()> {
+        self.charge(fuel)?;
         if self.heap.wants_collection() {
             self.collect_garbage();
             if self.heap.bytes() > self.limits.max_heap_bytes {
@@ -702,11 +760,7 @@ impl Vm {
 
     /// Start an uncatchable termination: no handler runs while it unwinds.
     pub fn terminate(&mut self, why: Termination) -> Thrown {
-        let message = match why {
-            Termination::CallDepth => "call depth limit exceeded",
-            Termination::Interrupted => "execution interrupted",
-            Termination::HeapLimit => "heap limit exceeded",
-        };
+        let message = why.message();
         self.termination = Some(why);
         let e = self.new_error(self.intrinsics.range_error_prototype, message);
         self.throw(Value::object(e))
@@ -748,9 +802,28 @@ impl Vm {
         Ok(())
     }
 
+    /// HostEnsureCanCompileStrings: an EvalError unless code generation from strings is
+    /// allowed.
+    pub fn ensure_can_compile_strings(&mut self) -> JsResult<()> {
+        if self.allow_code_generation {
+            return Ok(());
+        }
+        let proto = self.intrinsics.eval_error_prototype;
+        Err(self.throw_new_error(proto, "code generation from strings is disabled"))
+    }
+
     /// Take the pending exception value.
     pub fn take_exception(&mut self) -> Value {
         self.exception_origin = None;
         std::mem::replace(&mut self.exception, Value::UNDEFINED)
     }
+}
+
+/// A seed for `Math.random` that differs between runtimes (hosts that need a
+/// reproducible sequence set `Vm::random_state`). Never zero: xorshift would stay at zero.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0x2545_F491_4F6C_DD1D);
+    h.finish() | 1
 }

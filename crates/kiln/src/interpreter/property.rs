@@ -161,11 +161,16 @@ impl Vm {
                     self.call(setter, receiver, &[value])?;
                     return Ok(true);
                 }
-                if !p.attrs.writable() {
-                    return Ok(false);
-                }
                 if receiver == Value::object(obj) {
+                    if !p.attrs.writable() {
+                        return Ok(false);
+                    }
                     return self.write_own_data(obj, key, value);
+                }
+                // the override mistake: under lockdown a read-only inherited property
+                // does not stop the receiver from getting its own
+                if !p.attrs.writable() && !self.hardened {
+                    return Ok(false);
                 }
                 break;
             }

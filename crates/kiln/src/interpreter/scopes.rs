@@ -113,6 +113,7 @@ impl Vm {
         let Some(scope) = scope else {
             return self.eval_code(x, strict);
         };
+        self.ensure_can_compile_strings()?;
         let source = self.heap.string_to_rust(s);
         let script = match kiln_compiler::compile_eval(&source, "<eval>", strict, scope) {
             Ok(script) => script,

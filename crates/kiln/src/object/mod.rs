@@ -299,6 +299,8 @@ pub struct Object {
     pub extensible: bool,
     /// some object has this one as its prototype: layout changes bump `Heap::proto_epoch`
     pub used_as_prototype: bool,
+    /// frozen together with everything reachable from it (`harden`, `lockdown`)
+    pub hardened: bool,
 }
 
 impl Object {
@@ -317,6 +319,7 @@ impl Object {
             kind,
             extensible: true,
             used_as_prototype: false,
+            hardened: false,
         }
     }
 

@@ -1,0 +1,412 @@
+//! Host capabilities: the named functions a host gives the guest, and the only way
+//! guest code reaches anything outside the engine.
+//!
+//! A synchronous capability is a Rust closure called in place; its arguments are read
+//! from the VM stack through [`FromGuest`] and its result converted by [`IntoGuest`], so a
+//! call allocates nothing beyond what the closure itself returns. An asynchronous
+//! capability returns a guest promise and records a [`PendingCall`]; the host answers it
+//! later (see [`crate::Runtime::resume`]), possibly in another process after a snapshot.
+
+mod harden;
+pub mod value;
+
+use crate::JsResult;
+use crate::heap::ObjectId;
+use crate::interpreter::{Args, Termination, Vm};
+use crate::object::{Attrs, ObjectKind, PropertyKey};
+use crate::value::Value;
+use std::rc::Rc;
+pub use value::{BoundaryError, BoundaryErrorKind, BoundaryOptions, HostValue};
+
+/// Identifies one asynchronous host call until the host answers it.
+pub type CallId = u64;
+
+/// An asynchronous host call waiting for the host's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingCall {
+    pub id: CallId,
+    /// the capability's registered name (e.g. `tools.search`)
+    pub capability: String,
+    pub args: Vec<HostValue>,
+}
+
+/// A failure the host reports to the guest; the guest sees an `Error` object with this
+/// `name` and `message`, and `code` and `details` properties when given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostError {
+    pub name: String,
+    pub message: String,
+    pub code: Option<String>,
+    pub details: Option<HostValue>,
+}
+
+impl HostError {
+    pub fn new(message: impl Into<String>) -> Self {
+        HostError {
+            name: "Error".into(),
+            message: message.into(),
+            code: None,
+            details: None,
+        }
+    }
+
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: HostValue) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// A synchronous capability as the VM calls it.
+pub type SyncFn = Rc<dyn Fn(&mut Vm, Args) -> JsResult<Value>>;
+
+#[derive(Clone)]
+pub(crate) enum CapabilityKind {
+    Sync(SyncFn),
+    Async,
+}
+
+#[derive(Clone)]
+pub(crate) struct Capability {
+    pub name: Rc<str>,
+    pub kind: CapabilityKind,
+}
+
+/// An asynchronous call the guest is waiting on: the promise it holds.
+#[derive(Clone, Debug)]
+pub(crate) struct OutstandingCall {
+    pub call: PendingCall,
+    pub promise: ObjectId,
+}
+
+/// The host side of a VM: capabilities, outstanding calls, boundary rules.
+#[derive(Clone, Default)]
+pub struct HostState {
+    pub(crate) capabilities: Vec<Capability>,
+    pub(crate) outstanding: Vec<OutstandingCall>,
+    next_id: CallId,
+    /// what values may cross to the host
+    pub boundary: BoundaryOptions,
+}
+
+impl HostState {
+    /// The calls waiting for an answer, oldest first.
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        self.outstanding.iter().map(|c| c.call.clone()).collect()
+    }
+
+    pub(crate) fn trace(&self, out: &mut Vec<Value>) {
+        out.extend(self.outstanding.iter().map(|c| Value::object(c.promise)));
+    }
+}
+
+/// A guest value read as a Rust argument. A value of the wrong type throws a TypeError
+/// in the guest; nothing is coerced.
+pub trait FromGuest: Sized {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self>;
+}
+
+/// A Rust result returned to the guest.
+pub trait IntoGuest {
+    fn into_guest(self, vm: &mut Vm) -> JsResult<Value>;
+}
+
+impl FromGuest for Value {
+    fn from_guest(_vm: &mut Vm, value: Value) -> JsResult<Self> {
+        Ok(value)
+    }
+}
+
+impl FromGuest for f64 {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        match value.as_number() {
+            Some(n) => Ok(n),
+            None => Err(vm.type_error("expected a number")),
+        }
+    }
+}
+
+impl FromGuest for i64 {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        match value.as_number() {
+            Some(n) if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 => Ok(n as i64),
+            _ => Err(vm.type_error("expected a safe integer")),
+        }
+    }
+}
+
+impl FromGuest for bool {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        match value.as_bool() {
+            Some(b) => Ok(b),
+            None => Err(vm.type_error("expected a boolean")),
+        }
+    }
+}
+
+impl FromGuest for String {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        match HostValue::from_guest(vm, value)? {
+            HostValue::String(s) => Ok(s),
+            _ => Err(vm.type_error("expected a string")),
+        }
+    }
+}
+
+impl FromGuest for HostValue {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        let options = vm.host.boundary.clone();
+        vm.to_host(value, &options)
+            .map_err(|e| vm.type_error(e.to_string()))
+    }
+}
+
+impl<T: FromGuest> FromGuest for Option<T> {
+    fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        T::from_guest(vm, value).map(Some)
+    }
+}
+
+impl IntoGuest for Value {
+    fn into_guest(self, _vm: &mut Vm) -> JsResult<Value> {
+        Ok(self)
+    }
+}
+
+impl IntoGuest for () {
+    fn into_guest(self, _vm: &mut Vm) -> JsResult<Value> {
+        Ok(Value::UNDEFINED)
+    }
+}
+
+impl IntoGuest for f64 {
+    fn into_guest(self, _vm: &mut Vm) -> JsResult<Value> {
+        Ok(Value::number(self))
+    }
+}
+
+impl IntoGuest for i64 {
+    fn into_guest(self, _vm: &mut Vm) -> JsResult<Value> {
+        Ok(Value::number(self as f64))
+    }
+}
+
+impl IntoGuest for bool {
+    fn into_guest(self, _vm: &mut Vm) -> JsResult<Value> {
+        Ok(Value::bool(self))
+    }
+}
+
+impl IntoGuest for String {
+    fn into_guest(self, vm: &mut Vm) -> JsResult<Value> {
+        Ok(vm.string_value(&self))
+    }
+}
+
+impl IntoGuest for &str {
+    fn into_guest(self, vm: &mut Vm) -> JsResult<Value> {
+        Ok(vm.string_value(self))
+    }
+}
+
+impl IntoGuest for HostValue {
+    fn into_guest(self, vm: &mut Vm) -> JsResult<Value> {
+        vm.from_host(&self)
+            .map_err(|e| vm.type_error(format!("the host returned an invalid value: {e}")))
+    }
+}
+
+impl<T: IntoGuest> IntoGuest for Result<T, HostError> {
+    fn into_guest(self, vm: &mut Vm) -> JsResult<Value> {
+        match self {
+            Ok(v) => v.into_guest(vm),
+            Err(e) => {
+                let error = vm.host_error(&e);
+                Err(vm.throw(error))
+            }
+        }
+    }
+}
+
+/// A Rust closure usable as a synchronous capability: `Fn(A, B, ...) -> R` for up to
+/// four arguments that are [`FromGuest`], with a result that is [`IntoGuest`].
+pub trait SyncCapability<Marker> {
+    fn into_sync_fn(self) -> SyncFn;
+}
+
+macro_rules! sync_capability {
+    ($($arg:ident),*) => {
+        impl<F, R, $($arg),*> SyncCapability<($($arg,)*)> for F
+        where
+            F: Fn($($arg),*) -> R + 'static,
+            R: IntoGuest,
+            $($arg: FromGuest,)*
+        {
+            #[allow(non_snake_case, unused_variables, unused_mut, unused_assignments)]
+            fn into_sync_fn(self) -> SyncFn {
+                Rc::new(move |vm: &mut Vm, args: Args| {
+                    let mut index = 0;
+                    $(
+                        let $arg = $arg::from_guest(vm, vm.arg(args, index))?;
+                        index += 1;
+                    )*
+                    self($($arg),*).into_guest(vm)
+                })
+            }
+        }
+    };
+}
+
+sync_capability!();
+sync_capability!(A);
+sync_capability!(A, B);
+sync_capability!(A, B, C);
+sync_capability!(A, B, C, D);
+
+/// The native behind every capability: its data is the capability's index.
+fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let index = vm
+        .native_data(vm.native_callee)
+        .first()
+        .and_then(|v| v.as_int())
+        .unwrap_or(-1);
+    let Some(capability) = vm.host.capabilities.get(index as usize).cloned() else {
+        return Err(vm.type_error("this host capability is not available"));
+    };
+    match capability.kind {
+        CapabilityKind::Sync(f) => f(vm, args),
+        CapabilityKind::Async => vm.start_host_call(&capability.name, args),
+    }
+}
+
+impl Vm {
+    /// Make a capability callable by the guest under `name`; a dotted name
+    /// (`tools.search`) defines it on a plain namespace object (`tools`) of the global.
+    pub(crate) fn register_capability(&mut self, name: &str, kind: CapabilityKind) {
+        let index = self.host.capabilities.len() as i32;
+        let mut holder = self.intrinsics.global;
+        let mut parts: Vec<&str> = name.split('.').collect();
+        let last = parts.pop().unwrap_or(name);
+        for part in parts {
+            let key = self.key(part);
+            holder = match self.heap.own_property(holder, key) {
+                Some(p) if p.value.is_object() && !p.attrs.is_accessor() => {
+                    p.value.as_object().expect("checked")
+                }
+                _ => {
+                    let proto = self.intrinsics.object_prototype;
+                    let ns = self.heap.new_object(Some(proto), ObjectKind::Ordinary);
+                    self.define_builtin(holder, key, Value::object(ns), Attrs::HIDDEN);
+                    ns
+                }
+            };
+        }
+        let fname = self.string_value(last);
+        let f = self.new_native_with_data(
+            call_capability,
+            fname,
+            0,
+            false,
+            Box::new([Value::int(index)]),
+        );
+        let key = self.key(last);
+        self.define_builtin(holder, key, Value::object(f), Attrs::HIDDEN);
+        self.host.capabilities.push(Capability {
+            name: name.into(),
+            kind,
+        });
+    }
+
+    /// An asynchronous capability was called: record the call, return its promise.
+    fn start_host_call(&mut self, name: &str, args: Args) -> JsResult<Value> {
+        if self.host.outstanding.len() >= self.limits.max_pending_host_calls {
+            return Err(self.terminate(Termination::HostCalls));
+        }
+        let options = self.host.boundary.clone();
+        let mut host_args = Vec::with_capacity(args.count as usize);
+        for i in 0..args.count as usize {
+            let v = self.arg(args, i);
+            match self.to_host(v, &options) {
+                Ok(h) => host_args.push(h),
+                Err(e) => return Err(self.type_error(format!("argument {i} of {name}: {e}"))),
+            }
+        }
+        let promise = self.new_promise();
+        self.host.next_id += 1;
+        let call = PendingCall {
+            id: self.host.next_id,
+            capability: name.to_string(),
+            args: host_args,
+        };
+        self.host
+            .outstanding
+            .push(OutstandingCall { call, promise });
+        Ok(Value::object(promise))
+    }
+
+    /// Settle the promise of outstanding call `id` with the host's answer. Returns false
+    /// when no such call is outstanding.
+    pub(crate) fn answer_host_call(
+        &mut self,
+        id: CallId,
+        answer: Result<HostValue, HostError>,
+    ) -> Result<bool, BoundaryError> {
+        let Some(at) = self.host.outstanding.iter().position(|c| c.call.id == id) else {
+            return Ok(false);
+        };
+        let promise = self.host.outstanding[at].promise;
+        match answer {
+            Ok(value) => {
+                let v = self.from_host(&value)?;
+                self.host.outstanding.remove(at);
+                // host data is never a thenable: fulfilling directly means no guest code
+                // (an inherited `then` getter) runs while the host answers
+                self.fulfill_promise(promise, v);
+            }
+            Err(e) => {
+                self.host.outstanding.remove(at);
+                let error = self.host_error(&e);
+                self.reject_promise(promise, error);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The guest `Error` object for a host failure.
+    pub fn host_error(&mut self, e: &HostError) -> Value {
+        let error = self.new_error(self.intrinsics.error_prototype, &e.message);
+        if e.name != "Error" {
+            let name = self.string_value(&e.name);
+            self.define_builtin(
+                error,
+                PropertyKey::String(self.atoms.name),
+                name,
+                Attrs::HIDDEN,
+            );
+            self.attach_stack(error);
+        }
+        if let Some(code) = &e.code {
+            let key = self.key("code");
+            let code = self.string_value(code);
+            self.define_builtin(error, key, code, Attrs::DEFAULT);
+        }
+        if let Some(details) = &e.details {
+            let key = self.key("details");
+            let details = self.from_host(details).unwrap_or(Value::UNDEFINED);
+            self.define_builtin(error, key, details, Attrs::DEFAULT);
+        }
+        Value::object(error)
+    }
+}

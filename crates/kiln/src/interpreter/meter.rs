@@ -1,0 +1,165 @@
+//! Fuel, guest compute time and cancellation: the budgets every run is metered against.
+//!
+//! Fuel is counted in abstract units that track work done, deterministically: a loop
+//! iteration costs the length of its body in instructions, a call costs [`CALL_COST`],
+//! and built-ins that loop in Rust (sorting, joining, JSON, string building, BigInt
+//! arithmetic, property enumeration, ...) charge per element they process. The hot path
+//! is one subtraction and one branch ([`Vm::charge`]); every [`SLICE`] units the slow
+//! path settles the account, reads the cancellation flag and the clock.
+
+use super::{Termination, Vm};
+use crate::JsResult;
+use std::time::{Duration, Instant};
+
+/// What a call charges (frame setup and teardown are worth a few instructions).
+pub const CALL_COST: u64 = 4;
+
+/// Units between two slow checks: small enough that cancellation and deadlines are
+/// noticed within microseconds, large enough that the check is free.
+const SLICE: u64 = 10_000;
+
+/// The running account of a VM's budgets.
+#[derive(Clone, Debug)]
+pub struct Meter {
+    /// units left in the current slice; the slow check runs when it drops below zero
+    countdown: i64,
+    /// the units the current slice started with
+    slice: i64,
+    /// fuel consumed before the current slice
+    consumed: u64,
+    /// guest compute time of finished runs
+    compute: Duration,
+    /// when the current run started, while the guest runs
+    running_since: Option<Instant>,
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Meter {
+            countdown: SLICE as i64,
+            slice: SLICE as i64,
+            consumed: 0,
+            compute: Duration::ZERO,
+            running_since: None,
+        }
+    }
+}
+
+impl Meter {
+    /// Fuel consumed so far.
+    pub fn fuel_used(&self) -> u64 {
+        self.consumed + (self.slice - self.countdown).max(0) as u64
+    }
+
+    /// Guest compute time so far (the running time of the current run included).
+    pub fn compute_time(&self) -> Duration {
+        self.compute + self.running_since.map_or(Duration::ZERO, |t| t.elapsed())
+    }
+
+    /// The guest starts running: its compute time counts from now.
+    pub fn start_clock(&mut self) {
+        if self.running_since.is_none() {
+            self.running_since = Some(Instant::now());
+        }
+    }
+
+    /// The guest stopped (finished, suspended or failed): time from now on is the host's.
+    pub fn stop_clock(&mut self) {
+        if let Some(t) = self.running_since.take() {
+            self.compute += t.elapsed();
+        }
+    }
+
+    /// Start a fresh account (fuel and compute time back to zero).
+    pub fn reset(&mut self) {
+        *self = Meter::default();
+    }
+}
+
+impl Vm {
+    /// Charge `units` of fuel; ends the run when a budget is exhausted.
+    #[inline(always)]
+    pub fn charge(&mut self, units: u64) -> JsResult<()> {
+        self.meter.countdown -= units as i64;
+        if self.meter.countdown < 0 {
+            return self.settle_meter();
+        }
+        Ok(())
+    }
+
+    /// The slow check: settle the fuel account, then look at cancellation, fuel and the
+    /// clock, and start the next slice.
+    #[cold]
+    fn settle_meter(&mut self) -> JsResult<()> {
+        let used = self.meter.fuel_used();
+        self.meter.consumed = used;
+        self.meter.slice = 0;
+        self.meter.countdown = 0;
+        if let Some(why) = self.termination.clone() {
+            // a termination stays in force until the host clears it, even if guest
+            // code managed to swallow the exception value it unwound with
+            return Err(self.terminate(why));
+        }
+        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(self.terminate(Termination::Interrupted));
+        }
+        let mut next = SLICE;
+        if let Some(fuel) = self.limits.fuel {
+            if used >= fuel {
+                return Err(self.terminate(Termination::OutOfFuel));
+            }
+            next = next.min(fuel - used);
+        }
+        if let Some(limit) = self.limits.compute_time
+            && self.meter.compute_time() >= limit
+        {
+            return Err(self.terminate(Termination::ComputeTime));
+        }
+        self.meter.slice = next as i64;
+        self.meter.countdown = next as i64;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fuel_is_counted_across_slices() {
+        let mut vm = Vm::new();
+        vm.meter.reset();
+        for _ in 0..25 {
+            vm.charge(1_000).unwrap();
+        }
+        assert_eq!(vm.meter.fuel_used(), 25_000);
+    }
+
+    #[test]
+    fn running_out_of_fuel_terminates_and_stays_terminated() {
+        let mut vm = Vm::new();
+        vm.meter.reset();
+        vm.limits.fuel = Some(15_000);
+        vm.charge(10_000).unwrap();
+        assert!(vm.charge(10_000).is_err());
+        assert_eq!(vm.termination, Some(Termination::OutOfFuel));
+        vm.take_exception();
+        assert!(vm.charge(1).is_err(), "a swallowed termination comes back");
+    }
+
+    #[test]
+    fn the_interrupt_flag_is_seen_within_a_slice() {
+        let mut vm = Vm::new();
+        vm.interrupt
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut result = Ok(());
+        for _ in 0..=SLICE {
+            result = vm.charge(1);
+            if result.is_err() {
+                break;
+            }
+        }
+        assert!(result.is_err());
+        assert_eq!(vm.termination, Some(Termination::Interrupted));
+    }
+}

@@ -1,0 +1,539 @@
+//! The sandbox embedding API: capabilities, suspension, budgets, the host boundary,
+//! hardening and the policy options.
+
+use kiln::{ErrorKind, HostError, HostValue, Limits, Options, Outcome, Runtime};
+use std::rc::Rc;
+
+fn complete(outcome: Result<Outcome, kiln::ErrorReport>) -> HostValue {
+    match outcome {
+        Ok(Outcome::Complete(v)) => v,
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+fn error_kind(outcome: Result<Outcome, kiln::ErrorReport>) -> ErrorKind {
+    match outcome {
+        Err(e) => e.kind,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+fn with_limits(limits: Limits) -> Runtime {
+    Runtime::with_options(Options {
+        limits,
+        ..Options::default()
+    })
+    .unwrap()
+}
+
+fn str(s: &str) -> HostValue {
+    HostValue::from(s)
+}
+
+// ---- capabilities and suspension ----
+
+#[test]
+fn sync_capabilities_take_typed_arguments() {
+    let mut rt = Runtime::new();
+    rt.register_sync("add", |a: f64, b: f64| a + b);
+    rt.register_sync("text.upper", |s: String| s.to_uppercase());
+    rt.register_sync("maybe", |x: Option<f64>| x.unwrap_or(-1.0));
+    let v = complete(rt.start("[add(2, 3), text.upper('kiln'), maybe(), maybe(4)]", "t.js"));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![5.into(), str("KILN"), (-1).into(), 4.into()])
+    );
+    let v = complete(rt.start(
+        "try { add('2', 3) } catch (e) { `${e.name}: ${e.message}` }",
+        "t.js",
+    ));
+    assert_eq!(v, str("TypeError: expected a number"));
+}
+
+#[test]
+fn a_sync_capability_can_fail_with_a_host_error() {
+    let mut rt = Runtime::new();
+    rt.register_sync("check", |n: f64| -> Result<f64, HostError> {
+        if n < 0.0 {
+            Err(HostError::new("negative").with_code("E_NEG"))
+        } else {
+            Ok(n)
+        }
+    });
+    let v = complete(rt.start(
+        "try { check(-1) } catch (e) { [e instanceof Error, e.message, e.code] }",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![true.into(), str("negative"), str("E_NEG")])
+    );
+}
+
+#[test]
+fn parallel_async_calls_suspend_together_and_resume_one_by_one() {
+    let mut rt = Runtime::new();
+    for name in ["tools.a", "tools.b", "tools.c"] {
+        rt.register_async(name);
+    }
+    let script = "
+        (async () => {
+            const [a, b, c] = await Promise.all([tools.a(1), tools.b('x'), tools.c({ k: [1, 2] })]);
+            return { sum: a + b.length + c };
+        })()";
+    let Ok(Outcome::Suspended(calls)) = rt.start(script, "agent.js") else {
+        panic!("expected to suspend");
+    };
+    let names: Vec<&str> = calls.iter().map(|c| c.capability.as_str()).collect();
+    assert_eq!(names, ["tools.a", "tools.b", "tools.c"]);
+    assert_eq!(calls[0].args, vec![HostValue::from(1)]);
+    assert_eq!(calls[1].args, vec![str("x")]);
+    assert_eq!(
+        calls[2].args,
+        vec![HostValue::object([("k", HostValue::from(vec![1, 2]))])]
+    );
+    let Ok(Outcome::Suspended(left)) = rt.resume(calls[1].id, Ok(str("four"))) else {
+        panic!("two calls are still outstanding");
+    };
+    assert_eq!(left.len(), 2);
+    let Ok(Outcome::Suspended(left)) = rt.resume(calls[0].id, Ok(10.into())) else {
+        panic!("one call is still outstanding");
+    };
+    assert_eq!(left.len(), 1);
+    let v = complete(rt.resume(calls[2].id, Ok(100.into())));
+    assert_eq!(v, HostValue::object([("sum", HostValue::from(114))]));
+}
+
+#[test]
+fn async_host_errors_reject_with_error_objects() {
+    let mut rt = Runtime::new();
+    rt.register_async("fetch");
+    let script = "
+        fetch('u').then(() => 'no', e => [e.name, e.message, e.code, e.details.status])";
+    let Ok(Outcome::Suspended(calls)) = rt.start(script, "t.js") else {
+        panic!("expected to suspend");
+    };
+    let error = HostError::new("not found")
+        .with_name("FetchError")
+        .with_code("E404")
+        .with_details(HostValue::object([("status", HostValue::from(404))]));
+    let v = complete(rt.resume(calls[0].id, Err(error)));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            str("FetchError"),
+            str("not found"),
+            str("E404"),
+            404.into()
+        ])
+    );
+}
+
+#[test]
+fn answering_an_unknown_call_is_a_host_error_and_changes_nothing() {
+    let mut rt = Runtime::new();
+    rt.register_async("t");
+    let Ok(Outcome::Suspended(calls)) = rt.start("t()", "t.js") else {
+        panic!("expected to suspend");
+    };
+    assert_eq!(
+        error_kind(rt.resume(999, Ok(HostValue::Null))),
+        ErrorKind::Host
+    );
+    assert_eq!(complete(rt.resume(calls[0].id, Ok(7.into()))), 7.into());
+    assert_eq!(
+        error_kind(rt.resume(calls[0].id, Ok(7.into()))),
+        ErrorKind::Host
+    );
+}
+
+#[test]
+fn a_promise_nothing_can_settle_is_reported_as_stalled() {
+    let mut rt = Runtime::new();
+    assert_eq!(
+        error_kind(rt.start("new Promise(() => {})", "t.js")),
+        ErrorKind::Stalled
+    );
+}
+
+#[test]
+fn a_rejected_result_is_a_guest_exception() {
+    let mut rt = Runtime::new();
+    let e = rt
+        .start("Promise.reject(new TypeError('bad'))", "t.js")
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Exception);
+    assert_eq!(e.summary, "TypeError: bad");
+}
+
+#[test]
+fn arguments_that_cannot_cross_throw_in_the_guest() {
+    let mut rt = Runtime::new();
+    rt.register_async("send");
+    let v = complete(rt.start(
+        "try { send(() => 1); 'sent' } catch (e) { e.message }",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        str("argument 0 of send: a function cannot cross to the host (at $)")
+    );
+    assert!(rt.pending_calls().is_empty());
+}
+
+// ---- budgets ----
+
+#[test]
+fn fuel_stops_an_infinite_loop() {
+    let mut rt = with_limits(Limits {
+        fuel: Some(1_000_000),
+        ..Limits::default()
+    });
+    let e = rt.start("while (true) {}", "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfFuel);
+    assert_eq!(e.summary, "RangeError: fuel budget exhausted");
+    assert!(rt.fuel_used() >= 1_000_000);
+}
+
+#[test]
+fn try_catch_finally_cannot_swallow_or_prolong_a_termination() {
+    let script = "
+        let caught = 0;
+        for (;;) {
+            try {
+                try { while (true) {} } finally { while (true) {} }
+            } catch (e) { caught++; }
+        }";
+    let mut rt = with_limits(Limits {
+        fuel: Some(100_000),
+        ..Limits::default()
+    });
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::OutOfFuel);
+    // the runtime is still usable, with a fresh budget
+    assert_eq!(complete(rt.start("typeof caught", "t.js")), str("number"));
+    assert_eq!(complete(rt.start("caught", "t.js")), 0.into());
+}
+
+#[test]
+fn a_promise_job_cannot_escape_the_budget() {
+    let mut rt = with_limits(Limits {
+        fuel: Some(100_000),
+        ..Limits::default()
+    });
+    let script = "Promise.resolve().then(() => { for (;;) {} }).catch(() => 'swallowed')";
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::OutOfFuel);
+}
+
+#[test]
+fn deep_recursion_is_a_range_error_or_a_call_depth_termination() {
+    let mut rt = Runtime::new();
+    let v = complete(rt.start(
+        "function f(n) { return f(n + 1) } try { f(0) } catch (e) { e.name }",
+        "t.js",
+    ));
+    assert_eq!(v, str("RangeError"));
+    let mut rt = with_limits(Limits {
+        max_frames: 500,
+        call_depth_terminates: true,
+        ..Limits::default()
+    });
+    let script = "function f(n) { return 1 + f(n + 1) } try { f(0) } catch (e) { 'caught' }";
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::CallDepth);
+}
+
+#[test]
+fn the_heap_limit_stops_a_growing_program() {
+    let mut rt = with_limits(Limits {
+        max_heap_bytes: 32 << 20,
+        ..Limits::default()
+    });
+    let script = "const keep = []; for (let i = 0; ; i++) keep.push({ i, s: 'x' + i });";
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::HeapLimit);
+}
+
+#[test]
+fn a_gigabyte_string_is_refused() {
+    let mut rt = with_limits(Limits {
+        max_heap_bytes: 64 << 20,
+        ..Limits::default()
+    });
+    let v = complete(rt.start(
+        "try { 'x'.repeat(2 ** 30); 'built' } catch (e) { e.name }",
+        "t.js",
+    ));
+    assert_eq!(v, str("RangeError"));
+    let script = "let s = 'x'; const keep = []; while (true) { s += s; keep.push(s + '!'); }";
+    let kind = error_kind(rt.start(script, "t.js"));
+    assert!(
+        matches!(kind, ErrorKind::HeapLimit | ErrorKind::Exception),
+        "{kind:?}"
+    );
+}
+
+#[test]
+fn outstanding_host_calls_are_bounded() {
+    let mut rt = with_limits(Limits {
+        max_pending_host_calls: 2,
+        ..Limits::default()
+    });
+    rt.register_async("t");
+    let script = "try { [t(), t(), t()] } catch (e) { 'caught' }";
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::HostCalls);
+}
+
+#[test]
+fn another_thread_can_cancel_a_run() {
+    let mut rt = Runtime::new();
+    let handle = rt.interrupt_handle();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        handle.interrupt();
+    });
+    let e = rt.start("for (;;) {}", "t.js").unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.kind, ErrorKind::Cancelled);
+    assert_eq!(complete(rt.start("1 + 1", "t.js")), 2.into());
+}
+
+#[test]
+fn compute_time_counts_guest_time_only() {
+    let mut rt = with_limits(Limits {
+        compute_time: Some(std::time::Duration::from_millis(200)),
+        ..Limits::default()
+    });
+    rt.register_async("wait");
+    let Ok(Outcome::Suspended(calls)) = rt.start("wait().then(() => 'done')", "t.js") else {
+        panic!("expected to suspend");
+    };
+    // the host takes longer than the whole budget: that time is not the guest's
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        complete(rt.resume(calls[0].id, Ok(HostValue::Null))),
+        str("done")
+    );
+    assert_eq!(
+        error_kind(rt.start("for (;;) {}", "t.js")),
+        ErrorKind::ComputeTime
+    );
+}
+
+// ---- the boundary ----
+
+#[test]
+fn results_keep_special_numbers() {
+    let mut rt = Runtime::new();
+    let v = complete(rt.start("[NaN, -0, Infinity, -Infinity, 1.5]", "t.js"));
+    let HostValue::Array(items) = v else {
+        panic!("expected an array")
+    };
+    let n: Vec<f64> = items.iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(n[0].is_nan());
+    assert!(n[1] == 0.0 && n[1].is_sign_negative());
+    assert_eq!(&n[2..], [f64::INFINITY, f64::NEG_INFINITY, 1.5]);
+}
+
+#[test]
+fn results_that_are_not_plain_data_are_refused() {
+    let cases = [
+        (
+            "(function f() {})",
+            "a function cannot cross to the host (at $)",
+        ),
+        (
+            "({ s: Symbol() })",
+            "a symbol cannot cross to the host (at $.s)",
+        ),
+        (
+            "({ a: [1, new Map()] })",
+            "an object that is not a plain object or array cannot cross to the host (at $.a[1])",
+        ),
+        (
+            "new (class Point {})",
+            "an object that is not a plain object or array cannot cross to the host (at $)",
+        ),
+        ("10n", "a BigInt cannot cross to the host (at $)"),
+        ("new Date(0)", "a Date cannot cross to the host (at $)"),
+        (
+            "const o = {}; o.self = o; o",
+            "an object reached twice (cycle or shared) cannot cross to the host (at $.self)",
+        ),
+        (
+            "const s = {}; [s, s]",
+            "an object reached twice (cycle or shared) cannot cross to the host (at $[1])",
+        ),
+        (
+            "let d = []; for (let i = 0; i < 100; i++) d = [d]; d",
+            "nesting deeper than the limit cannot cross to the host (at $[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0])",
+        ),
+        (
+            "'\\uD800'",
+            "a string with a lone surrogate cannot cross to the host (at $)",
+        ),
+        (
+            "({ [Symbol.iterator]: 1 })",
+            "a symbol-keyed property cannot cross to the host (at $)",
+        ),
+    ];
+    let mut rt = Runtime::new();
+    for (source, message) in cases {
+        let e = rt.start(source, "t.js").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Boundary, "{source}");
+        assert_eq!(e.summary, format!("the result {message}"), "{source}");
+    }
+}
+
+#[test]
+fn no_getter_or_proxy_trap_runs_during_conversion() {
+    let mut rt = Runtime::new();
+    let e = rt
+        .start(
+            "globalThis.ran = false; ({ get x() { ran = true; return 1 } })",
+            "t.js",
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Boundary);
+    assert!(e.summary.contains("an accessor property"), "{}", e.summary);
+    let e = rt
+        .start(
+            "new Proxy({}, { ownKeys() { ran = true; return [] } })",
+            "t.js",
+        )
+        .unwrap_err();
+    assert!(e.summary.contains("a proxy"), "{}", e.summary);
+    assert_eq!(complete(rt.start("ran", "t.js")), false.into());
+}
+
+#[test]
+fn bigint_and_date_cross_when_allowed() {
+    let mut rt = Runtime::with_options(Options {
+        boundary: kiln::host::BoundaryOptions {
+            bigint: true,
+            date: true,
+            ..Default::default()
+        },
+        ..Options::default()
+    })
+    .unwrap();
+    let v = complete(rt.start("[2n ** 70n, new Date(86400000)]", "t.js"));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            HostValue::BigInt("1180591620717411303424".into()),
+            HostValue::Date(86_400_000.0)
+        ])
+    );
+}
+
+#[test]
+fn plain_objects_keep_property_order_and_skip_non_enumerables() {
+    let mut rt = Runtime::new();
+    let v = complete(rt.start(
+        "const o = { b: 1, 2: 'two', a: [, 3] }; Object.defineProperty(o, 'h', { value: 1 }); o",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::object([
+            ("2", str("two")),
+            ("b", HostValue::from(1)),
+            ("a", HostValue::Array(vec![HostValue::Undefined, 3.into()])),
+        ])
+    );
+}
+
+// ---- isolation and policy ----
+
+#[test]
+fn a_runtime_has_no_ambient_authority() {
+    let mut rt = Runtime::new();
+    let v = complete(rt.start(
+        "['print', 'console', 'setTimeout', 'require', 'process', 'fetch', 'Deno']
+            .filter(name => name in globalThis)",
+        "t.js",
+    ));
+    assert_eq!(v, HostValue::Array(vec![]));
+}
+
+#[test]
+fn hardened_runtimes_freeze_the_intrinsics() {
+    let mut rt = Runtime::with_options(Options {
+        hardened: true,
+        ..Options::default()
+    })
+    .unwrap();
+    let v = complete(rt.start(
+        "'use strict';
+        const frozen = [Object.prototype, Array.prototype, Array.prototype.push, Math, JSON,
+            Object.getPrototypeOf(function* () {}), Object.getPrototypeOf([][Symbol.iterator]())]
+            .every(Object.isFrozen);
+        let threw = false;
+        try { Array.prototype.push = null } catch (e) { threw = e instanceof TypeError }
+        const o = {};
+        o.toString = () => 'mine';
+        const h = harden({ inner: { n: 1 } });
+        let inner = false;
+        try { h.inner.n = 2 } catch (e) { inner = true }
+        globalThis.mine = 1;
+        [frozen, threw, String(o), inner, Object.isFrozen(globalThis), mine]",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            true.into(),
+            true.into(),
+            str("mine"),
+            true.into(),
+            false.into(),
+            1.into()
+        ])
+    );
+}
+
+#[test]
+fn code_generation_from_strings_can_be_disabled() {
+    let mut rt = Runtime::with_options(Options {
+        allow_code_generation: false,
+        ..Options::default()
+    })
+    .unwrap();
+    let v = complete(rt.start(
+        "const r = [];
+        for (const f of [() => eval('1'), () => (0, eval)('1'), () => Function('return 1'),
+                         () => new (Object.getPrototypeOf(async function () {}).constructor)('')]) {
+            try { f(); r.push('ran') } catch (e) { r.push(e.name) }
+        }
+        r.push(eval(42));
+        r",
+        "t.js",
+    ));
+    let e = str("EvalError");
+    assert_eq!(
+        v,
+        HostValue::Array(vec![e.clone(), e.clone(), e.clone(), e, 42.into()])
+    );
+}
+
+#[test]
+fn deterministic_mode_seeds_random_and_supplies_the_clock() {
+    let make = || {
+        Runtime::with_options(Options {
+            random_seed: Some(7),
+            clock: Some(Rc::new(|| 1_700_000_000_000.0)),
+            ..Options::default()
+        })
+        .unwrap()
+    };
+    let script = "[Math.random(), Math.random(), Date.now(), new Date().getTime()]";
+    let a = complete(make().start(script, "t.js"));
+    let b = complete(make().start(script, "t.js"));
+    assert_eq!(a, b);
+    let HostValue::Array(items) = a else {
+        panic!("expected an array")
+    };
+    assert_eq!(items[2], HostValue::Number(1_700_000_000_000.0));
+    assert_eq!(items[3], HostValue::Number(1_700_000_000_000.0));
+    let c = complete(Runtime::new().start("Math.random()", "t.js"));
+    let d = complete(Runtime::new().start("Math.random()", "t.js"));
+    assert_ne!(c, d, "unseeded runtimes differ");
+}
