@@ -445,18 +445,15 @@ impl Runtime {
         if let Some(o) = exception.as_object()
             && let crate::object::ObjectKind::Error = self.vm.heap.object(o).kind
         {
+            // read as stored: no getter runs while the host formats a report
             let name = self
                 .vm
-                .get(exception, PropertyKey::String(self.vm.atoms.name))
-                .ok();
+                .peek_string_property(o, PropertyKey::String(self.vm.atoms.name))
+                .unwrap_or_else(|| "Error".into());
             let msg = self
                 .vm
-                .get(exception, PropertyKey::String(self.vm.atoms.message))
-                .ok();
-            let name = name
-                .map(|v| self.vm.display(v))
-                .unwrap_or_else(|| "Error".into());
-            let msg = msg.map(|v| self.vm.display(v)).unwrap_or_default();
+                .peek_string_property(o, PropertyKey::String(self.vm.atoms.message))
+                .unwrap_or_default();
             self.vm.take_exception();
             return if msg.is_empty() {
                 name

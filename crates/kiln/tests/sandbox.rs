@@ -537,3 +537,36 @@ fn deterministic_mode_seeds_random_and_supplies_the_clock() {
     let d = complete(Runtime::new().start("Math.random()", "t.js"));
     assert_ne!(c, d, "unseeded runtimes differ");
 }
+
+#[test]
+fn fuel_is_charged_inside_long_running_builtins() {
+    let cases = [
+        "'x'.repeat(2 ** 27)",
+        "'x'.padEnd(2 ** 27)",
+        "Array(1e9).join()",
+        "Array(1e8).fill(0)",
+        "Array.from({ length: 1e8 })",
+        "[...Array(1e8).keys()]",
+        "Array(2e6).fill(0).map(String).sort()",
+        "Object.keys(Array(3e6).fill(1))",
+        "JSON.parse('[' + '1,'.repeat(3e6) + '1]')",
+        "JSON.stringify(Array(3e6).fill({}))",
+        "10n ** 300000n",
+        "'ab'.repeat(2e6).split('').reverse().join('')",
+        "/x/g[Symbol.replace]('y'.repeat(3e7), 'z')",
+        "Array(3e6).fill(1).indexOf(2)",
+        "for (const k in Array(3e6).fill(1)) {}",
+    ];
+    let escaped: Vec<&str> = cases
+        .into_iter()
+        .filter(|source| {
+            let mut rt = with_limits(Limits {
+                fuel: Some(1_000_000),
+                ..Limits::default()
+            });
+            let result = rt.start(&format!("{source}; 'finished'"), "t.js");
+            !matches!(result, Err(e) if e.kind == ErrorKind::OutOfFuel)
+        })
+        .collect();
+    assert!(escaped.is_empty(), "not metered: {escaped:?}");
+}

@@ -1033,6 +1033,7 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             out.extend_from_slice(&sep);
         }
+        vm.charge(1)?;
         let v = get_at(vm, o, k)?;
         if let Some(i) = v.as_int() {
             // Fast path: an int's decimal digits are its ToString, without a heap string.
@@ -1046,6 +1047,7 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if out.len() > crate::MAX_STRING_LENGTH as usize {
         return Err(vm.range_error("Invalid string length"));
     }
+    vm.charge_allocation(out.len() * 2)?;
     Ok(Value::string(vm.heap.alloc_units(&out)))
 }
 
@@ -1397,6 +1399,8 @@ fn sort_values(vm: &mut Vm, items: &mut Vec<Value>, comparator: Comparator) -> J
             merge_sort(vm, items, &mut |vm, x, y| compare_greater(vm, f, x, y))?;
         }
         Comparator::Default => {
+            let n = items.len() as u64;
+            vm.charge(n * (64 - n.leading_zeros() as u64))?;
             // ToString each value once (the order of these calls is not observable beyond
             // what the spec allows: an implementation-defined number of SortCompare calls).
             let mark = vm.roots.len();

@@ -360,6 +360,8 @@ fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let text = vm.to_string(vm.arg(args, 0))?;
     let reviver = vm.arg(args, 1);
     let units = vm.heap.units(text).to_vec();
+    // parsing is linear in the text: about four code units per unit of fuel
+    vm.charge(units.len() as u64 / 4)?;
     // 2-6. Parse (ECMA-404) and evaluate.
     let mut parser = Parser {
         src: &units,

@@ -747,6 +747,10 @@ fn builtin_exec(vm: &mut Vm, r: ObjectId, s: StringId) -> JsResult<Value> {
         }
         return Ok(Value::NULL);
     }
+    // a scan is linear in what is left of the input (backtracking inside regress is not
+    // metered: see docs/sandbox.md)
+    let rest = (vm.heap.string_len(s) as usize).saturating_sub(last_index as usize);
+    vm.charge((rest / 16) as u64 + 1)?;
     let Some(m) = run_matcher(vm, r, s, last_index as usize) else {
         if flags.global || flags.sticky {
             set_last_index(vm, rv, Value::int(0))?;
@@ -1402,6 +1406,7 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let mut q = 0usize;
     while q < size {
         let (match_end, z) = if fast {
+            vm.charge(((size - q) / 16) as u64 + 1)?;
             let Some(o) = splitter.as_object() else { break };
             let found = {
                 // Search without the sticky restriction from q.

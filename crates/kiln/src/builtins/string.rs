@@ -680,6 +680,7 @@ fn pad(vm: &mut Vm, this: Value, args: Args, at_start: bool) -> JsResult<Value> 
         return Err(vm.range_error("Invalid string length"));
     }
     let fill_len = max_length as usize - len;
+    vm.charge_allocation(max_length as usize * 2)?;
     let padding: Vec<u16> = filler.iter().copied().cycle().take(fill_len).collect();
     let mut out = Vec::with_capacity(max_length as usize);
     let own = units_vec(vm, s);
@@ -718,6 +719,7 @@ fn repeat(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if len as f64 * n > crate::MAX_STRING_LENGTH as f64 {
         return Err(vm.range_error("Invalid string length"));
     }
+    vm.charge_allocation(len * n as usize * 2)?;
     let piece = match vm.heap.units(s) {
         Units::Latin1(b) => JsStr::from_latin1(b.repeat(n as usize).into()),
         Units::Utf16(u) => JsStr::from_units(&u.repeat(n as usize)),

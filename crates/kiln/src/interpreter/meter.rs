@@ -18,6 +18,9 @@ pub const CALL_COST: u64 = 4;
 /// noticed within microseconds, large enough that the check is free.
 const SLICE: u64 = 10_000;
 
+/// Bytes of bulk storage worth one unit of fuel (copying is cheaper than interpreting).
+const BYTES_PER_FUEL: usize = 64;
+
 /// The running account of a VM's budgets.
 #[derive(Clone, Debug)]
 pub struct Meter {
@@ -83,6 +86,17 @@ impl Vm {
         self.meter.countdown -= units as i64;
         if self.meter.countdown < 0 {
             return self.settle_meter();
+        }
+        Ok(())
+    }
+
+    /// Charge for building `bytes` of new storage in one go (strings, buffers), and
+    /// refuse it up front when it would take the heap past its limit: a built-in must not
+    /// allocate a gigabyte before the next safe point notices.
+    pub fn charge_allocation(&mut self, bytes: usize) -> JsResult<()> {
+        self.charge((bytes / BYTES_PER_FUEL) as u64)?;
+        if self.heap.bytes().saturating_add(bytes) > self.limits.max_heap_bytes {
+            return Err(self.terminate(Termination::HeapLimit));
         }
         Ok(())
     }

@@ -618,8 +618,13 @@ impl Vm {
         );
     }
 
-    /// A string-valued data property found without running JavaScript.
-    fn peek_string_property(&mut self, mut obj: ObjectId, key: PropertyKey) -> Option<String> {
+    /// A string-valued data property found along the prototype chain, read without
+    /// running any code.
+    pub(crate) fn peek_string_property(
+        &mut self,
+        mut obj: ObjectId,
+        key: PropertyKey,
+    ) -> Option<String> {
         loop {
             if let Some(p) = self.heap.own_property(obj, key) {
                 return p

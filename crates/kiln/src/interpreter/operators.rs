@@ -132,6 +132,17 @@ impl Vm {
     }
 
     fn bigint_op(&mut self, op: BinaryOp, x: BigInt, y: BigInt) -> JsResult<BigInt> {
+        // fuel for the digit work: quadratic in 64-bit limbs for products and quotients
+        let limbs = |b: &BigInt| b.bits() / 64 + 1;
+        let work = match op {
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => limbs(&x) * limbs(&y),
+            BinaryOp::Exp => {
+                let result = limbs(&x).saturating_mul(y.to_u64().unwrap_or(u64::MAX).max(1));
+                result.saturating_mul(result.min(1 << 20))
+            }
+            _ => limbs(&x) + limbs(&y),
+        };
+        self.charge(work / 16)?;
         Ok(match op {
             BinaryOp::Sub => x - y,
             BinaryOp::Mul => x * y,

@@ -66,6 +66,7 @@ impl Vm {
 
     /// `v[key]` for any value (GetV for primitives).
     pub fn get(&mut self, v: Value, key: PropertyKey) -> JsResult<Value> {
+        self.charge(1)?;
         if let Some(obj) = v.as_object() {
             return self.get_with_receiver(obj, key, v);
         }
@@ -143,6 +144,7 @@ impl Vm {
         value: Value,
         receiver: Value,
     ) -> JsResult<bool> {
+        self.charge(1)?;
         let mut obj = match target.as_object() {
             Some(o) => o,
             None => self.primitive_prototype(target)?,
@@ -625,6 +627,7 @@ impl Vm {
 
     /// [[HasProperty]]
     pub fn has_property(&mut self, mut obj: ObjectId, key: PropertyKey) -> JsResult<bool> {
+        self.charge(1)?;
         loop {
             if self.is_proxy(obj) {
                 return proxy::has(self, obj, key);
@@ -646,6 +649,7 @@ impl Vm {
 
     /// [[Delete]]
     pub fn delete_property(&mut self, obj: ObjectId, key: PropertyKey) -> JsResult<bool> {
+        self.charge(1)?;
         if self.is_proxy(obj) {
             return proxy::delete(self, obj, key);
         }
@@ -669,7 +673,9 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::own_keys(self, obj);
         }
-        Ok(self.heap.own_keys(obj))
+        let keys = self.heap.own_keys(obj);
+        self.charge(keys.len() as u64)?;
+        Ok(keys)
     }
 
     /// [[GetPrototypeOf]]
