@@ -38,6 +38,8 @@ pub enum ErrorKind {
     Host,
     /// the guest waits on a promise that nothing can settle any more
     Stalled,
+    /// Kiln itself failed (a bug); the runtime refuses further work
+    Engine,
 }
 
 impl From<Termination> for ErrorKind {
@@ -178,6 +180,8 @@ pub struct Runtime {
     vm: Vm,
     /// the result of the script [`Runtime::start`] ran, while its execution is going on
     execution: Option<Value>,
+    /// an internal error left the VM in an unknown state
+    poisoned: bool,
 }
 
 impl Default for Runtime {
@@ -191,6 +195,7 @@ impl Runtime {
         Runtime {
             vm: Vm::new(),
             execution: None,
+            poisoned: false,
         }
     }
 
@@ -233,11 +238,42 @@ impl Runtime {
 
     /// Run a script, then its promise jobs; returns the completion value.
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
-        self.vm.meter.reset();
-        self.vm.meter.start_clock();
-        let result = self.run_script_and_jobs(source, name);
-        self.vm.meter.stop_clock();
-        result
+        self.guarded(|rt| {
+            rt.vm.meter.reset();
+            rt.vm.meter.start_clock();
+            let result = rt.run_script_and_jobs(source, name);
+            rt.vm.meter.stop_clock();
+            result
+        })
+    }
+
+    /// Run `f`, turning a panic inside the engine into an [`ErrorKind::Engine`] error
+    /// that leaves the host unharmed; the runtime then refuses further work.
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, ErrorReport>,
+    ) -> Result<T, ErrorReport> {
+        if self.poisoned {
+            return Err(ErrorReport::host(
+                ErrorKind::Engine,
+                "this runtime stopped after an internal error".into(),
+            ));
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
+            Ok(result) => result,
+            Err(panic) => {
+                self.poisoned = true;
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(ErrorReport::host(
+                    ErrorKind::Engine,
+                    format!("internal error in Kiln: {what}"),
+                ))
+            }
+        }
     }
 
     fn run_script_and_jobs(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
@@ -301,6 +337,10 @@ impl Runtime {
     /// When its completion value is a promise, the execution lasts until the promise
     /// settles; it suspends whenever the guest can only wait for the host.
     pub fn start(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
+        self.guarded(|rt| rt.start_unguarded(source, name))
+    }
+
+    fn start_unguarded(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
         self.end_execution();
         self.vm.meter.reset();
         self.vm.meter.start_clock();
@@ -318,6 +358,14 @@ impl Runtime {
     /// Answer the outstanding host call `id` and continue the execution until it
     /// completes or waits for the host again.
     pub fn resume(
+        &mut self,
+        id: CallId,
+        answer: Result<HostValue, HostError>,
+    ) -> Result<Outcome, ErrorReport> {
+        self.guarded(|rt| rt.resume_unguarded(id, answer))
+    }
+
+    fn resume_unguarded(
         &mut self,
         id: CallId,
         answer: Result<HostValue, HostError>,

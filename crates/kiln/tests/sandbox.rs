@@ -570,3 +570,52 @@ fn fuel_is_charged_inside_long_running_builtins() {
         .collect();
     assert!(escaped.is_empty(), "not metered: {escaped:?}");
 }
+
+#[test]
+fn a_panic_inside_a_run_is_an_engine_error_not_a_crash() {
+    let mut rt = Runtime::new();
+    rt.register_sync("boom", || -> f64 { panic!("capability bug") });
+    let e = rt.start("boom()", "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Engine);
+    assert_eq!(e.summary, "internal error in Kiln: capability bug");
+    assert_eq!(error_kind(rt.start("1", "t.js")), ErrorKind::Engine);
+}
+
+#[test]
+fn over_deep_host_answers_are_refused() {
+    let mut rt = Runtime::new();
+    rt.register_async("t");
+    let Ok(Outcome::Suspended(calls)) = rt.start("t()", "t.js") else {
+        panic!("expected to suspend");
+    };
+    let mut deep = HostValue::Null;
+    for _ in 0..1000 {
+        deep = HostValue::Array(vec![deep]);
+    }
+    assert_eq!(
+        error_kind(rt.resume(calls[0].id, Ok(deep))),
+        ErrorKind::Host
+    );
+    assert_eq!(complete(rt.resume(calls[0].id, Ok(1.into()))), 1.into());
+}
+
+#[test]
+fn serde_json_values_cross_both_ways() {
+    let mut rt = Runtime::new();
+    rt.register_async("db.get");
+    let Ok(Outcome::Suspended(calls)) = rt.start(
+        "db.get({ id: 7 }).then(row => ({ name: row.name.toUpperCase(), tags: row.tags.length }))",
+        "t.js",
+    ) else {
+        panic!("expected to suspend");
+    };
+    let arg = serde_json::to_value(&calls[0].args[0]).unwrap();
+    assert_eq!(arg, serde_json::json!({ "id": 7 }));
+    let row: HostValue =
+        serde_json::from_value(serde_json::json!({ "name": "ada", "tags": ["x", "y"] })).unwrap();
+    let v = complete(rt.resume(calls[0].id, Ok(row)));
+    assert_eq!(
+        serde_json::to_value(&v).unwrap(),
+        serde_json::json!({ "name": "ADA", "tags": 2 })
+    );
+}

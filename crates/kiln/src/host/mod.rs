@@ -8,6 +8,8 @@
 //! later (see [`crate::Runtime::resume`]), possibly in another process after a snapshot.
 
 mod harden;
+#[cfg(feature = "serde")]
+mod serde;
 pub mod value;
 
 use crate::JsResult;
