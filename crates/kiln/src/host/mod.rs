@@ -225,7 +225,7 @@ impl IntoGuest for &str {
 
 impl IntoGuest for HostValue {
     fn into_guest(self, vm: &mut Vm) -> JsResult<Value> {
-        vm.from_host(&self)
+        vm.to_guest(&self)
             .map_err(|e| vm.type_error(format!("the host returned an invalid value: {e}")))
     }
 }
@@ -371,7 +371,7 @@ impl Vm {
         let promise = self.host.outstanding[at].promise;
         match answer {
             Ok(value) => {
-                let v = self.from_host(&value)?;
+                let v = self.to_guest(&value)?;
                 self.host.outstanding.remove(at);
                 // host data is never a thenable: fulfilling directly means no guest code
                 // (an inherited `then` getter) runs while the host answers
@@ -406,7 +406,7 @@ impl Vm {
         }
         if let Some(details) = &e.details {
             let key = self.key("details");
-            let details = self.from_host(details).unwrap_or(Value::UNDEFINED);
+            let details = self.to_guest(details).unwrap_or(Value::UNDEFINED);
             self.define_builtin(error, key, details, Attrs::DEFAULT);
         }
         Value::object(error)
