@@ -347,10 +347,10 @@ impl Vm {
     /// [`HostValue::BigInt`] that is not a decimal integer and for nesting deeper than
     /// the boundary's `max_depth`.
     pub fn to_guest(&mut self, value: &HostValue) -> Result<Value, BoundaryError> {
-        self.to_guest_at(value, 0)
+        self.guest_value_at(value, 0)
     }
 
-    fn to_guest_at(&mut self, value: &HostValue, depth: usize) -> Result<Value, BoundaryError> {
+    fn guest_value_at(&mut self, value: &HostValue, depth: usize) -> Result<Value, BoundaryError> {
         if depth > self.host.boundary.max_depth {
             return Err(BoundaryError {
                 kind: BoundaryErrorKind::TooDeep,
@@ -367,7 +367,7 @@ impl Vm {
             HostValue::Array(items) => {
                 let values = items
                     .iter()
-                    .map(|item| self.to_guest_at(item, depth + 1))
+                    .map(|item| self.guest_value_at(item, depth + 1))
                     .collect::<Result<Vec<_>, _>>()?;
                 Value::object(self.array_from_values(values))
             }
@@ -375,7 +375,7 @@ impl Vm {
                 let proto = self.intrinsics.object_prototype;
                 let o = self.heap.new_object(Some(proto), ObjectKind::Ordinary);
                 for (key, item) in entries {
-                    let v = self.to_guest_at(item, depth + 1)?;
+                    let v = self.guest_value_at(item, depth + 1)?;
                     let key = self.key(key);
                     self.define_builtin(o, key, v, Attrs::DEFAULT);
                 }
