@@ -83,29 +83,94 @@ fn compile_with_scope(
     if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
-    let owned_source = source.to_string();
-    let owned_name = source_name.to_string();
-    let owned_scope = scope.clone();
-    let worker = std::thread::Builder::new()
+    let job = Job {
+        source: source.to_string(),
+        source_name: source_name.to_string(),
+        kind,
+        strict,
+        scope,
+    };
+    match compile_on_worker(job) {
+        Ok(result) => result,
+        // No thread available: compile here (the nesting pre-scan still protects the stack).
+        Err(job) => compile_on_this_thread(
+            &job.source,
+            &job.source_name,
+            kind,
+            strict,
+            job.scope.as_ref(),
+        ),
+    }
+}
+
+/// One compilation for the compiler thread.
+struct Job {
+    source: String,
+    source_name: String,
+    kind: ScriptKind,
+    strict: bool,
+    scope: Option<EvalScope>,
+}
+
+/// A compiler thread with a deep stack, started once per calling thread and reused:
+/// spawning a thread per compilation would cost more than compiling a small script.
+struct Worker {
+    jobs: std::sync::mpsc::Sender<Job>,
+    results: std::sync::mpsc::Receiver<Result<Script, CompileError>>,
+}
+
+thread_local! {
+    static WORKER: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+}
+
+fn spawn_worker() -> std::io::Result<Worker> {
+    let (jobs, job_queue) = std::sync::mpsc::channel::<Job>();
+    let (result_sender, results) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
         .name("kiln-compiler".into())
         .stack_size(COMPILER_STACK)
         .spawn(move || {
-            compile_on_this_thread(
-                &owned_source,
-                &owned_name,
-                kind,
-                strict,
-                owned_scope.as_ref(),
-            )
-        });
-    match worker {
-        Ok(handle) => match handle.join() {
-            Ok(result) => result,
-            Err(_) => Err(CompileError::new("internal compiler error", 0)),
-        },
-        // No thread available: compile here (the nesting pre-scan still protects the stack).
-        Err(_) => compile_on_this_thread(source, source_name, kind, strict, scope.as_ref()),
-    }
+            // ends when the calling thread drops its `Worker`
+            for job in job_queue {
+                let result = compile_on_this_thread(
+                    &job.source,
+                    &job.source_name,
+                    job.kind,
+                    job.strict,
+                    job.scope.as_ref(),
+                );
+                if result_sender.send(result).is_err() {
+                    break;
+                }
+            }
+        })?;
+    Ok(Worker { jobs, results })
+}
+
+/// Compile on this thread's compiler thread; gives the job back when no thread can run.
+fn compile_on_worker(job: Job) -> Result<Result<Script, CompileError>, Job> {
+    WORKER.with(|cell| {
+        let mut worker = cell.borrow_mut();
+        if worker.is_none() {
+            match spawn_worker() {
+                Ok(w) => *worker = Some(w),
+                Err(_) => return Err(job),
+            }
+        }
+        let w = worker.as_ref().expect("just started");
+        if let Err(returned) = w.jobs.send(job) {
+            *worker = None;
+            return Err(returned.0);
+        }
+        match w.results.recv() {
+            Ok(result) => Ok(result),
+            Err(_) => {
+                // the compiler thread panicked: report it and start afresh next time
+                *worker = None;
+                Ok(Err(CompileError::new("internal compiler error", 0)))
+            }
+        }
+    })
 }
 
 /// Whether a parse or early error is lifted because the eval code's caller allows it.
