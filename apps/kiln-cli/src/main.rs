@@ -3,6 +3,7 @@
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
 mod repl;
+mod sandbox;
 mod shell;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,31 @@ enum Command {
     Eval { code: String },
     /// Start an interactive session
     Repl,
+    /// Run a script as a sandboxed guest, driven over JSON lines (see `sandbox.rs`)
+    Sandbox {
+        file: PathBuf,
+        /// an asynchronous host capability to give the guest (repeatable), e.g. tools.search
+        #[arg(long = "capability")]
+        capabilities: Vec<String>,
+        /// fuel budget (about one unit per bytecode instruction)
+        #[arg(long)]
+        fuel: Option<u64>,
+        /// heap limit in MiB
+        #[arg(long)]
+        heap_mb: Option<usize>,
+        /// guest compute-time budget in milliseconds (time waiting on the host not counted)
+        #[arg(long)]
+        compute_ms: Option<u64>,
+        /// freeze the intrinsics and provide `harden`
+        #[arg(long)]
+        hardened: bool,
+        /// forbid `eval` and `Function` from compiling strings
+        #[arg(long)]
+        no_eval: bool,
+        /// seed for Math.random
+        #[arg(long)]
+        seed: Option<u64>,
+    },
 }
 
 /// The engine runs on a thread with a large stack: deeply nested source and
@@ -53,17 +79,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> ExitCode {
-    let mut runtime = Runtime::new();
-    shell::install(&mut runtime);
     match cli.command {
         Command::Run { files, module } => {
+            let mut runtime = shell_runtime();
             for file in files {
-                let source = match std::fs::read_to_string(&file) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        eprintln!("kiln: cannot read {}: {e}", file.display());
-                        return ExitCode::from(1);
-                    }
+                let Some(source) = read(&file) else {
+                    return ExitCode::from(1);
                 };
                 let is_module = module || file.extension().is_some_and(|e| e == "mjs");
                 if is_module {
@@ -76,14 +97,55 @@ fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Eval { code } => match runtime.eval(&code) {
+        Command::Eval { code } => match shell_runtime().eval(&code) {
             Ok(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
             }
             Err(report) => fail(&report),
         },
-        Command::Repl => repl::run(&mut runtime),
+        Command::Repl => repl::run(&mut shell_runtime()),
+        Command::Sandbox {
+            file,
+            capabilities,
+            fuel,
+            heap_mb,
+            compute_ms,
+            hardened,
+            no_eval,
+            seed,
+        } => {
+            let Some(source) = read(&file) else {
+                return ExitCode::from(1);
+            };
+            let settings = sandbox::Settings {
+                capabilities,
+                fuel,
+                heap_mb,
+                compute_ms,
+                hardened,
+                no_eval,
+                seed,
+            };
+            sandbox::run(&source, &file.display().to_string(), settings)
+        }
+    }
+}
+
+/// A runtime with the shell globals (`print`, `console`).
+fn shell_runtime() -> Runtime {
+    let mut runtime = Runtime::new();
+    shell::install(&mut runtime);
+    runtime
+}
+
+fn read(file: &std::path::Path) -> Option<String> {
+    match std::fs::read_to_string(file) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("kiln: cannot read {}: {e}", file.display());
+            None
+        }
     }
 }
 

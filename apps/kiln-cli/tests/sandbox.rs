@@ -1,0 +1,89 @@
+//! `kiln sandbox`: the JSON-lines driver, end to end through the binary.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn sandbox(script: &str, args: &[&str], input: &str) -> (String, i32) {
+    let dir = std::env::temp_dir().join(format!("kiln-sandbox-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{:x}.js", script.len() * 31 + args.len()));
+    std::fs::write(&path, script).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .arg("sandbox")
+        .arg(&path)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn parallel_calls_are_answered_line_by_line() {
+    let script = "(async () => {
+        const [a, b] = await Promise.all([tools.a(1), tools.b('x')]);
+        return { sum: a + b.n };
+    })()";
+    let input = "{\"id\":2,\"ok\":{\"n\":40}}\n{\"id\":1,\"ok\":2}\n";
+    let (out, code) = sandbox(
+        script,
+        &["--capability", "tools.a", "--capability", "tools.b"],
+        input,
+    );
+    assert_eq!(
+        out,
+        concat!(
+            r#"{"calls":[{"args":[1],"capability":"tools.a","id":1},{"args":["x"],"capability":"tools.b","id":2}],"type":"suspended"}"#,
+            "\n",
+            r#"{"calls":[{"args":[1],"capability":"tools.a","id":1}],"type":"suspended"}"#,
+            "\n",
+            r#"{"type":"complete","value":{"sum":42}}"#,
+            "\n"
+        )
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn host_errors_reach_the_guest() {
+    let script = "t().catch(e => [e.name, e.message, e.code, e.details])";
+    let input = r#"{"id":1,"error":{"name":"ToolError","message":"quota","code":"E_QUOTA","details":{"retry":5}}}"#;
+    let (out, code) = sandbox(script, &["--capability", "t"], input);
+    assert_eq!(
+        out.lines().last().unwrap(),
+        r#"{"type":"complete","value":["ToolError","quota","E_QUOTA",{"retry":5}]}"#
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn budgets_end_the_run_with_their_kind() {
+    let (out, code) = sandbox("for (;;) {}", &["--fuel", "100000"], "");
+    assert_eq!(
+        out,
+        "{\"kind\":\"OutOfFuel\",\"message\":\"RangeError: fuel budget exhausted\",\"type\":\"error\"}\n"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn the_guest_has_no_shell_globals() {
+    let (out, code) = sandbox("[typeof print, typeof console]", &[], "");
+    assert_eq!(
+        out,
+        "{\"type\":\"complete\",\"value\":[\"undefined\",\"undefined\"]}\n"
+    );
+    assert_eq!(code, 0);
+}
