@@ -50,7 +50,10 @@ fn main() {
             Ok(Outcome::Suspended(calls)) => {
                 println!("suspended on {} call(s)", calls.len());
                 let call = &calls[0];
-                println!("  answering #{} {}({:?})", call.id, call.capability, call.args);
+                println!(
+                    "  answering #{} {}({:?})",
+                    call.id, call.capability, call.args
+                );
                 state = rt.resume(call.id, answer(call));
             }
             Ok(Outcome::Complete(value)) => {

@@ -399,7 +399,7 @@ impl Heap {
     /// The interned string with these contents.
     pub fn intern_units(&mut self, units: Units<'_>) -> StringId {
         let hash = units.content_hash();
-        for &candidate in self.atoms.bucket(hash) {
+        for candidate in self.atoms.bucket(hash) {
             if self.flat_units(candidate).eq_units(units) {
                 return candidate;
             }
@@ -430,7 +430,7 @@ impl Heap {
         }
         self.flatten(id);
         let hash = self.flat_units(id).content_hash();
-        for &candidate in self.atoms.bucket(hash) {
+        for candidate in self.atoms.bucket(hash) {
             if self.flat_units(candidate).eq_units(self.flat_units(id)) {
                 return candidate;
             }

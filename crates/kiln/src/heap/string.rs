@@ -169,26 +169,45 @@ impl<'a> Units<'a> {
 }
 
 /// Interned strings by content: equal atoms are the same [`StringId`].
+///
+/// Almost every content hash has one atom, kept inline; the rare hashes shared by
+/// several atoms keep the others in `collisions`.
 #[derive(Default)]
 pub struct AtomTable {
-    buckets: FxHashMap<u64, Vec<StringId>>,
+    first: FxHashMap<u64, StringId>,
+    collisions: FxHashMap<u64, Vec<StringId>>,
 }
 
 impl AtomTable {
-    pub fn bucket(&self, hash: u64) -> &[StringId] {
-        self.buckets.get(&hash).map(Vec::as_slice).unwrap_or(&[])
+    /// The atoms whose contents hash to `hash`.
+    pub fn bucket(&self, hash: u64) -> impl Iterator<Item = StringId> + '_ {
+        self.first
+            .get(&hash)
+            .into_iter()
+            .chain(self.collisions.get(&hash).into_iter().flatten())
+            .copied()
     }
     pub fn insert(&mut self, hash: u64, id: StringId) {
-        self.buckets.entry(hash).or_default().push(id);
+        match self.first.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collisions.entry(hash).or_default().push(id)
+            }
+        }
     }
     pub fn len(&self) -> usize {
-        self.buckets.values().map(Vec::len).sum()
+        self.first.len() + self.collisions.values().map(Vec::len).sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
-        self.buckets.is_empty()
+        self.first.is_empty()
     }
     pub fn all(&self) -> impl Iterator<Item = StringId> + '_ {
-        self.buckets.values().flatten().copied()
+        self.first
+            .values()
+            .chain(self.collisions.values().flatten())
+            .copied()
     }
 }
 

@@ -105,13 +105,22 @@ impl ShapeTable {
         {
             return to;
         }
+        // A shape grown from one with a table gets its table by copying the parent's:
+        // objects built property by property (prototypes, large literals) look up each
+        // key before adding it, and rebuilding every table from the chain is quadratic.
+        let table = OnceCell::new();
+        if let Some(parent_table) = parent.table.get() {
+            let mut t = parent_table.clone();
+            t.insert(key, (parent.len, attrs));
+            let _ = table.set(t);
+        }
         let shape = Shape {
             parent: Some(from),
             key: Some((key, attrs)),
             len: parent.len + 1,
             proto: parent.proto,
             transitions: Vec::new(),
-            table: OnceCell::new(),
+            table,
         };
         let to = self.push(shape);
         self.shapes[from.0 as usize]
