@@ -103,6 +103,11 @@ impl Vm {
         if len > crate::MAX_STRING_LENGTH as u64 {
             return Err(self.range_error("Invalid string length"));
         }
+        // A rope is cheap, but reading it needs its whole length flat: refuse a string
+        // that could never be flattened within the heap limit before anything is built.
+        if self.heap.bytes().saturating_add(len as usize) > self.limits.max_heap_bytes {
+            return Err(self.terminate(super::Termination::HeapLimit));
+        }
         Ok(Value::string(self.heap.concat(x, y)))
     }
 
