@@ -71,6 +71,12 @@ fn gc(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
     Ok(Value::UNDEFINED)
 }
 
+fn detach_array_buffer(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let buffer = vm.arg(args, 0);
+    kiln::builtins::array_buffer::detach(vm, buffer)?;
+    Ok(Value::NULL)
+}
+
 /// Define `print` and `$262` on the runtime's global object.
 fn install_host(runtime: &mut Runtime) {
     runtime.register_function("print", print, 1);
@@ -81,6 +87,7 @@ fn install_host(runtime: &mut Runtime) {
         .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.define_native(host, "evalScript", eval_script, 1);
     vm.define_native(host, "gc", gc, 0);
+    vm.define_native(host, "detachArrayBuffer", detach_array_buffer, 1);
     let key = vm.key("global");
     vm.define_builtin(host, key, Value::object(global), Attrs::HIDDEN);
     let key = vm.key("$262");

@@ -1331,7 +1331,7 @@ fn compare_greater(vm: &mut Vm, f: Value, x: Value, y: Value) -> JsResult<bool> 
 /// A stable merge sort whose comparison may throw: insertion sort for short
 /// runs, merging through a buffer. Any comparator answers (even inconsistent
 /// ones) leave `items` a permutation of its input.
-fn merge_sort(
+pub(crate) fn merge_sort(
     vm: &mut Vm,
     items: &mut [Value],
     greater: &mut dyn FnMut(&mut Vm, Value, Value) -> JsResult<bool>,

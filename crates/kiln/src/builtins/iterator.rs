@@ -62,7 +62,18 @@ fn array_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value>
     if target.is_undefined() {
         return Ok(vm.iter_result(Value::UNDEFINED, true));
     }
-    let len = vm.length_of_array_like(target)?;
+    let len = match target
+        .as_object()
+        .and_then(|o| super::typed_array::ta_data(vm, o))
+    {
+        Some(t) => match super::typed_array::length_of(vm, &t) {
+            Some(len) => len as f64,
+            None => {
+                return Err(vm.type_error("Cannot iterate a detached or out-of-bounds typed array"));
+            }
+        },
+        None => vm.length_of_array_like(target)?,
+    };
     if index as f64 >= len {
         if let ObjectKind::ArrayIterator { target, .. } = &mut vm.heap.object_mut(it).kind {
             *target = Value::UNDEFINED;

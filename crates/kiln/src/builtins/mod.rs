@@ -6,9 +6,12 @@
 //! [`crate::object::NativeFn`]; their doc line links the spec section.
 
 pub mod array;
+pub mod array_buffer;
+pub mod atomics;
 pub mod bigint;
 pub mod boolean;
 pub mod collections;
+pub mod data_view;
 pub mod date;
 pub mod error;
 pub mod function;
@@ -26,6 +29,7 @@ pub mod reflect;
 pub mod regexp;
 pub mod string;
 pub mod symbol;
+pub mod typed_array;
 
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -107,6 +111,10 @@ pub fn init(vm: &mut Vm) {
     regexp::init(vm);
     date::init(vm);
     collections::init(vm);
+    array_buffer::init(vm);
+    typed_array::init(vm);
+    data_view::init(vm);
+    atomics::init(vm);
     promise::init(vm);
     generator::init(vm);
     reflect::init(vm);
