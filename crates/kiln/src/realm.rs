@@ -85,6 +85,7 @@ intrinsics!(
     eval,
     throw_type_error,
     array_prototype_values,
+    array_iterator_next,
     array_buffer,
     array_buffer_prototype,
     shared_array_buffer,

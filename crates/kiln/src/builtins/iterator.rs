@@ -38,7 +38,8 @@ pub fn init(vm: &mut Vm) {
         .heap
         .new_object(Some(iterator_proto), ObjectKind::Ordinary);
     vm.intrinsics.array_iterator_prototype = array_iter;
-    vm.define_native(array_iter, "next", array_iterator_next, 0);
+    vm.intrinsics.array_iterator_next =
+        vm.define_native(array_iter, "next", array_iterator_next, 0);
     define_to_string_tag(vm, array_iter, "Array Iterator");
 }
 
@@ -276,13 +277,9 @@ impl Vm {
         Ok((value, false))
     }
 
+    /// The original %ArrayIteratorPrototype%.next (a replaced one is not the fast path's).
     fn array_iterator_next_fn(&mut self) -> ObjectId {
-        let proto = self.intrinsics.array_iterator_prototype;
-        let key = PropertyKey::String(self.atoms.next);
-        self.heap
-            .own_property(proto, key)
-            .and_then(|p| p.value.as_object())
-            .unwrap_or(proto)
+        self.intrinsics.array_iterator_next
     }
 
     /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a normal completion.

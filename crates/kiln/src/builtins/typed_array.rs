@@ -1081,25 +1081,13 @@ fn copy_within(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let to_byte = to as usize * size + t.byte_offset;
         let from_byte = from as usize * size + t.byte_offset;
         let count_bytes = count as usize * size;
-        let bytes = &mut array_buffer::data_mut(vm, t.buffer).bytes;
-        if from_byte < to_byte && to_byte < from_byte + count_bytes {
-            // Backwards, byte by byte from the end, stopping at the first byte past the limit.
-            let mut k = count_bytes;
-            while k > 0 {
-                let (f, d) = (from_byte + k - 1, to_byte + k - 1);
-                if f < limit && d < limit {
-                    bytes[d] = bytes[f];
-                } else {
-                    break;
-                }
-                k -= 1;
-            }
-        } else {
-            let n = count_bytes
-                .min(limit.saturating_sub(from_byte))
-                .min(limit.saturating_sub(to_byte));
-            bytes.copy_within(from_byte..from_byte + n, to_byte);
-        }
+        // A shrink during argument coercion truncates the copy to what is still in bounds.
+        let n = count_bytes
+            .min(limit.saturating_sub(from_byte))
+            .min(limit.saturating_sub(to_byte));
+        array_buffer::data_mut(vm, t.buffer)
+            .bytes
+            .copy_within(from_byte..from_byte + n, to_byte);
     }
     Ok(Value::object(o))
 }
@@ -1486,14 +1474,25 @@ fn slice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let end = end.min(len as f64);
         let count = (end - start).max(0.0) as usize;
         let at = ta_data(vm, a).expect("typed array");
-        if at.element == t.element {
+        if count == 0 {
+        } else if at.element == t.element {
+            // Byte by byte, forwards: a result sharing the source buffer sees earlier writes.
             let size = t.element.size();
             let from = t.byte_offset + start as usize * size;
-            let chunk = array_buffer::data(vm, t.buffer).bytes[from..from + count * size].to_vec();
             let to = at.byte_offset;
-            let dst = &mut array_buffer::data_mut(vm, at.buffer).bytes;
-            let n = chunk.len().min(dst.len().saturating_sub(to));
-            dst[to..to + n].copy_from_slice(&chunk[..n]);
+            let n = count * size;
+            if at.buffer == t.buffer {
+                let bytes = &mut array_buffer::data_mut(vm, t.buffer).bytes;
+                let n = n.min(bytes.len().saturating_sub(to.max(from)));
+                for k in 0..n {
+                    bytes[to + k] = bytes[from + k];
+                }
+            } else {
+                let chunk = array_buffer::data(vm, t.buffer).bytes[from..from + n].to_vec();
+                let dst = &mut array_buffer::data_mut(vm, at.buffer).bytes;
+                let n = n.min(dst.len().saturating_sub(to));
+                dst[to..to + n].copy_from_slice(&chunk[..n]);
+            }
         } else {
             let mut k = start as usize;
             let mut n = 0.0;
