@@ -152,6 +152,12 @@ pub fn allocate(
     } else {
         vm.prototype_from_constructor(new_target, |i| i.array_buffer_prototype)?
     };
+    // A buffer can never grow past the heap budget, so a larger maximum cannot be honoured.
+    if let Some(max) = max_byte_length
+        && max > vm.limits.max_heap_bytes as f64
+    {
+        return Err(vm.range_error("maxByteLength exceeds the memory limit"));
+    }
     let bytes = create_byte_block(vm, byte_length)?;
     Ok(new_buffer(vm, proto, bytes, max_byte_length.map(|m| m as usize), shared))
 }
