@@ -99,7 +99,9 @@ fn agent_monotonic_now(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Valu
     thread_local! {
         static START: std::time::Instant = std::time::Instant::now();
     }
-    Ok(Value::number(START.with(|s| s.elapsed().as_secs_f64() * 1000.0)))
+    Ok(Value::number(
+        START.with(|s| s.elapsed().as_secs_f64() * 1000.0),
+    ))
 }
 
 /// Define `print` and `$262` on the runtime's global object.

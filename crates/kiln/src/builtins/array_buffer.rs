@@ -159,7 +159,13 @@ pub fn allocate(
         return Err(vm.range_error("maxByteLength exceeds the memory limit"));
     }
     let bytes = create_byte_block(vm, byte_length)?;
-    Ok(new_buffer(vm, proto, bytes, max_byte_length.map(|m| m as usize), shared))
+    Ok(new_buffer(
+        vm,
+        proto,
+        bytes,
+        max_byte_length.map(|m| m as usize),
+        shared,
+    ))
 }
 
 /// A buffer object holding `bytes`.
@@ -192,9 +198,9 @@ pub fn allocate_plain(vm: &mut Vm, len: usize) -> JsResult<ObjectId> {
 /// anything but a non-shared ArrayBuffer. Used by `transfer` and by hosts (test262's
 /// `$262.detachArrayBuffer`).
 pub fn detach(vm: &mut Vm, buf: Value) -> JsResult<()> {
-    let ok = buf.as_object().is_some_and(|o| {
-        matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if !b.shared)
-    });
+    let ok = buf.as_object().is_some_and(
+        |o| matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if !b.shared),
+    );
     let Some(o) = buf.as_object().filter(|_| ok) else {
         return Err(vm.type_error("Cannot detach: not an ArrayBuffer"));
     };
@@ -370,19 +376,27 @@ fn slice_impl(vm: &mut Vm, this: Value, args: Args, shared: bool) -> JsResult<Va
     // 14. Let new be ? Construct(ctor, « 𝔽(newLen) »).
     let new = vm.construct(ctor, &[Value::number(new_len)], None)?;
     // 15-19. Validate the new buffer.
-    let Some(n) = new.as_object().filter(|&n| {
-        matches!(&vm.heap.object(n).kind, ObjectKind::ArrayBuffer(b) if b.shared == shared)
-    }) else {
-        return Err(vm.type_error(format!("{name}: species constructor did not return a buffer")));
+    let Some(n) = new.as_object().filter(
+        |&n| matches!(&vm.heap.object(n).kind, ObjectKind::ArrayBuffer(b) if b.shared == shared),
+    ) else {
+        return Err(vm.type_error(format!(
+            "{name}: species constructor did not return a buffer"
+        )));
     };
     if is_detached(vm, n) {
-        return Err(vm.type_error(format!("{name}: species constructor returned a detached buffer")));
+        return Err(vm.type_error(format!(
+            "{name}: species constructor returned a detached buffer"
+        )));
     }
     if n == o {
-        return Err(vm.type_error(format!("{name}: species constructor returned the same buffer")));
+        return Err(vm.type_error(format!(
+            "{name}: species constructor returned the same buffer"
+        )));
     }
     if (byte_length_of(vm, n) as f64) < new_len {
-        return Err(vm.type_error(format!("{name}: species constructor returned a buffer too small")));
+        return Err(vm.type_error(format!(
+            "{name}: species constructor returned a buffer too small"
+        )));
     }
     // 21. If IsDetachedBuffer(O) is true, throw a TypeError exception.
     if is_detached(vm, o) {
@@ -496,14 +510,18 @@ fn growable(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 fn shared_max_byte_length(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let o = this_buffer(vm, this, true, "SharedArrayBuffer.prototype.maxByteLength")?;
     let b = data(vm, o);
-    Ok(Value::number(b.max_byte_length.unwrap_or(b.bytes.len()) as f64))
+    Ok(Value::number(
+        b.max_byte_length.unwrap_or(b.bytes.len()) as f64
+    ))
 }
 
 /// [SharedArrayBuffer.prototype.grow](https://tc39.es/ecma262/#sec-sharedarraybuffer.prototype.grow)
 fn grow(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let o = this_buffer(vm, this, true, "SharedArrayBuffer.prototype.grow")?;
     let Some(max) = data(vm, o).max_byte_length else {
-        return Err(vm.type_error("SharedArrayBuffer.prototype.grow called on a fixed-length buffer"));
+        return Err(
+            vm.type_error("SharedArrayBuffer.prototype.grow called on a fixed-length buffer")
+        );
     };
     let new_length = vm.to_index(vm.arg(args, 0))?;
     if new_length > max as f64 {

@@ -41,11 +41,7 @@ pub fn init(vm: &mut Vm) {
 }
 
 /// [ValidateIntegerTypedArray](https://tc39.es/ecma262/#sec-validateintegertypedarray)
-fn validate_integer_typed_array(
-    vm: &mut Vm,
-    v: Value,
-    waitable: bool,
-) -> JsResult<TypedArrayData> {
+fn validate_integer_typed_array(vm: &mut Vm, v: Value, waitable: bool) -> JsResult<TypedArrayData> {
     let Some(t) = v.as_object().and_then(|o| ta_data(vm, o)) else {
         return Err(vm.type_error("Atomics operation on a value that is not a typed array"));
     };
@@ -187,7 +183,9 @@ fn compare_exchange(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 /// [Atomics.isLockFree](https://tc39.es/ecma262/#sec-atomics.islockfree)
 fn is_lock_free(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let n = vm.to_integer(vm.arg(args, 0))?;
-    Ok(Value::bool(matches!(n as i64, 1 | 2 | 4 | 8) && n.fract() == 0.0))
+    Ok(Value::bool(
+        matches!(n as i64, 1 | 2 | 4 | 8) && n.fract() == 0.0,
+    ))
 }
 
 /// [Atomics.load](https://tc39.es/ecma262/#sec-atomics.load)
@@ -237,7 +235,11 @@ fn validate_wait(vm: &mut Vm, args: Args) -> JsResult<(TypedArrayData, usize, Nu
         Numeric::Number(vm.to_int32(vm.arg(args, 2))? as f64)
     };
     let q = vm.to_number(vm.arg(args, 3))?;
-    let timeout = if q.is_nan() { f64::INFINITY } else { q.max(0.0) };
+    let timeout = if q.is_nan() {
+        f64::INFINITY
+    } else {
+        q.max(0.0)
+    };
     Ok((t, at, v, timeout))
 }
 
@@ -291,7 +293,11 @@ fn notify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 /// [Atomics.pause](https://tc39.es/proposal-atomics-microwait/)
 fn pause(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let n = vm.arg(args, 0);
-    if !n.is_undefined() && !n.as_number().is_some_and(|x| x.is_finite() && x.fract() == 0.0) {
+    if !n.is_undefined()
+        && !n
+            .as_number()
+            .is_some_and(|x| x.is_finite() && x.fract() == 0.0)
+    {
         return Err(vm.type_error("Atomics.pause argument must be an integral Number"));
     }
     Ok(Value::UNDEFINED)

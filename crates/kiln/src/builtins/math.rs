@@ -103,10 +103,7 @@ unary! {
     cosh => "cosh", f64::cosh;
     exp => "exp", f64::exp;
     expm1 => "expm1", |x| if x == 0.0 { x } else { x.exp_m1() };
-    f16round => "f16round", |x| {
-        use super::typed_array::{f16_bits_to_f64, f64_to_f16_bits};
-        f16_bits_to_f64(f64_to_f16_bits(x))
-    };
+    f16round => "f16round", round_to_f16;
     floor => "floor", f64::floor;
     fround => "fround", |x| x as f32 as f64;
     log => "log", f64::ln;
@@ -133,6 +130,12 @@ fn round_half_up(x: f64) -> f64 {
     }
     let floor = x.floor();
     if x - floor >= 0.5 { floor + 1.0 } else { floor }
+}
+
+/// The nearest IEEE binary16 value (ties to even), as f64.
+fn round_to_f16(x: f64) -> f64 {
+    use super::typed_array::{f16_bits_to_f64, f64_to_f16_bits};
+    f16_bits_to_f64(f64_to_f16_bits(x))
 }
 
 /// [Math.atan2](https://tc39.es/ecma262/#sec-math.atan2)

@@ -518,7 +518,11 @@ fn allocate_with_length(
 
 /// [ValidateTypedArray](https://tc39.es/ecma262/#sec-validatetypedarray): the array and its
 /// current length, or a TypeError when `v` is not a typed array or is out of bounds.
-pub fn validate(vm: &mut Vm, v: Value, method: &str) -> JsResult<(ObjectId, TypedArrayData, usize)> {
+pub fn validate(
+    vm: &mut Vm,
+    v: Value,
+    method: &str,
+) -> JsResult<(ObjectId, TypedArrayData, usize)> {
     let Some((o, t)) = v.as_object().and_then(|o| ta_data(vm, o).map(|t| (o, t))) else {
         return Err(vm.type_error(format!("{method}: this is not a typed array")));
     };
@@ -538,7 +542,9 @@ fn create_from_constructor(vm: &mut Vm, ctor: Value, args: &[Value]) -> JsResult
         && let Some(n) = n.as_number()
         && (len as f64) < n
     {
-        return Err(vm.type_error("Derived TypedArray constructor created an array which was too small"));
+        return Err(
+            vm.type_error("Derived TypedArray constructor created an array which was too small")
+        );
     }
     vm.roots.push(Value::object(o));
     Ok(o)
@@ -552,7 +558,9 @@ fn species_create(vm: &mut Vm, exemplar: ObjectId, args: &[Value]) -> JsResult<O
     let result = create_from_constructor(vm, ctor, args)?;
     let rt = ta_data(vm, result).map_or(t, |r| r.element);
     if rt.is_bigint() != t.is_bigint() {
-        return Err(vm.type_error("TypedArray species constructor returned an array with a different content type"));
+        return Err(vm.type_error(
+            "TypedArray species constructor returned an array with a different content type",
+        ));
     }
     Ok(result)
 }
@@ -1099,7 +1107,12 @@ fn iterator(vm: &mut Vm, this: Value, kind: IterationKind, name: &str) -> JsResu
 
 /// [%TypedArray%.prototype.entries](https://tc39.es/ecma262/#sec-%typedarray%.prototype.entries)
 fn entries(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    iterator(vm, this, IterationKind::Entries, "TypedArray.prototype.entries")
+    iterator(
+        vm,
+        this,
+        IterationKind::Entries,
+        "TypedArray.prototype.entries",
+    )
 }
 
 /// [%TypedArray%.prototype.keys](https://tc39.es/ecma262/#sec-%typedarray%.prototype.keys)
@@ -1109,7 +1122,12 @@ fn keys(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 /// [%TypedArray%.prototype.values](https://tc39.es/ecma262/#sec-%typedarray%.prototype.values)
 fn values(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    iterator(vm, this, IterationKind::Values, "TypedArray.prototype.values")
+    iterator(
+        vm,
+        this,
+        IterationKind::Values,
+        "TypedArray.prototype.values",
+    )
 }
 
 /// What a callback loop does with each answer.
@@ -1167,11 +1185,23 @@ fn find(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 }
 /// [%TypedArray%.prototype.findIndex](https://tc39.es/ecma262/#sec-%typedarray%.prototype.findindex)
 fn find_index(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    visit(vm, this, args, Visit::FindIndex, "TypedArray.prototype.findIndex")
+    visit(
+        vm,
+        this,
+        args,
+        Visit::FindIndex,
+        "TypedArray.prototype.findIndex",
+    )
 }
 /// [%TypedArray%.prototype.findLast](https://tc39.es/ecma262/#sec-%typedarray%.prototype.findlast)
 fn find_last(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    visit(vm, this, args, Visit::FindLast, "TypedArray.prototype.findLast")
+    visit(
+        vm,
+        this,
+        args,
+        Visit::FindLast,
+        "TypedArray.prototype.findLast",
+    )
 }
 /// [%TypedArray%.prototype.findLastIndex](https://tc39.es/ecma262/#sec-%typedarray%.prototype.findlastindex)
 fn find_last_index(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
@@ -1185,7 +1215,13 @@ fn find_last_index(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 }
 /// [%TypedArray%.prototype.forEach](https://tc39.es/ecma262/#sec-%typedarray%.prototype.foreach)
 fn for_each(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    visit(vm, this, args, Visit::ForEach, "TypedArray.prototype.forEach")
+    visit(
+        vm,
+        this,
+        args,
+        Visit::ForEach,
+        "TypedArray.prototype.forEach",
+    )
 }
 
 /// [%TypedArray%.prototype.fill](https://tc39.es/ecma262/#sec-%typedarray%.prototype.fill)
@@ -1406,8 +1442,8 @@ fn reduce_right(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn reverse(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let (o, t, len) = validate(vm, this, "TypedArray.prototype.reverse")?;
     let size = t.element.size();
-    let bytes = &mut array_buffer::data_mut(vm, t.buffer).bytes
-        [t.byte_offset..t.byte_offset + len * size];
+    let bytes =
+        &mut array_buffer::data_mut(vm, t.buffer).bytes[t.byte_offset..t.byte_offset + len * size];
     for (lo, hi) in (0..len / 2).map(|k| (k, len - 1 - k)) {
         for b in 0..size {
             bytes.swap(lo * size + b, hi * size + b);
@@ -1428,18 +1464,24 @@ fn set(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     }
     let src_ta = source.as_object().and_then(|s| ta_data(vm, s));
     let Some(target_len) = length_of(vm, &target) else {
-        return Err(vm.type_error("TypedArray.prototype.set: the typed array is detached or out of bounds"));
+        return Err(
+            vm.type_error("TypedArray.prototype.set: the typed array is detached or out of bounds")
+        );
     };
     if let Some(src) = src_ta {
         // SetTypedArrayFromTypedArray
         let Some(src_len) = length_of(vm, &src) else {
-            return Err(vm.type_error("TypedArray.prototype.set: the source is detached or out of bounds"));
+            return Err(
+                vm.type_error("TypedArray.prototype.set: the source is detached or out of bounds")
+            );
         };
         if offset == f64::INFINITY || src_len as f64 + offset > target_len as f64 {
             return Err(vm.range_error("offset is out of bounds"));
         }
         if src.element.is_bigint() != target.element.is_bigint() {
-            return Err(vm.type_error("Cannot mix BigInt and other types, use explicit conversions"));
+            return Err(
+                vm.type_error("Cannot mix BigInt and other types, use explicit conversions")
+            );
         }
         copy_elements(vm, &src, 0, &target, offset as usize, src_len);
         return Ok(Value::UNDEFINED);
@@ -1508,12 +1550,7 @@ fn slice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 }
 
 /// The sorted elements of a typed array: numeric order (or the comparator's), stable.
-fn sorted_values(
-    vm: &mut Vm,
-    o: ObjectId,
-    len: usize,
-    comparator: Value,
-) -> JsResult<Vec<Value>> {
+fn sorted_values(vm: &mut Vm, o: ObjectId, len: usize, comparator: Value) -> JsResult<Vec<Value>> {
     let mut items: Vec<Value> = (0..len).map(|k| get_element(vm, o, k as f64)).collect();
     vm.roots.extend_from_slice(&items);
     if comparator.is_undefined() {
