@@ -11,6 +11,7 @@
 //! 1. A detached buffer has no bytes (`bytes.is_empty()`).
 //! 2. `bytes.len() <= max_byte_length` when the buffer is resizable or growable.
 
+use super::array::{relative_end, relative_index};
 use super::{define_getter, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -335,19 +336,6 @@ fn resize(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::UNDEFINED)
 }
 
-/// Resolve a relative index argument against `len` (start and end of `slice`).
-fn relative(vm: &mut Vm, v: Value, len: f64, default: f64) -> JsResult<f64> {
-    if v.is_undefined() {
-        return Ok(default);
-    }
-    let r = vm.to_integer(v)?;
-    Ok(if r < 0.0 {
-        (len + r).max(0.0)
-    } else {
-        r.min(len)
-    })
-}
-
 /// [ArrayBuffer.prototype.slice](https://tc39.es/ecma262/#sec-arraybuffer.prototype.slice) and
 /// [SharedArrayBuffer.prototype.slice](https://tc39.es/ecma262/#sec-sharedarraybuffer.prototype.slice)
 fn slice_impl(vm: &mut Vm, this: Value, args: Args, shared: bool) -> JsResult<Value> {
@@ -363,8 +351,8 @@ fn slice_impl(vm: &mut Vm, this: Value, args: Args, shared: bool) -> JsResult<Va
     }
     // 5. Let len be ArrayBufferByteLength(O, seq-cst).
     let len = byte_length_of(vm, o) as f64;
-    let first = relative(vm, vm.arg(args, 0), len, 0.0)?;
-    let fin = relative(vm, vm.arg(args, 1), len, len)?;
+    let first = relative_index(vm, vm.arg(args, 0), len)?;
+    let fin = relative_end(vm, vm.arg(args, 1), len)?;
     let new_len = (fin - first).max(0.0);
     // 13. Let ctor be ? SpeciesConstructor(O, %ArrayBuffer%).
     let default = if shared {

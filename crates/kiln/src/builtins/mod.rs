@@ -143,6 +143,19 @@ pub fn make_constructor(
     length: u32,
     proto: ObjectId,
 ) -> ObjectId {
+    let ctor = make_unbound_constructor(vm, name, func, length, proto);
+    define_global(vm, name, Value::object(ctor));
+    ctor
+}
+
+/// [`make_constructor`] without the global binding (%TypedArray% has none).
+pub fn make_unbound_constructor(
+    vm: &mut Vm,
+    name: &str,
+    func: NativeFn,
+    length: u32,
+    proto: ObjectId,
+) -> ObjectId {
     let ctor = vm.new_native(func, name, length, true);
     vm.define_builtin(
         ctor,
@@ -156,7 +169,6 @@ pub fn make_constructor(
         Value::object(ctor),
         Attrs::HIDDEN,
     );
-    define_global(vm, name, Value::object(ctor));
     ctor
 }
 

@@ -12,6 +12,7 @@
 //! 1. A typed array's own `elements` stay empty: its indices live in the buffer.
 //! 2. `byte_offset` is a multiple of the element size.
 
+use super::array::{callable, relative_end, relative_index};
 use super::array_buffer;
 use super::define_getter;
 use crate::JsResult;
@@ -607,20 +608,8 @@ pub fn init(vm: &mut Vm) {
         .heap
         .new_object(Some(object_prototype), ObjectKind::Ordinary);
     vm.intrinsics.typed_array_prototype = proto;
-    let ctor = vm.new_native(typed_array_constructor, "TypedArray", 0, true);
+    let ctor = super::make_unbound_constructor(vm, "TypedArray", typed_array_constructor, 0, proto);
     vm.intrinsics.typed_array = ctor;
-    vm.define_builtin(
-        ctor,
-        PropertyKey::String(vm.atoms.prototype),
-        Value::object(proto),
-        Attrs::NONE,
-    );
-    vm.define_builtin(
-        proto,
-        PropertyKey::String(vm.atoms.constructor),
-        Value::object(ctor),
-        Attrs::HIDDEN,
-    );
     vm.define_native(ctor, "from", from, 1);
     vm.define_native(ctor, "of", of, 0);
     super::collections::define_species(vm, ctor);
@@ -1041,28 +1030,6 @@ fn to_string_tag(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 // ---- prototype methods ----
 
-/// The callback argument, or a TypeError.
-fn callable(vm: &mut Vm, f: Value) -> JsResult<Value> {
-    if !vm.is_callable(f) {
-        let what = vm.display(f);
-        return Err(vm.type_error(format!("{what} is not a function")));
-    }
-    Ok(f)
-}
-
-/// A relative index argument resolved against `len` and clamped to `0..=len`.
-fn relative(vm: &mut Vm, v: Value, len: f64, default: f64) -> JsResult<f64> {
-    if v.is_undefined() {
-        return Ok(default);
-    }
-    let r = vm.to_integer(v)?;
-    Ok(if r < 0.0 {
-        (len + r).max(0.0)
-    } else {
-        r.min(len)
-    })
-}
-
 /// [%TypedArray%.prototype.at](https://tc39.es/ecma262/#sec-%typedarray%.prototype.at)
 fn at(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let (o, _, len) = validate(vm, this, "TypedArray.prototype.at")?;
@@ -1078,9 +1045,9 @@ fn at(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn copy_within(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let (o, _, len) = validate(vm, this, "TypedArray.prototype.copyWithin")?;
     let len = len as f64;
-    let to = relative(vm, vm.arg(args, 0), len, 0.0)?;
-    let from = relative(vm, vm.arg(args, 1), len, 0.0)?;
-    let fin = relative(vm, vm.arg(args, 2), len, len)?;
+    let to = relative_index(vm, vm.arg(args, 0), len)?;
+    let from = relative_index(vm, vm.arg(args, 1), len)?;
+    let fin = relative_end(vm, vm.arg(args, 2), len)?;
     let count = (fin - from).min(len - to);
     if count > 0.0 {
         let (_, t, len) = validate(vm, this, "TypedArray.prototype.copyWithin")?;
@@ -1229,8 +1196,8 @@ fn fill(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let (o, t, len) = validate(vm, this, "TypedArray.prototype.fill")?;
     let n = to_numeric_for(vm, t.element, vm.arg(args, 0))?;
     let len = len as f64;
-    let start = relative(vm, vm.arg(args, 1), len, 0.0)?;
-    let end = relative(vm, vm.arg(args, 2), len, len)?;
+    let start = relative_index(vm, vm.arg(args, 1), len)?;
+    let end = relative_end(vm, vm.arg(args, 2), len)?;
     let (_, t, len) = validate(vm, this, "TypedArray.prototype.fill")?;
     let end = end.min(len as f64);
     let mut k = start;
@@ -1507,8 +1474,8 @@ fn set(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn slice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let (o, _, len) = validate(vm, this, "TypedArray.prototype.slice")?;
     let len = len as f64;
-    let start = relative(vm, vm.arg(args, 0), len, 0.0)?;
-    let end = relative(vm, vm.arg(args, 1), len, len)?;
+    let start = relative_index(vm, vm.arg(args, 0), len)?;
+    let end = relative_end(vm, vm.arg(args, 1), len)?;
     let count = (end - start).max(0.0);
     let a = species_create(vm, o, &[Value::number(count)])?;
     if count > 0.0 {
@@ -1662,7 +1629,7 @@ fn subarray(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let t = this_typed_array(vm, this, "TypedArray.prototype.subarray")?;
     let o = this.as_object().expect("typed array");
     let src_len = length_of(vm, &t).unwrap_or(0) as f64;
-    let start = relative(vm, vm.arg(args, 0), src_len, 0.0)?;
+    let start = relative_index(vm, vm.arg(args, 0), src_len)?;
     let end_arg = vm.arg(args, 1);
     let size = t.element.size() as f64;
     let begin_byte_offset = t.byte_offset as f64 + start * size;
@@ -1670,7 +1637,7 @@ fn subarray(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let args: Vec<Value> = if t.length.is_none() && end_arg.is_undefined() {
         vec![buffer, Value::number(begin_byte_offset)]
     } else {
-        let end = relative(vm, end_arg, src_len, src_len)?;
+        let end = relative_end(vm, end_arg, src_len)?;
         let new_len = (end - start).max(0.0);
         vec![
             buffer,
