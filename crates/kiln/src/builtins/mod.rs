@@ -30,6 +30,7 @@ pub mod regexp;
 pub mod string;
 pub mod symbol;
 pub mod typed_array;
+pub mod uint8_base64;
 
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -113,6 +114,7 @@ pub fn init(vm: &mut Vm) {
     collections::init(vm);
     array_buffer::init(vm);
     typed_array::init(vm);
+    uint8_base64::init(vm);
     data_view::init(vm);
     atomics::init(vm);
     promise::init(vm);
