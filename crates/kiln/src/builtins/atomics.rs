@@ -249,10 +249,9 @@ fn wait(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Err(vm.type_error("Atomics.wait cannot be called in this context"))
 }
 
-/// [Atomics.waitAsync](https://tc39.es/ecma262/#sec-atomics.waitasync): with no other
-/// agent to notify it, a wait either finds a different value or times out at once; a
-/// waiter that could only be woken by `notify` is reported as timed out when the
-/// timeout is zero and never resolves otherwise.
+/// [Atomics.waitAsync](https://tc39.es/ecma262/#sec-atomics.waitasync): "not-equal" and a
+/// zero timeout answer at once; a wait that would suspend returns a promise that never
+/// settles (there is no waiter list for `notify`, nor timers, yet).
 fn wait_async(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let (t, at, v, timeout) = validate_wait(vm, args)?;
     let current = read_raw(vm, &t, at);
