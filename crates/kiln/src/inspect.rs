@@ -121,6 +121,25 @@ fn describe_object(
             let s = *s;
             return format!("[String: {}]", quote(&vm.heap.string_to_rust(s)));
         }
+        ObjectKind::TypedArray(t) => {
+            use crate::builtins::typed_array;
+            let t = **t;
+            let len = typed_array::length_of(vm, &t).unwrap_or(0);
+            let mut items: Vec<String> = (0..len.min(MAX_ITEMS))
+                .map(|k| {
+                    let v = typed_array::get_element(vm, o, k as f64);
+                    describe(vm, v, true, depth + 1, seen)
+                })
+                .collect();
+            if len > MAX_ITEMS {
+                items.push(format!("... {} more items", len - MAX_ITEMS));
+            }
+            let name = t.element.name();
+            if items.is_empty() {
+                return format!("{name}(0) []");
+            }
+            return format!("{name}({len}) [ {} ]", items.join(", "));
+        }
         _ => {}
     }
     let is_array = vm.heap.object(o).is_array();

@@ -71,6 +71,39 @@ fn gc(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
     Ok(Value::UNDEFINED)
 }
 
+fn detach_array_buffer(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let buffer = vm.arg(args, 0);
+    kiln::builtins::array_buffer::detach(vm, buffer)?;
+    Ok(Value::NULL)
+}
+
+/// `$262.agent.start`: this host runs no other agents.
+fn agent_start(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    Err(vm.type_error("$262.agent.start: this host has no agents"))
+}
+
+/// `$262.agent.getReport`: with no agents there is never a report.
+fn agent_get_report(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    Ok(Value::NULL)
+}
+
+fn agent_sleep(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let ms = vm.to_number(vm.arg(args, 0))?;
+    if ms > 0.0 {
+        std::thread::sleep(std::time::Duration::from_secs_f64(ms.min(1000.0) / 1000.0));
+    }
+    Ok(Value::UNDEFINED)
+}
+
+fn agent_monotonic_now(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    thread_local! {
+        static START: std::time::Instant = std::time::Instant::now();
+    }
+    Ok(Value::number(
+        START.with(|s| s.elapsed().as_secs_f64() * 1000.0),
+    ))
+}
+
 /// Define `print` and `$262` on the runtime's global object.
 fn install_host(runtime: &mut Runtime) {
     runtime.register_function("print", print, 1);
@@ -81,6 +114,18 @@ fn install_host(runtime: &mut Runtime) {
         .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.define_native(host, "evalScript", eval_script, 1);
     vm.define_native(host, "gc", gc, 0);
+    vm.define_native(host, "detachArrayBuffer", detach_array_buffer, 1);
+    // $262.agent without agents: enough for tests that only use the main thread.
+    let agent = vm
+        .heap
+        .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
+    vm.define_native(agent, "start", agent_start, 1);
+    vm.define_native(agent, "broadcast", agent_start, 1);
+    vm.define_native(agent, "getReport", agent_get_report, 0);
+    vm.define_native(agent, "sleep", agent_sleep, 1);
+    vm.define_native(agent, "monotonicNow", agent_monotonic_now, 0);
+    let key = vm.key("agent");
+    vm.define_builtin(host, key, Value::object(agent), Attrs::HIDDEN);
     let key = vm.key("global");
     vm.define_builtin(host, key, Value::object(global), Attrs::HIDDEN);
     let key = vm.key("$262");

@@ -269,7 +269,7 @@ fn this_object(vm: &mut Vm, this: Value) -> JsResult<ObjectId> {
 }
 
 /// The callback argument, or a TypeError.
-fn callable(vm: &mut Vm, f: Value) -> JsResult<Value> {
+pub(crate) fn callable(vm: &mut Vm, f: Value) -> JsResult<Value> {
     if !vm.is_callable(f) {
         let what = vm.display(f);
         return Err(vm.type_error(format!("{what} is not a function")));
@@ -278,7 +278,7 @@ fn callable(vm: &mut Vm, f: Value) -> JsResult<Value> {
 }
 
 /// A relative start index (`start < 0` counts from `len`), clamped to `0..=len`.
-fn relative_index(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
+pub(crate) fn relative_index(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
     let r = vm.to_integer(v)?;
     Ok(if r < 0.0 {
         (len + r).max(0.0)
@@ -288,7 +288,7 @@ fn relative_index(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
 }
 
 /// A relative end index: `len` when undefined.
-fn relative_end(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
+pub(crate) fn relative_end(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
     if v.is_undefined() {
         Ok(len)
     } else {
@@ -1333,7 +1333,7 @@ fn compare_greater(vm: &mut Vm, f: Value, x: Value, y: Value) -> JsResult<bool> 
 /// A stable merge sort whose comparison may throw: insertion sort for short
 /// runs, merging through a buffer. Any comparator answers (even inconsistent
 /// ones) leave `items` a permutation of its input.
-fn merge_sort(
+pub(crate) fn merge_sort(
     vm: &mut Vm,
     items: &mut [Value],
     greater: &mut dyn FnMut(&mut Vm, Value, Value) -> JsResult<bool>,

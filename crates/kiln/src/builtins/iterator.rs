@@ -38,7 +38,8 @@ pub fn init(vm: &mut Vm) {
         .heap
         .new_object(Some(iterator_proto), ObjectKind::Ordinary);
     vm.intrinsics.array_iterator_prototype = array_iter;
-    vm.define_native(array_iter, "next", array_iterator_next, 0);
+    vm.intrinsics.array_iterator_next =
+        vm.define_native(array_iter, "next", array_iterator_next, 0);
     define_to_string_tag(vm, array_iter, "Array Iterator");
 }
 
@@ -62,7 +63,18 @@ fn array_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value>
     if target.is_undefined() {
         return Ok(vm.iter_result(Value::UNDEFINED, true));
     }
-    let len = vm.length_of_array_like(target)?;
+    let len = match target
+        .as_object()
+        .and_then(|o| super::typed_array::ta_data(vm, o))
+    {
+        Some(t) => match super::typed_array::length_of(vm, &t) {
+            Some(len) => len as f64,
+            None => {
+                return Err(vm.type_error("Cannot iterate a detached or out-of-bounds typed array"));
+            }
+        },
+        None => vm.length_of_array_like(target)?,
+    };
     if index as f64 >= len {
         if let ObjectKind::ArrayIterator { target, .. } = &mut vm.heap.object_mut(it).kind {
             *target = Value::UNDEFINED;
@@ -265,13 +277,9 @@ impl Vm {
         Ok((value, false))
     }
 
+    /// The original %ArrayIteratorPrototype%.next (a replaced one is not the fast path's).
     fn array_iterator_next_fn(&mut self) -> ObjectId {
-        let proto = self.intrinsics.array_iterator_prototype;
-        let key = PropertyKey::String(self.atoms.next);
-        self.heap
-            .own_property(proto, key)
-            .and_then(|p| p.value.as_object())
-            .unwrap_or(proto)
+        self.intrinsics.array_iterator_next
     }
 
     /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a normal completion.

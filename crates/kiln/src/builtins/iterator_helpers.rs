@@ -183,7 +183,7 @@ fn iterator_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
 }
 
 /// GetMethod(v, key): undefined for nullish, a TypeError for a non-callable.
-fn get_method(vm: &mut Vm, v: Value, key: PropertyKey) -> JsResult<Option<Value>> {
+pub(crate) fn get_method(vm: &mut Vm, v: Value, key: PropertyKey) -> JsResult<Option<Value>> {
     let f = vm.get(v, key)?;
     if f.is_nullish() {
         return Ok(None);

@@ -134,23 +134,8 @@ fn round_half_up(x: f64) -> f64 {
 
 /// The nearest IEEE binary16 value (ties to even), as f64.
 fn round_to_f16(x: f64) -> f64 {
-    if !x.is_finite() || x == 0.0 {
-        return x;
-    }
-    let a = x.abs();
-    // Largest finite half is 65504; values from 65520 up round to infinity.
-    if a >= 65520.0 {
-        return f64::INFINITY.copysign(x);
-    }
-    // The spacing of halves around `a`: 2^(e-10), with subnormal spacing 2^-24.
-    let e = a.log2().floor().max(-14.0) as i32;
-    let ulp = 2f64.powi(e - 10);
-    let scaled = a / ulp;
-    let mut r = scaled.round();
-    if (scaled - scaled.trunc()) == 0.5 && r % 2.0 != 0.0 {
-        r -= 1.0;
-    }
-    (r * ulp).copysign(x)
+    use super::typed_array::{f16_bits_to_f64, f64_to_f16_bits};
+    f16_bits_to_f64(f64_to_f16_bits(x))
 }
 
 /// [Math.atan2](https://tc39.es/ecma262/#sec-math.atan2)

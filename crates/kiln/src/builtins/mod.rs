@@ -6,9 +6,12 @@
 //! [`crate::object::NativeFn`]; their doc line links the spec section.
 
 pub mod array;
+pub mod array_buffer;
+pub mod atomics;
 pub mod bigint;
 pub mod boolean;
 pub mod collections;
+pub mod data_view;
 pub mod date;
 pub mod error;
 pub mod function;
@@ -26,6 +29,8 @@ pub mod reflect;
 pub mod regexp;
 pub mod string;
 pub mod symbol;
+pub mod typed_array;
+pub mod uint8_base64;
 
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -107,6 +112,11 @@ pub fn init(vm: &mut Vm) {
     regexp::init(vm);
     date::init(vm);
     collections::init(vm);
+    array_buffer::init(vm);
+    typed_array::init(vm);
+    uint8_base64::init(vm);
+    data_view::init(vm);
+    atomics::init(vm);
     promise::init(vm);
     generator::init(vm);
     reflect::init(vm);
@@ -135,6 +145,19 @@ pub fn make_constructor(
     length: u32,
     proto: ObjectId,
 ) -> ObjectId {
+    let ctor = make_unbound_constructor(vm, name, func, length, proto);
+    define_global(vm, name, Value::object(ctor));
+    ctor
+}
+
+/// [`make_constructor`] without the global binding (%TypedArray% has none).
+pub fn make_unbound_constructor(
+    vm: &mut Vm,
+    name: &str,
+    func: NativeFn,
+    length: u32,
+    proto: ObjectId,
+) -> ObjectId {
     let ctor = vm.new_native(func, name, length, true);
     vm.define_builtin(
         ctor,
@@ -148,7 +171,6 @@ pub fn make_constructor(
         Value::object(ctor),
         Attrs::HIDDEN,
     );
-    define_global(vm, name, Value::object(ctor));
     ctor
 }
 

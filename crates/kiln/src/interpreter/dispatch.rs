@@ -1609,6 +1609,13 @@ impl Vm {
     fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
         match o.kind {
             ObjectKind::Proxy { .. } => true,
+            // canonical numeric strings ("Infinity", "NaN", "-0", "1.5") are elements
+            ObjectKind::TypedArray(_) => match key {
+                PropertyKey::String(s) => {
+                    crate::builtins::typed_array::canonical_numeric_string(&self.heap, s).is_some()
+                }
+                _ => false,
+            },
             ObjectKind::Array { .. } | ObjectKind::String(_) => {
                 key == PropertyKey::String(self.heap.length_atom)
             }
@@ -1757,11 +1764,12 @@ impl Vm {
         let obj = o.as_object()?;
         let i = k.as_int()?;
         let object = self.heap.object(obj);
-        if matches!(
-            object.kind,
-            ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::Proxy { .. }
-        ) {
-            return None;
+        match &object.kind {
+            ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::Proxy { .. } => {
+                return None;
+            }
+            ObjectKind::TypedArray(t) => return crate::builtins::typed_array::fast_get(self, t, i),
+            _ => {}
         }
         match &object.elements {
             Elements::Dense(v) => v
@@ -1800,6 +1808,9 @@ impl Vm {
                 length_writable: true
             } | ObjectKind::Ordinary
         ) {
+            if let ObjectKind::TypedArray(_) = object.kind {
+                return crate::builtins::typed_array::fast_set(self, obj, i as i32, v);
+            }
             return false;
         }
         let extensible = object.extensible;
@@ -1833,7 +1844,10 @@ impl Vm {
             if !empty
                 || matches!(
                     o.kind,
-                    ObjectKind::Proxy { .. } | ObjectKind::String(_) | ObjectKind::Arguments { .. }
+                    ObjectKind::Proxy { .. }
+                        | ObjectKind::String(_)
+                        | ObjectKind::Arguments { .. }
+                        | ObjectKind::TypedArray(_)
                 )
             {
                 return false;

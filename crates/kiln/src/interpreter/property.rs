@@ -8,6 +8,7 @@
 use super::Vm;
 use crate::JsResult;
 use crate::builtins::proxy;
+use crate::builtins::typed_array;
 use crate::heap::ObjectId;
 use crate::object::{Attrs, ObjectKind, Property, PropertyKey, array_length};
 use crate::value::{Kind, Value};
@@ -97,6 +98,9 @@ impl Vm {
             if self.is_proxy(obj) {
                 return proxy::get(self, obj, key, receiver);
             }
+            if let Some(index) = typed_array::numeric_key(self, obj, key) {
+                return Ok(typed_array::get_element(self, obj, index));
+            }
             if let Some(p) = self.heap.own_property(obj, key) {
                 let p = self.string_wrapper_unit(obj, key, p);
                 return self.property_value(p, receiver);
@@ -153,6 +157,18 @@ impl Vm {
         loop {
             if self.is_proxy(obj) {
                 return proxy::set(self, obj, key, value, receiver);
+            }
+            // TypedArray [[Set]]: numeric keys write the buffer when the receiver is the
+            // array itself; otherwise a valid index behaves as a writable data property.
+            if let Some(index) = typed_array::numeric_key(self, obj, key) {
+                if receiver == Value::object(obj) {
+                    typed_array::set_element(self, obj, index, value)?;
+                    return Ok(true);
+                }
+                if !typed_array::is_valid_index(self, obj, index) {
+                    return Ok(true);
+                }
+                break;
             }
             if let Some(p) = self.heap.own_property(obj, key) {
                 if p.attrs.is_accessor() {
@@ -233,7 +249,7 @@ impl Vm {
             && !self.heap.object(obj).is_array()
             && !matches!(
                 self.heap.object(obj).kind,
-                ObjectKind::Arguments { .. } | ObjectKind::String(_)
+                ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::TypedArray(_)
             )
             && self.heap.own_property(obj, key).is_none()
         {
@@ -278,6 +294,13 @@ impl Vm {
     ) -> JsResult<Option<PropertyDescriptor>> {
         if self.is_proxy(obj) {
             return proxy::get_own_property(self, obj, key);
+        }
+        if let Some(index) = typed_array::numeric_key(self, obj, key) {
+            if !typed_array::is_valid_index(self, obj, index) {
+                return Ok(None);
+            }
+            let value = typed_array::get_element(self, obj, index);
+            return Ok(Some(PropertyDescriptor::data(value, Attrs::DEFAULT)));
         }
         match self.heap.own_property(obj, key) {
             Some(p) => {
@@ -326,6 +349,21 @@ impl Vm {
         key: PropertyKey,
         desc: PropertyDescriptor,
     ) -> JsResult<bool> {
+        // TypedArray [[DefineOwnProperty]] for numeric keys.
+        if let Some(index) = typed_array::numeric_key(self, obj, key) {
+            if !typed_array::is_valid_index(self, obj, index)
+                || desc.configurable == Some(false)
+                || desc.enumerable == Some(false)
+                || desc.is_accessor()
+                || desc.writable == Some(false)
+            {
+                return Ok(false);
+            }
+            if let Some(v) = desc.value {
+                typed_array::set_element(self, obj, index, v)?;
+            }
+            return Ok(true);
+        }
         match &self.heap.object(obj).kind {
             ObjectKind::Proxy { .. } => return proxy::define_own_property(self, obj, key, desc),
             ObjectKind::Array { length_writable } => {
@@ -632,6 +670,9 @@ impl Vm {
             if self.is_proxy(obj) {
                 return proxy::has(self, obj, key);
             }
+            if let Some(index) = typed_array::numeric_key(self, obj, key) {
+                return Ok(typed_array::is_valid_index(self, obj, index));
+            }
             if self.heap.own_property(obj, key).is_some() {
                 return Ok(true);
             }
@@ -653,6 +694,9 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::delete(self, obj, key);
         }
+        if let Some(index) = typed_array::numeric_key(self, obj, key) {
+            return Ok(!typed_array::is_valid_index(self, obj, index));
+        }
         match self.heap.own_property(obj, key) {
             None => Ok(true),
             Some(p) if !p.attrs.configurable() => Ok(false),
@@ -673,7 +717,15 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::own_keys(self, obj);
         }
-        let keys = self.heap.own_keys(obj);
+        let keys = if let Some(t) = typed_array::ta_data(self, obj) {
+            // Indices first (none while out of bounds), then the ordinary keys.
+            let len = typed_array::length_of(self, &t).unwrap_or(0);
+            let mut keys: Vec<PropertyKey> = (0..len as u32).map(PropertyKey::Index).collect();
+            keys.extend(self.heap.own_keys(obj));
+            keys
+        } else {
+            self.heap.own_keys(obj)
+        };
         self.charge(keys.len() as u64)?;
         Ok(keys)
     }
@@ -725,6 +777,11 @@ impl Vm {
     pub fn prevent_extensions(&mut self, obj: ObjectId) -> JsResult<bool> {
         if self.is_proxy(obj) {
             return proxy::prevent_extensions(self, obj);
+        }
+        if let Some(t) = typed_array::ta_data(self, obj)
+            && !typed_array::is_fixed_length(self, &t)
+        {
+            return Ok(false);
         }
         // Extensibility is not part of a shape: leave shape mode so no add-property cache applies.
         self.heap.to_dictionary(obj);

@@ -278,6 +278,12 @@ pub enum ObjectKind {
     },
     /// an internal cell holding values for native code (never exposed)
     Internal(Box<[Value]>),
+    /// an ArrayBuffer or SharedArrayBuffer and its bytes
+    ArrayBuffer(Box<crate::builtins::array_buffer::ArrayBufferData>),
+    /// a TypedArray (integer-indexed exotic object) viewing a buffer
+    TypedArray(Box<crate::builtins::typed_array::TypedArrayData>),
+    /// a DataView over a buffer
+    DataView(Box<crate::builtins::data_view::DataViewData>),
 }
 
 /// The keys still to visit in a `for-in` loop.
@@ -359,6 +365,9 @@ impl Object {
             ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 8,
             ObjectKind::Generator(g) => g.owned_bytes(),
             ObjectKind::Internal(v) => v.len() * 8,
+            ObjectKind::ArrayBuffer(b) => 32 + b.bytes.capacity(),
+            ObjectKind::TypedArray(_) => 32,
+            ObjectKind::DataView(_) => 32,
             _ => 0,
         }
     }
@@ -433,7 +442,10 @@ impl Object {
                 out.extend(handler.map(Value::object));
             }
             ObjectKind::Internal(v) => out.extend_from_slice(v),
-            ObjectKind::Ordinary
+            ObjectKind::TypedArray(t) => out.push(Value::object(t.buffer)),
+            ObjectKind::DataView(d) => out.push(Value::object(d.buffer)),
+            ObjectKind::ArrayBuffer(_)
+            | ObjectKind::Ordinary
             | ObjectKind::Array { .. }
             | ObjectKind::Error
             | ObjectKind::Boolean(_)
