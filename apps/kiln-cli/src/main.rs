@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
+mod loader;
 mod repl;
 mod shell;
 
@@ -55,9 +56,17 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> ExitCode {
     let mut runtime = Runtime::new();
     shell::install(&mut runtime);
+    runtime.set_module_loader(Box::new(loader::FileLoader));
     match cli.command {
         Command::Run { files, module } => {
             for file in files {
+                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
+                if is_module {
+                    if let Err(report) = runtime.run_module(&file.display().to_string(), "") {
+                        return fail(&report);
+                    }
+                    continue;
+                }
                 let source = match std::fs::read_to_string(&file) {
                     Ok(s) => s,
                     Err(e) => {
@@ -65,11 +74,6 @@ fn run(cli: Cli) -> ExitCode {
                         return ExitCode::from(1);
                     }
                 };
-                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
-                if is_module {
-                    eprintln!("kiln: not yet supported: modules ({})", file.display());
-                    return ExitCode::from(2);
-                }
                 if let Err(report) = runtime.run_script(&source, &file.display().to_string()) {
                     return fail(&report);
                 }

@@ -16,6 +16,7 @@ mod runtime;
 pub mod value;
 
 pub use inspect::inspect_value as inspect;
+pub use interpreter::module::ModuleLoader;
 pub use interpreter::{Args, Vm};
 pub use kiln_bytecode::{Script, ScriptKind};
 pub use kiln_compiler::{CompileError, compile};

@@ -86,6 +86,20 @@ impl Runtime {
         }
     }
 
+    /// Install the loader that resolves and reads modules (`import`, `import()`).
+    pub fn set_module_loader(&mut self, loader: Box<dyn crate::ModuleLoader>) {
+        self.vm.set_module_loader(loader);
+    }
+
+    /// Load, link and evaluate the module `specifier` (resolved by the loader against
+    /// `referrer`), then its jobs; returns the module's namespace object.
+    pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
+        match self.vm.run_module(specifier, referrer) {
+            Ok(namespace) => Ok(Value::object(namespace)),
+            Err(_) => Err(self.report(false)),
+        }
+    }
+
     /// Evaluate `source` and describe the result the way a REPL prints it.
     pub fn eval(&mut self, source: &str) -> Result<String, ErrorReport> {
         let v = self.run_script(source, "<eval>")?;

@@ -131,11 +131,8 @@ impl Vm {
                     Instr::LoadGlobalObject { dst } => {
                         reg!(dst) = Value::object(self.intrinsics.global)
                     }
-                    Instr::LoadImportMeta { dst } => {
-                        reg!(dst) = tri!(Err::<Value, _>(
-                            self.syntax_error("import.meta is only valid in modules")
-                        ))
-                    }
+                    Instr::LoadImportMeta { dst } => reg!(dst) = tri!(self.import_meta()),
+                    Instr::GetImport { dst, index } => reg!(dst) = tri!(self.get_import(index)),
 
                     // ---- environments ----
                     Instr::PushEnv { size } => {
@@ -976,9 +973,8 @@ impl Vm {
 
                     Instr::Debugger => {}
                     Instr::ImportDynamic { dst, src } => {
-                        let v = reg!(src);
-                        let p = tri!(self.import_dynamic(v));
-                        reg!(dst) = p;
+                        let (specifier, options) = (reg!(src), reg!(src + 1));
+                        reg!(dst) = tri!(self.import_dynamic_call(specifier, options));
                     }
                 }
             }
@@ -1608,7 +1604,7 @@ impl Vm {
     /// Objects whose named properties are not all in their shape (proxies, array `length`).
     fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
         match o.kind {
-            ObjectKind::Proxy { .. } => true,
+            ObjectKind::Proxy { .. } | ObjectKind::ModuleNamespace(_) => true,
             ObjectKind::Array { .. } | ObjectKind::String(_) => {
                 key == PropertyKey::String(self.heap.length_atom)
             }

@@ -20,6 +20,7 @@ mod dispatch;
 pub mod function;
 pub mod generator;
 mod globals;
+pub mod module;
 pub mod operators;
 pub mod property;
 mod scopes;
@@ -276,6 +277,8 @@ pub struct Vm {
     pub exception_origin: Option<(usize, u32, u32)>,
     /// set from any thread to stop the running script at its next safe point
     pub interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// module records and the host's module loader
+    pub modules: module::Modules,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -340,6 +343,7 @@ impl Vm {
             termination: None,
             exception_origin: None,
             interrupt: Default::default(),
+            modules: Default::default(),
         };
         crate::builtins::init(&mut vm);
         vm
@@ -666,6 +670,14 @@ impl Vm {
         }
         for &(v, _) in &self.global_lexical_values {
             self.heap.mark_value(v);
+        }
+        let (mut values, mut envs) = (Vec::new(), Vec::new());
+        self.modules.roots(&mut values, &mut envs);
+        for v in values {
+            self.heap.mark_value(v);
+        }
+        for e in envs {
+            self.heap.mark_env(e);
         }
         for (_, &s) in self.symbol_registry.iter() {
             self.heap.mark_value(Value::symbol(s));

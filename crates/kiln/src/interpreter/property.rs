@@ -96,6 +96,9 @@ impl Vm {
             if self.is_proxy(obj) {
                 return proxy::get(self, obj, key, receiver);
             }
+            if self.namespace_exports(obj, key).is_some() {
+                return self.namespace_get(obj, key);
+            }
             if let Some(p) = self.heap.own_property(obj, key) {
                 let p = self.string_wrapper_unit(obj, key, p);
                 return self.property_value(p, receiver);
@@ -151,6 +154,9 @@ impl Vm {
         loop {
             if self.is_proxy(obj) {
                 return proxy::set(self, obj, key, value, receiver);
+            }
+            if self.namespace_exports(obj, key).is_some() {
+                return Ok(false);
             }
             if let Some(p) = self.heap.own_property(obj, key) {
                 if p.attrs.is_accessor() {
@@ -272,6 +278,20 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::get_own_property(self, obj, key);
         }
+        if let Some(exported) = self.namespace_exports(obj, key) {
+            if !exported {
+                return Ok(None);
+            }
+            let value = self.namespace_get(obj, key)?;
+            return Ok(Some(PropertyDescriptor {
+                value: Some(value),
+                writable: Some(true),
+                get: None,
+                set: None,
+                enumerable: Some(true),
+                configurable: Some(false),
+            }));
+        }
         match self.heap.own_property(obj, key) {
             Some(p) => {
                 let p = self.string_wrapper_unit(obj, key, p);
@@ -321,6 +341,9 @@ impl Vm {
     ) -> JsResult<bool> {
         match &self.heap.object(obj).kind {
             ObjectKind::Proxy { .. } => return proxy::define_own_property(self, obj, key, desc),
+            ObjectKind::ModuleNamespace(_) if !matches!(key, PropertyKey::Symbol(_)) => {
+                return self.namespace_define(obj, key, &desc);
+            }
             ObjectKind::Array { length_writable } => {
                 let length_writable = *length_writable;
                 if key == PropertyKey::String(self.heap.length_atom) {
@@ -624,6 +647,9 @@ impl Vm {
             if self.is_proxy(obj) {
                 return proxy::has(self, obj, key);
             }
+            if let Some(exported) = self.namespace_exports(obj, key) {
+                return Ok(exported);
+            }
             if self.heap.own_property(obj, key).is_some() {
                 return Ok(true);
             }
@@ -644,6 +670,9 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::delete(self, obj, key);
         }
+        if let Some(exported) = self.namespace_exports(obj, key) {
+            return Ok(!exported);
+        }
         match self.heap.own_property(obj, key) {
             None => Ok(true),
             Some(p) if !p.attrs.configurable() => Ok(false),
@@ -663,6 +692,9 @@ impl Vm {
     pub fn own_property_keys(&mut self, obj: ObjectId) -> JsResult<Vec<PropertyKey>> {
         if self.is_proxy(obj) {
             return proxy::own_keys(self, obj);
+        }
+        if let ObjectKind::ModuleNamespace(_) = self.heap.object(obj).kind {
+            return Ok(self.namespace_keys(obj));
         }
         Ok(self.heap.own_keys(obj))
     }
