@@ -94,7 +94,12 @@ impl Runtime {
     /// Load, link and evaluate the module `specifier` (resolved by the loader against
     /// `referrer`), then its jobs; returns the module's namespace object.
     pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
-        match self.vm.run_module(specifier, referrer) {
+        // Errors before anything ran (syntax, resolution, loading) count as early errors.
+        let module = match self.vm.prepare_module(specifier, referrer) {
+            Ok(m) => m,
+            Err(_) => return Err(self.report(true)),
+        };
+        match self.vm.run_linked_module(module) {
             Ok(namespace) => Ok(Value::object(namespace)),
             Err(_) => Err(self.report(false)),
         }

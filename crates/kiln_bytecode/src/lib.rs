@@ -388,8 +388,9 @@ pub enum Instr {
     // ---- miscellany ----
     /// `debugger` statement: no effect
     Debugger,
-    /// dynamic `import(r[src], r[src+1])` (specifier, options or undefined): `r[dst] = promise`
-    ImportDynamic { dst: Reg, src: Reg },
+    /// dynamic `import(r[src], r[src+1])` (specifier, options or undefined): `r[dst] = promise`;
+    /// `source`: `import.source(...)`, which no source text module supports
+    ImportDynamic { dst: Reg, src: Reg, source: bool },
 }
 
 /// How [`Instr::DefineMethod`] installs a function.

@@ -420,9 +420,7 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::LoadImportMeta { dst });
             }
             Expression::ImportExpression(i) => {
-                if i.phase.is_some() {
-                    return self.unsupported("import phases", i.span);
-                }
+                // `import.defer()` (a proposal) loads like `import()`.
                 let mark = self.fs.mark();
                 let src = self.fs.alloc_n(2)?;
                 self.expr(&i.source, src)?;
@@ -433,7 +431,8 @@ impl<'a> Compiler<'a> {
                     }
                 }
                 self.pos(i.span);
-                self.emit(Instr::ImportDynamic { dst, src });
+                let source = i.phase == Some(oxc_ast::ast::ImportPhase::Source);
+                self.emit(Instr::ImportDynamic { dst, src, source });
                 self.fs.release(mark);
             }
             Expression::JSXElement(_) | Expression::JSXFragment(_) => {

@@ -972,9 +972,9 @@ impl Vm {
                     }
 
                     Instr::Debugger => {}
-                    Instr::ImportDynamic { dst, src } => {
+                    Instr::ImportDynamic { dst, src, source } => {
                         let (specifier, options) = (reg!(src), reg!(src + 1));
-                        reg!(dst) = tri!(self.import_dynamic_call(specifier, options));
+                        reg!(dst) = tri!(self.import_dynamic_call(specifier, options, source));
                     }
                 }
             }
@@ -1086,7 +1086,7 @@ impl Vm {
 
     /// Work every new frame does before its first instruction: a GC safe point, and for
     /// async functions the promise their call returns.
-    fn enter_frame(&mut self) -> JsResult<()> {
+    pub(crate) fn enter_frame(&mut self) -> JsResult<()> {
         self.safe_point()?;
         let kind = self.frames.last().expect("frame").code.code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {

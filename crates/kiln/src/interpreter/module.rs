@@ -810,8 +810,20 @@ impl Vm {
     /// run jobs until the queue is empty. Returns the module's namespace object; the
     /// module's evaluation error (or a loading/linking error) is the pending exception.
     pub fn run_module(&mut self, specifier: &str, referrer: &str) -> JsResult<ObjectId> {
+        let module = self.prepare_module(specifier, referrer)?;
+        self.run_linked_module(module)
+    }
+
+    /// Load and link the module `specifier` and its dependencies, without running them.
+    pub fn prepare_module(&mut self, specifier: &str, referrer: &str) -> JsResult<ModuleId> {
         let module = self.load_module_graph(specifier, referrer, &[])?;
         self.link_module(module)?;
+        Ok(module)
+    }
+
+    /// Evaluate a linked module, then run jobs until the queue is empty. Returns the
+    /// module's namespace object; its evaluation error is the pending exception.
+    pub fn run_linked_module(&mut self, module: ModuleId) -> JsResult<ObjectId> {
         let promise = self.evaluate_module(module);
         self.pinned.push(Value::object(promise));
         let jobs = self.run_jobs();
@@ -884,11 +896,16 @@ impl Vm {
         &mut self,
         specifier: Value,
         options: Value,
+        source_phase: bool,
     ) -> JsResult<Value> {
         let promise = self.new_promise();
         let referrer = self.frames.last().map_or(0, |f| f.code.script);
         let checked: JsResult<(Value, Value)> = (|| {
             let spec = self.to_string(specifier)?;
+            if source_phase {
+                // [GetModuleSource](https://tc39.es/ecma262/#sec-source-text-module-record-getmodulesource)
+                return Err(self.syntax_error("source phase imports of source text modules are not available"));
+            }
             let mut attributes = Vec::new();
             if !options.is_undefined() {
                 if !options.is_object() {
