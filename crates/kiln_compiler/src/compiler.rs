@@ -474,8 +474,9 @@ impl<'a> Compiler<'a> {
                 self.load_symbol(sym, tmp, span)?;
                 self.fs.release(tmp as u32);
             }
-            if self.is_const(sym) || matches!(self.locs.get(&sym), Some(Loc::Import(_))) {
-                if let Some(Loc::Import(_)) = self.locs.get(&sym) {
+            let import = self.flags(sym).contains(SymbolFlags::Import);
+            if self.is_const(sym) || import {
+                if import {
                     // Reading first makes an uninitialised import a ReferenceError.
                     let tmp = self.fs.alloc()?;
                     self.load_symbol(sym, tmp, span)?;

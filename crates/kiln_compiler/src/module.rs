@@ -111,7 +111,22 @@ pub(crate) fn compile_module<'a>(
     let mut import_syms: HashMap<SymbolId, u16> = HashMap::new();
     let mut namespace_syms: Vec<(SymbolId, u16)> = Vec::new();
 
-    // Imports first: they decide how the export specifiers below resolve.
+    // Requests in source order: that is the evaluation order of dependencies.
+    for s in body {
+        match s {
+            Statement::ImportDeclaration(d) => {
+                request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
+            }
+            Statement::ExportFromDeclaration(d) => {
+                request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
+            }
+            Statement::ExportAllDeclaration(d) => {
+                request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
+            }
+            _ => {}
+        }
+    }
+    // Imports next: they decide how the export specifiers below resolve.
     for s in body {
         if let Statement::ImportDeclaration(d) = s {
             if d.phase.is_some() {
@@ -223,6 +238,18 @@ pub(crate) fn compile_module<'a>(
                             export_name: exported,
                             request: entry.request,
                             import_name: Some(entry.import_name.clone()),
+                        });
+                        continue;
+                    }
+                    // `import * as ns; export {ns}` re-exports the namespace like
+                    // `export * as ns from`.
+                    if let Some(&(_, request)) =
+                        namespace_syms.iter().find(|(n, _)| Some(*n) == sym)
+                    {
+                        info.indirect_exports.push(IndirectExport {
+                            export_name: exported,
+                            request,
+                            import_name: None,
                         });
                         continue;
                     }

@@ -195,9 +195,11 @@ fn run_in(
     let printed: Vec<String> = PRINTED.with(|p| p.borrow().clone());
     match (&meta.negative, result) {
         (Some((phase, kind)), Err(report)) => {
+            // `Name: message`, or `Uncaught Name { ... }` for a thrown non-Error object.
             let name = report
                 .summary
-                .split(':')
+                .trim_start_matches("Uncaught ")
+                .split([':', ' '])
                 .next()
                 .unwrap_or("")
                 .trim()

@@ -309,7 +309,10 @@ fn entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 
 /// [SetIntegrityLevel](https://tc39.es/ecma262/#sec-setintegritylevel)
 fn set_integrity_level(vm: &mut Vm, obj: ObjectId, frozen: bool) -> JsResult<bool> {
-    if matches!(vm.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
+    if matches!(
+        vm.heap.object(obj).kind,
+        ObjectKind::Proxy { .. } | ObjectKind::ModuleNamespace(_)
+    ) {
         if !vm.prevent_extensions(obj)? {
             return Ok(false);
         }

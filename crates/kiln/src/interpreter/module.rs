@@ -795,12 +795,11 @@ impl Vm {
         r.status = ModuleStatus::Evaluated;
         r.async_evaluation = None;
         let parents = r.async_parents.clone();
-        let capability = r.top_level_capability;
+        if let Some(p) = r.top_level_capability {
+            self.reject_promise(p, error);
+        }
         for m in parents {
             self.async_module_execution_rejected(m, error);
-        }
-        if let Some(p) = capability {
-            self.reject_promise(p, error);
         }
     }
 
