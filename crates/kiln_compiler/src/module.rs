@@ -62,7 +62,10 @@ fn request_of(
         return Ok(i as u16);
     }
     if requests.len() >= u16::MAX as usize {
-        return Err(CompileError::new("too many module requests", source.span.start));
+        return Err(CompileError::new(
+            "too many module requests",
+            source.span.start,
+        ));
     }
     requests.push(request);
     Ok((requests.len() - 1) as u16)
@@ -301,6 +304,7 @@ pub(crate) fn compile_module<'a>(
     c.env_names.insert(env, Vec::new());
     c.module_env = Some(env);
     for (&sym, &slot) in &slots {
+        c.name_slot(env, sym, slot);
         c.locs.insert(sym, Loc::Env { env, slot });
         c.module_bound.insert(sym);
     }
@@ -340,7 +344,9 @@ pub(crate) fn compile_module<'a>(
             },
             _ => continue,
         };
-        let name = f.id.as_ref().map_or_else(|| utf16("default"), |id| utf16(&id.name));
+        let name =
+            f.id.as_ref()
+                .map_or_else(|| utf16("default"), |id| utf16(&id.name));
         let index = c.compile_function(f, name, None)?;
         let r = c.fs.alloc()?;
         c.emit_closure(r, index)?;

@@ -359,13 +359,12 @@ impl Vm {
                         self.stack.truncate(frame.base as usize);
                         return Err(t);
                     }
-                    self.frames
-                        .last()
-                        .and_then(|f| f.generator)
-                        .and_then(|g| match &self.heap.object(g).kind {
+                    self.frames.last().and_then(|f| f.generator).and_then(|g| {
+                        match &self.heap.object(g).kind {
                             ObjectKind::Generator(state) => state.promise,
                             _ => None,
-                        })
+                        }
+                    })
                 } else {
                     None
                 };

@@ -152,7 +152,10 @@ impl NamespaceData {
     }
 
     pub fn binding(&self, key: PropertyKey) -> Option<NamespaceBinding> {
-        self.exports.iter().find(|(k, _)| *k == key).map(|(_, b)| *b)
+        self.exports
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, b)| *b)
     }
 }
 
@@ -194,14 +197,14 @@ impl Vm {
         let (script, info) = if json {
             (None, ModuleInfo::default())
         } else {
-            let mut compiled =
-                match kiln_compiler::compile(&source, &key, ScriptKind::Module, true) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let msg = format!("{} ({}:{}:{})", e.message, key, e.line, e.column);
-                        return Err(self.syntax_error(msg));
-                    }
-                };
+            let mut compiled = match kiln_compiler::compile(&source, &key, ScriptKind::Module, true)
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    let msg = format!("{} ({}:{}:{})", e.message, key, e.line, e.column);
+                    return Err(self.syntax_error(msg));
+                }
+            };
             let info = compiled.module.take().map(|b| *b).unwrap_or_default();
             self.load_compiled(compiled);
             (Some(self.scripts.len() as u32 - 1), info)
@@ -401,10 +404,9 @@ impl Vm {
         if let Some(ns) = self.modules.records[module].namespace {
             return ns;
         }
-        let ns = self.heap.new_object(
-            None,
-            ObjectKind::ModuleNamespace(Box::new(NamespaceData::default())),
-        );
+        let ns = self
+            .heap
+            .new_object(None, ObjectKind::ModuleNamespace(Box::default()));
         let tag = self.string_value("Module");
         let to_string_tag = PropertyKey::Symbol(self.symbols.to_string_tag);
         self.define_builtin(ns, to_string_tag, tag, Attrs::NONE);
@@ -491,6 +493,12 @@ impl Vm {
             }
         }
         let mut bindings = Vec::with_capacity(info.imports.len());
+        let Some(max_request) = info.requests.len().checked_sub(1) else {
+            return self.finish_initialize_environment(id, &info, Vec::new());
+        };
+        if requested.len() <= max_request {
+            return Err(self.reference_error(format!("module '{key}' was not fully loaded")));
+        }
         for import in &info.imports {
             let target = requested[import.request as usize];
             match self.resolve_export(target, &import.import_name, &mut Vec::new()) {
@@ -498,22 +506,31 @@ impl Vm {
                 Resolution::NotFound => {
                     let msg = format!(
                         "The requested module '{}' does not provide an export named '{}' (imported by '{key}')",
-                        info.requests[import.request as usize].specifier,
-                        import.import_name
+                        info.requests[import.request as usize].specifier, import.import_name
                     );
                     return Err(self.syntax_error(msg));
                 }
                 Resolution::Ambiguous => {
                     let msg = format!(
                         "The requested module '{}' provides an ambiguous export named '{}' (imported by '{key}')",
-                        info.requests[import.request as usize].specifier,
-                        import.import_name
+                        info.requests[import.request as usize].specifier, import.import_name
                     );
                     return Err(self.syntax_error(msg));
                 }
             }
         }
+        self.finish_initialize_environment(id, &info, bindings)
+    }
+
+    /// Record the resolved imports, fill namespace imports and run the initialiser.
+    fn finish_initialize_environment(
+        &mut self,
+        id: ModuleId,
+        info: &ModuleInfo,
+        bindings: Vec<Binding>,
+    ) -> JsResult<()> {
         self.modules.records[id].import_bindings = bindings;
+        let requested = self.modules.records[id].requested.clone();
         let env = self.modules.records[id].env;
         for &(request, slot) in &info.namespace_imports {
             let ns = self.module_namespace(requested[request as usize]);
@@ -527,8 +544,8 @@ impl Vm {
         Ok(())
     }
 
-    /// Run module code (initialiser or synchronous body) to completion.
-    fn run_module_code(&mut self, block: Rc<super::CodeBlock>, env: EnvId) -> JsResult<Value> {
+    /// Push a frame for module code over its module environment (`this` is undefined).
+    fn push_module_frame(&mut self, block: Rc<super::CodeBlock>, env: EnvId) -> JsResult<()> {
         let callee = self.intrinsics.throw_type_error;
         self.push_frame(
             block,
@@ -539,7 +556,12 @@ impl Vm {
             Value::UNDEFINED,
             ReturnTo::Exit,
             false,
-        )?;
+        )
+    }
+
+    /// Run module code (initialiser or synchronous body) to completion.
+    fn run_module_code(&mut self, block: Rc<super::CodeBlock>, env: EnvId) -> JsResult<Value> {
+        self.push_module_frame(block, env)?;
         match self.run()? {
             Exit::Return(v) | Exit::Yield(v) | Exit::Await(v) => Ok(v),
         }
@@ -680,13 +702,8 @@ impl Vm {
         let promise = self.new_promise();
         let id = Value::int(module as i32);
         let name = self.string_value("");
-        let on_fulfilled = self.new_native_with_data(
-            async_module_fulfilled,
-            name,
-            0,
-            false,
-            Box::new([id]),
-        );
+        let on_fulfilled =
+            self.new_native_with_data(async_module_fulfilled, name, 0, false, Box::new([id]));
         let on_rejected =
             self.new_native_with_data(async_module_rejected, name, 1, false, Box::new([id]));
         self.perform_then(
@@ -701,17 +718,7 @@ impl Vm {
         };
         let env = self.modules.records[module].env;
         let block = self.scripts[script as usize].blocks[0].clone();
-        let callee = self.intrinsics.throw_type_error;
-        self.push_frame(
-            block,
-            callee,
-            Some(env),
-            Value::UNDEFINED,
-            &[],
-            Value::UNDEFINED,
-            ReturnTo::Exit,
-            false,
-        )?;
+        self.push_module_frame(block, env)?;
         let state = self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
         if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state).kind {
             g.promise = Some(promise);
@@ -860,9 +867,8 @@ impl Vm {
                 let v = self.heap.env(env).slots[slot as usize];
                 if v.is_hole() {
                     let name = record.info.imports[index as usize].local_name.clone();
-                    return Err(
-                        self.reference_error(format!("Cannot access '{name}' before initialization"))
-                    );
+                    return Err(self
+                        .reference_error(format!("Cannot access '{name}' before initialization")));
                 }
                 Ok(v)
             }
@@ -903,19 +909,25 @@ impl Vm {
             let spec = self.to_string(specifier)?;
             if source_phase {
                 // [GetModuleSource](https://tc39.es/ecma262/#sec-source-text-module-record-getmodulesource)
-                return Err(self.syntax_error("source phase imports of source text modules are not available"));
+                return Err(self.syntax_error(
+                    "source phase imports of source text modules are not available",
+                ));
             }
             let mut attributes = Vec::new();
             if !options.is_undefined() {
                 if !options.is_object() {
-                    return Err(self.type_error("The second argument of import() must be an object"));
+                    return Err(
+                        self.type_error("The second argument of import() must be an object")
+                    );
                 }
                 let with_key = self.heap.intern("with");
                 let with_key = self.key_from_string(with_key);
                 let with = self.get(options, with_key)?;
                 if !with.is_undefined() {
                     let Some(with_obj) = with.as_object() else {
-                        return Err(self.type_error("The 'with' option of import() must be an object"));
+                        return Err(
+                            self.type_error("The 'with' option of import() must be an object")
+                        );
                     };
                     for key in self.own_property_keys(with_obj)? {
                         let (PropertyKey::String(_) | PropertyKey::Index(_)) = key else {
@@ -1108,9 +1120,8 @@ impl Vm {
                 let v = self.heap.env(env).slots[slot as usize];
                 if v.is_hole() {
                     let name = self.key_to_display(key);
-                    return Err(
-                        self.reference_error(format!("Cannot access '{name}' before initialization"))
-                    );
+                    return Err(self
+                        .reference_error(format!("Cannot access '{name}' before initialization")));
                 }
                 Ok(v)
             }
@@ -1152,8 +1163,6 @@ impl Vm {
         {
             return Ok(false);
         }
-        Ok(desc
-            .value
-            .is_none_or(|v| self.same_value(v, current)))
+        Ok(desc.value.is_none_or(|v| self.same_value(v, current)))
     }
 }
