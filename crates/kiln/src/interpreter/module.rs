@@ -904,9 +904,22 @@ impl Vm {
         source_phase: bool,
     ) -> JsResult<Value> {
         let promise = self.new_promise();
-        let referrer = self.frames.last().map_or(0, |f| f.code.script);
+        // The referrer: the innermost script or module; code from `eval` imports relative
+        // to the code that called eval.
+        let referrer = self
+            .frames
+            .iter()
+            .rev()
+            .map(|f| f.code.script)
+            .find(|&s| self.scripts[s as usize].kind != ScriptKind::Eval)
+            .or_else(|| self.frames.last().map(|f| f.code.script))
+            .unwrap_or(0);
+        // What we hold across steps that may run JavaScript (and collect) stays on `roots`.
+        let mark = self.roots.len();
+        self.roots.push(Value::object(promise));
         let checked: JsResult<(Value, Value)> = (|| {
             let spec = self.to_string(specifier)?;
+            self.roots.push(Value::string(spec));
             if source_phase {
                 // [GetModuleSource](https://tc39.es/ecma262/#sec-source-text-module-record-getmodulesource)
                 return Err(self.syntax_error(
@@ -929,6 +942,7 @@ impl Vm {
                             self.type_error("The 'with' option of import() must be an object")
                         );
                     };
+                    self.roots.push(with);
                     for key in self.own_property_keys(with_obj)? {
                         let (PropertyKey::String(_) | PropertyKey::Index(_)) = key else {
                             continue;
@@ -957,6 +971,7 @@ impl Vm {
             let attrs = self.array_from_values(pairs);
             Ok((Value::string(spec), Value::object(attrs)))
         })();
+        self.roots.truncate(mark);
         match checked {
             Ok((spec, attrs)) => {
                 let name = self.string_value("");
