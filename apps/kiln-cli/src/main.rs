@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
+mod loader;
 mod repl;
 mod sandbox;
 mod shell;
@@ -83,14 +84,16 @@ fn run(cli: Cli) -> ExitCode {
         Command::Run { files, module } => {
             let mut runtime = shell_runtime();
             for file in files {
+                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
+                if is_module {
+                    if let Err(report) = runtime.run_module(&file.display().to_string(), "") {
+                        return fail(&report);
+                    }
+                    continue;
+                }
                 let Some(source) = read(&file) else {
                     return ExitCode::from(1);
                 };
-                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
-                if is_module {
-                    eprintln!("kiln: not yet supported: modules ({})", file.display());
-                    return ExitCode::from(2);
-                }
                 if let Err(report) = runtime.run_script(&source, &file.display().to_string()) {
                     return fail(&report);
                 }
@@ -132,10 +135,11 @@ fn run(cli: Cli) -> ExitCode {
     }
 }
 
-/// A runtime with the shell globals (`print`, `console`).
+/// A runtime with the shell globals (`print`, `console`) and the file-system module loader.
 fn shell_runtime() -> Runtime {
     let mut runtime = Runtime::new();
     shell::install(&mut runtime);
+    runtime.set_module_loader(Box::new(loader::FileLoader));
     runtime
 }
 

@@ -4,6 +4,9 @@
 //! - `// expect: TEXT` after a statement: the next line printed is TEXT;
 //! - `// expect-error: TEXT` anywhere: the run fails and stderr contains TEXT.
 //!
+//! `.mjs` files run as modules; files whose name starts with `_` are only imported
+//! by other fixtures (module dependencies), never run on their own.
+//!
 //! `KILN_BLESS=1` rewrites the `// expect:` comments of failing fixtures
 //! from the actual output (lines of output are matched in order to the
 //! comments; extra output is reported, never silently dropped).
@@ -20,7 +23,11 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in entries {
         if path.is_dir() {
             fixtures(&path, out);
-        } else if path.extension().is_some_and(|e| e == "js") {
+        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs")
+            && !path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('_'))
+        {
             out.push(path);
         }
     }

@@ -19,6 +19,7 @@ pub mod value;
 pub use host::{CallId, HostError, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;
+pub use interpreter::module::ModuleLoader;
 pub use interpreter::{Args, Vm};
 pub use kiln_bytecode::{Script, ScriptKind};
 pub use kiln_compiler::{CompileError, compile};

@@ -297,6 +297,30 @@ impl Runtime {
         }
     }
 
+    /// Install the loader that resolves and reads modules (`import`, `import()`).
+    pub fn set_module_loader(&mut self, loader: Box<dyn crate::ModuleLoader>) {
+        self.vm.set_module_loader(loader);
+    }
+
+    /// Load, link and evaluate the module `specifier` (resolved by the loader against
+    /// `referrer`), then its jobs; returns the module's namespace object.
+    pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
+        self.guarded(|rt| {
+            rt.vm.meter.reset();
+            rt.vm.meter.start_clock();
+            // Errors before anything ran (syntax, resolution, loading) count as early errors.
+            let result = match rt.vm.prepare_module(specifier, referrer) {
+                Ok(module) => match rt.vm.run_linked_module(module) {
+                    Ok(namespace) => Ok(Value::object(namespace)),
+                    Err(_) => Err(rt.report(ErrorKind::Exception)),
+                },
+                Err(_) => Err(rt.report(ErrorKind::Syntax)),
+            };
+            rt.vm.meter.stop_clock();
+            result
+        })
+    }
+
     /// Evaluate `source` and describe the result the way a REPL prints it.
     pub fn eval(&mut self, source: &str) -> Result<String, ErrorReport> {
         let v = self.run_script(source, "<eval>")?;

@@ -75,6 +75,10 @@ pub enum Instr {
     LoadGlobalObject { dst: Reg },
     /// `r[dst] = import.meta`
     LoadImportMeta { dst: Reg },
+    /// `r[dst] = imported binding [[index]]` of the running module (see
+    /// [`ModuleInfo::imports`]): the exporter's live binding; ReferenceError while it is
+    /// uninitialised
+    GetImport { dst: Reg, index: u16 },
 
     // ---- environments ----
     /// push a new environment of `size` slots (all holes) whose parent is the current one
@@ -384,8 +388,9 @@ pub enum Instr {
     // ---- miscellany ----
     /// `debugger` statement: no effect
     Debugger,
-    /// dynamic `import(r[src])`: `r[dst] = promise`
-    ImportDynamic { dst: Reg, src: Reg },
+    /// dynamic `import(r[src], r[src+1])` (specifier, options or undefined): `r[dst] = promise`;
+    /// `source`: `import.source(...)`, which no source text module supports
+    ImportDynamic { dst: Reg, src: Reg, source: bool },
 }
 
 /// How [`Instr::DefineMethod`] installs a function.
@@ -622,6 +627,61 @@ pub struct Script {
     pub source: String,
     /// the name to show in stack traces (a path, `<eval>`, ...)
     pub source_name: String,
+    /// modules: their imports and exports
+    pub module: Option<Box<ModuleInfo>>,
+}
+
+/// What a module imports and exports
+/// ([Source Text Module Records](https://tc39.es/ecma262/#sec-source-text-module-records)).
+///
+/// A module's top-level bindings all live in one environment, the *module environment*,
+/// which the VM creates when it links the module; `slot`s below index it. Functions[0]
+/// is the body; `init_function` runs at link time with the module environment to
+/// instantiate hoisted function declarations (so a cycle can call them early).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ModuleInfo {
+    /// the requested modules in source order, deduplicated
+    pub requests: Vec<ModuleRequest>,
+    /// named imports (`import {a as b}`, `import d`), read with [`Instr::GetImport`] by index
+    pub imports: Vec<ImportEntry>,
+    /// `import * as ns`: (request index, slot) filled with the namespace at link time
+    pub namespace_imports: Vec<(u16, u16)>,
+    /// `export`s of the module's own bindings: (export name, slot)
+    pub local_exports: Vec<(String, u16)>,
+    /// `export {a as b} from`, `export * as ns from`, and re-exports of imports
+    pub indirect_exports: Vec<IndirectExport>,
+    /// `export * from`: request indices
+    pub star_exports: Vec<u16>,
+    /// slots of the module environment
+    pub env_size: u16,
+    /// index into [`Script::functions`] of the link-time initialiser
+    pub init_function: u32,
+    /// the body contains a top-level `await` (functions[0] is then an async function)
+    pub has_top_level_await: bool,
+}
+
+/// One `from "specifier" with { key: "value" }`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ModuleRequest {
+    pub specifier: String,
+    pub attributes: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportEntry {
+    /// index into [`ModuleInfo::requests`]
+    pub request: u16,
+    pub import_name: String,
+    /// the local name (for error messages)
+    pub local_name: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndirectExport {
+    pub export_name: String,
+    pub request: u16,
+    /// None: `export * as name from` (the requested module's namespace)
+    pub import_name: Option<String>,
 }
 
 impl fmt::Display for FunctionCode {

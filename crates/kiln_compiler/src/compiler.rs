@@ -56,6 +56,12 @@ pub(crate) struct Compiler<'a> {
     pub eval_ctx: Option<EvalCtx>,
     /// a class's own name inside its body: an immutable binding in the class environment
     pub inner_class_names: HashMap<SymbolId, Loc>,
+    /// modules: the module environment (see `module.rs`)
+    pub module_env: Option<u32>,
+    /// modules: the slot of an anonymous default export
+    pub module_default_slot: Option<u16>,
+    /// modules: top-level bindings placed in the module environment or imported
+    pub module_bound: HashSet<SymbolId>,
     depth: u32,
 }
 
@@ -98,6 +104,9 @@ impl<'a> Compiler<'a> {
             dyn_scopes: Vec::new(),
             eval_ctx: None,
             inner_class_names: HashMap::new(),
+            module_env: None,
+            module_default_slot: None,
+            module_bound: HashSet::new(),
             depth: 0,
         }
     }
@@ -240,6 +249,9 @@ impl<'a> Compiler<'a> {
                 }
             }
             Loc::Env { env, slot } => self.set_env(src, env, slot, span)?,
+            Loc::Import(_) => {
+                self.throw_error(ErrorKind::TypeError, "Assignment to constant variable.")?
+            }
             Loc::Global => {
                 return Err(CompileError::new(
                     "internal error: global location",
@@ -258,6 +270,10 @@ impl<'a> Compiler<'a> {
                 }
             }
             Loc::Env { env, slot } => self.get_env(dst, env, slot, None, span)?,
+            Loc::Import(index) => {
+                self.pos(span);
+                self.emit(Instr::GetImport { dst, index });
+            }
             Loc::Global => {
                 return Err(CompileError::new(
                     "internal error: global location",
@@ -382,6 +398,10 @@ impl<'a> Compiler<'a> {
             Loc::Env { env, slot } => {
                 self.get_env(dst, env, slot, if check { Some(&name) } else { None }, span)?
             }
+            Loc::Import(index) => {
+                self.pos(span);
+                self.emit(Instr::GetImport { dst, index });
+            }
             Loc::Global => {
                 let site = self.fs.site(&name)?;
                 self.pos(span);
@@ -454,7 +474,14 @@ impl<'a> Compiler<'a> {
                 self.load_symbol(sym, tmp, span)?;
                 self.fs.release(tmp as u32);
             }
-            if self.is_const(sym) {
+            let import = self.flags(sym).contains(SymbolFlags::Import);
+            if self.is_const(sym) || import {
+                if import {
+                    // Reading first makes an uninitialised import a ReferenceError.
+                    let tmp = self.fs.alloc()?;
+                    self.load_symbol(sym, tmp, span)?;
+                    self.fs.release(tmp as u32);
+                }
                 self.throw_error(ErrorKind::TypeError, "Assignment to constant variable.")?;
                 return Ok(());
             }
@@ -599,6 +626,7 @@ impl<'a> Compiler<'a> {
                 if param_sym_set.contains(&sym)
                     || self.analysis.captured.contains(&sym)
                     || self.is_global_symbol(sym)
+                    || self.module_bound.contains(&sym)
                 {
                     continue;
                 }
@@ -616,7 +644,7 @@ impl<'a> Compiler<'a> {
             Some(s) => self
                 .scope_symbols(s)
                 .into_iter()
-                .filter(|&sym| !self.is_global_symbol(sym))
+                .filter(|&sym| !self.is_global_symbol(sym) && !self.module_bound.contains(&sym))
                 .collect(),
             _ => Vec::new(),
         };

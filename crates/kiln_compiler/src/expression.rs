@@ -420,12 +420,20 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::LoadImportMeta { dst });
             }
             Expression::ImportExpression(i) => {
-                let src = self.expr_reg(&i.source)?;
-                if let Some(opts) = &i.options {
-                    self.expr_effect(opts)?;
+                // `import.defer()` (a proposal) loads like `import()`.
+                let mark = self.fs.mark();
+                let src = self.fs.alloc_n(2)?;
+                self.expr(&i.source, src)?;
+                match &i.options {
+                    Some(opts) => self.expr(opts, src + 1)?,
+                    None => {
+                        self.emit(Instr::LoadUndefined { dst: src + 1 });
+                    }
                 }
                 self.pos(i.span);
-                self.emit(Instr::ImportDynamic { dst, src });
+                let source = i.phase == Some(oxc_ast::ast::ImportPhase::Source);
+                self.emit(Instr::ImportDynamic { dst, src, source });
+                self.fs.release(mark);
             }
             Expression::JSXElement(_) | Expression::JSXFragment(_) => {
                 return self.unsupported("JSX", e.span());

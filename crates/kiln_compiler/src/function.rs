@@ -26,6 +26,8 @@ pub(crate) enum Loc {
     },
     /// a global property (script top level or unresolved)
     Global,
+    /// a module's named import: entry `i` of `ModuleInfo::imports` (read-only, live)
+    Import(u16),
 }
 
 /// One entry of the control stack.

@@ -15,6 +15,7 @@ mod dynamic;
 mod error;
 mod expression;
 mod function;
+mod module;
 mod nesting;
 mod pattern;
 mod scope;
@@ -223,9 +224,6 @@ fn compile_on_this_thread(
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
     }
-    if kind == ScriptKind::Module {
-        return Err(CompileError::unsupported("modules", 0).locate(source));
-    }
     let scoping = semantic.semantic.scoping();
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
     let analysis = scope::analyse(&program, scoping);
@@ -237,9 +235,16 @@ fn compile_on_this_thread(
     if let Some(scope) = eval_scope {
         compiler.enter_eval_scope(scope, strict);
     }
-    let directive = program.directives.last().map(|d| &d.expression);
-    compile_top_level(&mut compiler, &program.body, directive, root, strict)
-        .map_err(|e| e.locate(source))?;
+    let mut module = None;
+    if kind == ScriptKind::Module {
+        let info =
+            module::compile_module(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
+        module = Some(Box::new(info));
+    } else {
+        let directive = program.directives.last().map(|d| &d.expression);
+        compile_top_level(&mut compiler, &program.body, directive, root, strict)
+            .map_err(|e| e.locate(source))?;
+    }
     let mut functions = Vec::with_capacity(compiler.functions.len());
     for f in compiler.functions {
         match f {
@@ -254,6 +259,7 @@ fn compile_on_this_thread(
         functions,
         source: source.to_string(),
         source_name: source_name.to_string(),
+        module,
     })
 }
 

@@ -147,7 +147,7 @@ impl<'a> Compiler<'a> {
             | Statement::ExportDefaultDeclaration(_)
             | Statement::ExportNamedDeclaration(_)
             | Statement::ExportDeclaration(_)
-            | Statement::ExportFromDeclaration(_) => return self.unsupported("modules", s.span()),
+            | Statement::ExportFromDeclaration(_) => self.module_statement(s)?,
             _ => return self.unsupported("TypeScript syntax", s.span()),
         }
         self.fs.release(mark);

@@ -1,6 +1,6 @@
 //! Unit tests: every construct compiles, with spot checks of the emitted code.
 
-use kiln_bytecode::{FunctionKind, Script, ScriptKind};
+use kiln_bytecode::{FunctionKind, Instr, Script, ScriptKind};
 
 use crate::compile;
 
@@ -232,11 +232,63 @@ fn const_assignment_throws() {
 #[test]
 fn unsupported_constructs_are_errors() {
     assert!(
-        compile("export const x = 1;", "m.js", ScriptKind::Module, false)
-            .unwrap_err()
-            .message
-            .contains("modules")
+        compile(
+            "import defer * as ns from 'x';",
+            "m.js",
+            ScriptKind::Module,
+            false
+        )
+        .unwrap_err()
+        .message
+        .contains("import phases")
     );
+}
+
+#[test]
+fn modules_record_imports_and_exports() {
+    let s = compile(
+        "import d, { a as b } from './x'; import * as ns from './y'; \
+         export { b as c, ns }; export * from './z'; export default 1; export let e = 2;",
+        "m.js",
+        ScriptKind::Module,
+        false,
+    )
+    .expect("module compiles");
+    let info = s.module.expect("module info");
+    let specifiers: Vec<&str> = info.requests.iter().map(|r| r.specifier.as_str()).collect();
+    assert_eq!(specifiers, ["./x", "./y", "./z"]);
+    let imports: Vec<&str> = info
+        .imports
+        .iter()
+        .map(|i| i.import_name.as_str())
+        .collect();
+    assert_eq!(imports, ["default", "a"]);
+    let local: Vec<&str> = info.local_exports.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(local, ["default", "e"]);
+    let indirect: Vec<(&str, Option<&str>)> = info
+        .indirect_exports
+        .iter()
+        .map(|e| (e.export_name.as_str(), e.import_name.as_deref()))
+        .collect();
+    assert_eq!(indirect, [("c", Some("a")), ("ns", None)]);
+    assert_eq!(info.star_exports, [2]);
+    assert!(!info.has_top_level_await);
+}
+
+#[test]
+fn imports_read_through_get_import() {
+    let s = compile(
+        "import { a } from './x'; export function f() { return a; }",
+        "m.js",
+        ScriptKind::Module,
+        false,
+    )
+    .expect("module compiles");
+    assert!(s.functions.iter().any(|f| {
+        f.instructions
+            .iter()
+            .any(|i| matches!(i, Instr::GetImport { index: 0, .. }))
+    }));
 }
 
 #[test]

@@ -213,9 +213,7 @@ fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, meta
             mode,
         })
         .collect();
-    let skip = if meta.has_flag("module") {
-        Some("modules are not supported yet".to_string())
-    } else if meta.has_flag("CanBlockIsTrue") {
+    let skip = if meta.has_flag("CanBlockIsTrue") {
         Some("the main thread cannot block (CanBlockIsFalse host)".to_string())
     } else if meta.features.iter().any(|f| f == "IsHTMLDDA") {
         Some("no [[IsHTMLDDA]] object in this host".to_string())

@@ -104,6 +104,43 @@ fn agent_monotonic_now(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Valu
     ))
 }
 
+/// Resolves module specifiers against the importing file, as paths relative to the
+/// test262 root (`test/language/.../x.js`); the test's own path is the entry's key.
+struct TestLoader {
+    root: std::path::PathBuf,
+}
+
+/// `base/../x/./y` -> `x/y`, lexically.
+fn normalize(path: &Path) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(p) => parts.push(p.to_str().unwrap_or("")),
+            _ => {}
+        }
+    }
+    parts.join("/")
+}
+
+impl kiln::ModuleLoader for TestLoader {
+    fn resolve(&mut self, specifier: &str, referrer: &str) -> Result<String, String> {
+        let base = Path::new(referrer).parent().unwrap_or(Path::new(""));
+        let key = normalize(&base.join(specifier));
+        if self.root.join(&key).is_file() {
+            Ok(key)
+        } else {
+            Err(format!("no file {key}"))
+        }
+    }
+
+    fn load(&mut self, key: &str) -> Result<String, String> {
+        std::fs::read_to_string(self.root.join(key)).map_err(|e| e.to_string())
+    }
+}
+
 /// Define `print` and `$262` on the runtime's global object.
 fn install_host(runtime: &mut Runtime) {
     runtime.register_function("print", print, 1);
@@ -153,6 +190,9 @@ pub fn run(
     let mut runtime = Runtime::new();
     runtime.vm().interrupt = interrupt.clone();
     install_host(&mut runtime);
+    runtime.set_module_loader(Box::new(TestLoader {
+        root: root.to_path_buf(),
+    }));
     let outcome = run_in(&mut runtime, path, &source, &meta, mode, harness);
     if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
         return Outcome::Timeout;
@@ -187,18 +227,24 @@ fn run_in(
             }
         }
     }
-    let text = if mode == Mode::Strict {
-        format!("\"use strict\";\n{source}")
+    let result = if meta.has_flag("module") {
+        runtime.run_module(path, "").map(|_| ())
     } else {
-        source.to_string()
+        let text = if mode == Mode::Strict {
+            format!("\"use strict\";\n{source}")
+        } else {
+            source.to_string()
+        };
+        runtime.run_script(&text, path).map(|_| ())
     };
-    let result = runtime.run_script(&text, path);
     let printed: Vec<String> = PRINTED.with(|p| p.borrow().clone());
     match (&meta.negative, result) {
         (Some((phase, kind)), Err(report)) => {
+            // `Name: message`, or `Uncaught Name { ... }` for a thrown non-Error object.
             let name = report
                 .summary
-                .split(':')
+                .trim_start_matches("Uncaught ")
+                .split([':', ' '])
                 .next()
                 .unwrap_or("")
                 .trim()

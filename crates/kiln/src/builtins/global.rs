@@ -156,17 +156,6 @@ impl Vm {
     pub(crate) fn direct_eval(&mut self, x: Value, strict: bool) -> JsResult<Value> {
         self.direct_eval_in_scope(x, strict)
     }
-
-    /// Dynamic `import()`: modules are not supported yet, so the promise rejects.
-    pub(crate) fn import_dynamic(&mut self, _specifier: Value) -> JsResult<Value> {
-        let p = self.new_promise();
-        let e = self.new_error(
-            self.intrinsics.syntax_error_prototype,
-            "not yet supported: dynamic import",
-        );
-        self.reject_promise(p, Value::object(e));
-        Ok(Value::object(p))
-    }
 }
 
 /// URI handling ([spec](https://tc39.es/ecma262/#sec-uri-handling-functions)) and the

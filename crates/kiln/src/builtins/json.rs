@@ -355,7 +355,7 @@ impl<'a> Parser<'a> {
 }
 
 /// [JSON.parse](https://tc39.es/ecma262/#sec-json.parse)
-fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
     let reviver = vm.arg(args, 1);

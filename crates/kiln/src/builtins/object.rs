@@ -311,7 +311,7 @@ fn entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 pub(crate) fn set_integrity_level(vm: &mut Vm, obj: ObjectId, frozen: bool) -> JsResult<bool> {
     if matches!(
         vm.heap.object(obj).kind,
-        ObjectKind::Proxy { .. } | ObjectKind::TypedArray(_)
+        ObjectKind::Proxy { .. } | ObjectKind::TypedArray(_) | ObjectKind::ModuleNamespace(_)
     ) {
         if !vm.prevent_extensions(obj)? {
             return Ok(false);

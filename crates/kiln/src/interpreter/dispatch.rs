@@ -131,11 +131,8 @@ impl Vm {
                     Instr::LoadGlobalObject { dst } => {
                         reg!(dst) = Value::object(self.intrinsics.global)
                     }
-                    Instr::LoadImportMeta { dst } => {
-                        reg!(dst) = tri!(Err::<Value, _>(
-                            self.syntax_error("import.meta is only valid in modules")
-                        ))
-                    }
+                    Instr::LoadImportMeta { dst } => reg!(dst) = tri!(self.import_meta()),
+                    Instr::GetImport { dst, index } => reg!(dst) = tri!(self.get_import(index)),
 
                     // ---- environments ----
                     Instr::PushEnv { size } => {
@@ -975,10 +972,9 @@ impl Vm {
                     }
 
                     Instr::Debugger => {}
-                    Instr::ImportDynamic { dst, src } => {
-                        let v = reg!(src);
-                        let p = tri!(self.import_dynamic(v));
-                        reg!(dst) = p;
+                    Instr::ImportDynamic { dst, src, source } => {
+                        let (specifier, options) = (reg!(src), reg!(src + 1));
+                        reg!(dst) = tri!(self.import_dynamic_call(specifier, options, source));
                     }
                 }
             }
@@ -1090,7 +1086,7 @@ impl Vm {
 
     /// Work every new frame does before its first instruction: a GC safe point, and for
     /// async functions the promise their call returns.
-    fn enter_frame(&mut self) -> JsResult<()> {
+    pub(crate) fn enter_frame(&mut self) -> JsResult<()> {
         self.safe_point(super::meter::CALL_COST)?;
         let kind = self.frames.last().expect("frame").code.code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
@@ -1608,7 +1604,7 @@ impl Vm {
     /// Objects whose named properties are not all in their shape (proxies, array `length`).
     fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
         match o.kind {
-            ObjectKind::Proxy { .. } => true,
+            ObjectKind::Proxy { .. } | ObjectKind::ModuleNamespace(_) => true,
             // canonical numeric strings ("Infinity", "NaN", "-0", "1.5") are elements
             ObjectKind::TypedArray(_) => match key {
                 PropertyKey::String(s) => {

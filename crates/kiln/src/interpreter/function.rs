@@ -359,12 +359,31 @@ impl Vm {
                     ReturnTo::Exit,
                     construct,
                 )?;
+                // An async function gets its state and promise before its first instruction;
+                // when it awaits, the call returns that promise.
+                let kind = self.frames.last().expect("frame").code.code.kind;
+                let promise = if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
+                    if let Err(t) = self.enter_frame() {
+                        let frame = self.frames.pop().expect("frame");
+                        self.stack.truncate(frame.base as usize);
+                        return Err(t);
+                    }
+                    self.frames.last().and_then(|f| f.generator).and_then(|g| {
+                        match &self.heap.object(g).kind {
+                            ObjectKind::Generator(state) => state.promise,
+                            _ => None,
+                        }
+                    })
+                } else {
+                    None
+                };
                 self.native_depth += 1;
                 let result = self.run_after_push();
                 self.native_depth -= 1;
                 match result? {
                     Exit::Return(v) => Ok(v),
-                    Exit::Yield(v) | Exit::Await(v) => Ok(v),
+                    Exit::Await(v) => Ok(promise.map_or(v, Value::object)),
+                    Exit::Yield(v) => Ok(v),
                 }
             }
             ObjectKind::Native(n) => {

@@ -21,6 +21,7 @@ pub mod function;
 pub mod generator;
 mod globals;
 pub mod meter;
+pub mod module;
 pub mod operators;
 pub mod property;
 mod scopes;
@@ -326,6 +327,8 @@ pub struct Vm {
     /// the intrinsics are frozen (`lockdown`); assignments may shadow read-only
     /// inherited properties
     pub hardened: bool,
+    /// module records and the host's module loader
+    pub modules: module::Modules,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -395,6 +398,7 @@ impl Vm {
             clock: None,
             allow_code_generation: true,
             hardened: false,
+            modules: Default::default(),
         };
         crate::builtins::init(&mut vm);
         vm
@@ -731,6 +735,14 @@ impl Vm {
         }
         for &(v, _) in &self.global_lexical_values {
             self.heap.mark_value(v);
+        }
+        let (mut values, mut envs) = (Vec::new(), Vec::new());
+        self.modules.roots(&mut values, &mut envs);
+        for v in values {
+            self.heap.mark_value(v);
+        }
+        for e in envs {
+            self.heap.mark_env(e);
         }
         for (_, &s) in self.symbol_registry.iter() {
             self.heap.mark_value(Value::symbol(s));

@@ -101,6 +101,9 @@ impl Vm {
             if let Some(index) = typed_array::numeric_key(self, obj, key) {
                 return Ok(typed_array::get_element(self, obj, index));
             }
+            if self.namespace_exports(obj, key).is_some() {
+                return self.namespace_get(obj, key);
+            }
             if let Some(p) = self.heap.own_property(obj, key) {
                 let p = self.string_wrapper_unit(obj, key, p);
                 return self.property_value(p, receiver);
@@ -169,6 +172,9 @@ impl Vm {
                     return Ok(true);
                 }
                 break;
+            }
+            if self.namespace_exports(obj, key).is_some() {
+                return Ok(false);
             }
             if let Some(p) = self.heap.own_property(obj, key) {
                 if p.attrs.is_accessor() {
@@ -302,6 +308,20 @@ impl Vm {
             let value = typed_array::get_element(self, obj, index);
             return Ok(Some(PropertyDescriptor::data(value, Attrs::DEFAULT)));
         }
+        if let Some(exported) = self.namespace_exports(obj, key) {
+            if !exported {
+                return Ok(None);
+            }
+            let value = self.namespace_get(obj, key)?;
+            return Ok(Some(PropertyDescriptor {
+                value: Some(value),
+                writable: Some(true),
+                get: None,
+                set: None,
+                enumerable: Some(true),
+                configurable: Some(false),
+            }));
+        }
         match self.heap.own_property(obj, key) {
             Some(p) => {
                 let p = self.string_wrapper_unit(obj, key, p);
@@ -366,6 +386,9 @@ impl Vm {
         }
         match &self.heap.object(obj).kind {
             ObjectKind::Proxy { .. } => return proxy::define_own_property(self, obj, key, desc),
+            ObjectKind::ModuleNamespace(_) if !matches!(key, PropertyKey::Symbol(_)) => {
+                return self.namespace_define(obj, key, &desc);
+            }
             ObjectKind::Array { length_writable } => {
                 let length_writable = *length_writable;
                 if key == PropertyKey::String(self.heap.length_atom) {
@@ -673,6 +696,9 @@ impl Vm {
             if let Some(index) = typed_array::numeric_key(self, obj, key) {
                 return Ok(typed_array::is_valid_index(self, obj, index));
             }
+            if let Some(exported) = self.namespace_exports(obj, key) {
+                return Ok(exported);
+            }
             if self.heap.own_property(obj, key).is_some() {
                 return Ok(true);
             }
@@ -697,6 +723,9 @@ impl Vm {
         if let Some(index) = typed_array::numeric_key(self, obj, key) {
             return Ok(!typed_array::is_valid_index(self, obj, index));
         }
+        if let Some(exported) = self.namespace_exports(obj, key) {
+            return Ok(!exported);
+        }
         match self.heap.own_property(obj, key) {
             None => Ok(true),
             Some(p) if !p.attrs.configurable() => Ok(false),
@@ -717,7 +746,9 @@ impl Vm {
         if self.is_proxy(obj) {
             return proxy::own_keys(self, obj);
         }
-        let keys = if let Some(t) = typed_array::ta_data(self, obj) {
+        let keys = if let ObjectKind::ModuleNamespace(_) = self.heap.object(obj).kind {
+            self.namespace_keys(obj)
+        } else if let Some(t) = typed_array::ta_data(self, obj) {
             // Indices first (none while out of bounds), then the ordinary keys.
             let len = typed_array::length_of(self, &t).unwrap_or(0);
             let mut keys: Vec<PropertyKey> = (0..len as u32).map(PropertyKey::Index).collect();

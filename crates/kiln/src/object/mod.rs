@@ -269,6 +269,9 @@ pub enum ObjectKind {
         done: bool,
     },
     ForInIterator(Box<ForInState>),
+    /// a [module namespace exotic object](https://tc39.es/ecma262/#sec-module-namespace-exotic-objects):
+    /// its string-keyed properties are the module's exports, read live
+    ModuleNamespace(Box<crate::interpreter::module::NamespaceData>),
     /// a proxy; target and handler are None once revoked; callability is fixed at creation
     Proxy {
         target: Option<ObjectId>,
@@ -442,6 +445,7 @@ impl Object {
                 out.extend(handler.map(Value::object));
             }
             ObjectKind::Internal(v) => out.extend_from_slice(v),
+            ObjectKind::ModuleNamespace(ns) => ns.trace(out, envs),
             ObjectKind::TypedArray(t) => out.push(Value::object(t.buffer)),
             ObjectKind::DataView(d) => out.push(Value::object(d.buffer)),
             ObjectKind::ArrayBuffer(_)

@@ -1,0 +1,2 @@
+export const extra = 'extra';
+export default 'not re-exported by export *';

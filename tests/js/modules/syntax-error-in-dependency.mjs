@@ -1,0 +1,3 @@
+import './_broken.mjs';
+print('never printed');
+// expect-error: SyntaxError

@@ -1,0 +1,4 @@
+print('before');
+// expect: before
+throw new RangeError('module failed');
+// expect-error: RangeError: module failed
