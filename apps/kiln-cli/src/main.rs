@@ -37,27 +37,8 @@ enum Command {
     /// Run a script as a sandboxed guest, driven over JSON lines (see `sandbox.rs`)
     Sandbox {
         file: PathBuf,
-        /// an asynchronous host capability to give the guest (repeatable), e.g. tools.search
-        #[arg(long = "capability")]
-        capabilities: Vec<String>,
-        /// fuel budget (about one unit per bytecode instruction)
-        #[arg(long)]
-        fuel: Option<u64>,
-        /// heap limit in MiB
-        #[arg(long)]
-        heap_mb: Option<usize>,
-        /// guest compute-time budget in milliseconds (time waiting on the host not counted)
-        #[arg(long)]
-        compute_ms: Option<u64>,
-        /// freeze the intrinsics and provide `harden`
-        #[arg(long)]
-        hardened: bool,
-        /// forbid `eval` and `Function` from compiling strings
-        #[arg(long)]
-        no_eval: bool,
-        /// seed for Math.random
-        #[arg(long)]
-        seed: Option<u64>,
+        #[command(flatten)]
+        settings: sandbox::Settings,
     },
 }
 
@@ -108,27 +89,9 @@ fn run(cli: Cli) -> ExitCode {
             Err(report) => fail(&report),
         },
         Command::Repl => repl::run(&mut shell_runtime()),
-        Command::Sandbox {
-            file,
-            capabilities,
-            fuel,
-            heap_mb,
-            compute_ms,
-            hardened,
-            no_eval,
-            seed,
-        } => {
+        Command::Sandbox { file, settings } => {
             let Some(source) = read(&file) else {
                 return ExitCode::from(1);
-            };
-            let settings = sandbox::Settings {
-                capabilities,
-                fuel,
-                heap_mb,
-                compute_ms,
-                hardened,
-                no_eval,
-                seed,
             };
             sandbox::run(&source, &file.display().to_string(), settings)
         }

@@ -18,13 +18,28 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 /// What `kiln sandbox` was asked for.
+#[derive(clap::Args)]
 pub struct Settings {
+    /// an asynchronous host capability to give the guest (repeatable), e.g. tools.search
+    #[arg(long = "capability")]
     pub capabilities: Vec<String>,
+    /// fuel budget (about one unit per bytecode instruction)
+    #[arg(long)]
     pub fuel: Option<u64>,
+    /// heap limit in MiB
+    #[arg(long)]
     pub heap_mb: Option<usize>,
+    /// guest compute-time budget in milliseconds (time waiting on the host not counted)
+    #[arg(long)]
     pub compute_ms: Option<u64>,
+    /// freeze the intrinsics and provide `harden`
+    #[arg(long)]
     pub hardened: bool,
+    /// forbid `eval` and `Function` from compiling strings
+    #[arg(long)]
     pub no_eval: bool,
+    /// seed for Math.random
+    #[arg(long)]
     pub seed: Option<u64>,
 }
 
