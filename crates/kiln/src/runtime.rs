@@ -453,7 +453,7 @@ impl Runtime {
         };
         match settled {
             Some(Ok(v)) => {
-                let options = self.vm.host.boundary.clone();
+                let options = self.vm.host.boundary;
                 match self.vm.to_host(v, &options) {
                     Ok(h) => Ok(Outcome::Complete(h)),
                     Err(e) => Err(ErrorReport::host(

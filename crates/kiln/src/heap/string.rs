@@ -128,6 +128,13 @@ impl<'a> Units<'a> {
             _ => self.len() == other.len() && self.iter().eq(other.iter()),
         }
     }
+    /// Exact conversion; None for a string with a lone surrogate (it has no UTF-8 form).
+    pub fn to_rust_string_exact(self) -> Option<String> {
+        match self {
+            Units::Latin1(b) => Some(b.iter().map(|&c| c as char).collect()),
+            Units::Utf16(u) => String::from_utf16(u).ok(),
+        }
+    }
     /// Lossy conversion for messages and printing (lone surrogates become U+FFFD).
     pub fn to_rust_string(self) -> String {
         match self {

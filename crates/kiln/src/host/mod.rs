@@ -166,7 +166,7 @@ impl FromGuest for String {
 
 impl FromGuest for HostValue {
     fn from_guest(vm: &mut Vm, value: Value) -> JsResult<Self> {
-        let options = vm.host.boundary.clone();
+        let options = vm.host.boundary;
         vm.to_host(value, &options)
             .map_err(|e| vm.type_error(e.to_string()))
     }
@@ -336,7 +336,7 @@ impl Vm {
         if self.host.outstanding.len() >= self.limits.max_pending_host_calls {
             return Err(self.terminate(Termination::HostCalls));
         }
-        let options = self.host.boundary.clone();
+        let options = self.host.boundary;
         let mut host_args = Vec::with_capacity(args.count as usize);
         for i in 0..args.count as usize {
             let v = self.arg(args, i);

@@ -96,7 +96,7 @@ impl<T: Into<HostValue>> From<Vec<T>> for HostValue {
 }
 
 /// What may cross the boundary, and how much of it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct BoundaryOptions {
     /// BigInts cross as [`HostValue::BigInt`] (otherwise they are refused)
     pub bigint: bool,
@@ -196,12 +196,11 @@ impl ToHost<'_> {
     }
 
     fn string(&mut self, id: crate::heap::StringId) -> Result<String, BoundaryError> {
-        match self.vm.heap.units(id) {
-            crate::heap::string::Units::Latin1(b) => Ok(b.iter().map(|&c| c as char).collect()),
-            crate::heap::string::Units::Utf16(u) => {
-                String::from_utf16(u).map_err(|_| self.fail(BoundaryErrorKind::LoneSurrogate))
-            }
-        }
+        self.vm
+            .heap
+            .units(id)
+            .to_rust_string_exact()
+            .ok_or_else(|| self.fail(BoundaryErrorKind::LoneSurrogate))
     }
 
     fn convert(&mut self, v: Value) -> Result<HostValue, BoundaryError> {
