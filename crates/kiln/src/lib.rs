@@ -14,6 +14,7 @@ pub mod interpreter;
 pub mod object;
 pub mod realm;
 mod runtime;
+pub mod snapshot;
 pub mod value;
 
 pub use host::{CallId, HostError, HostValue, PendingCall};

@@ -6,6 +6,7 @@ use crate::host::{
 };
 use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
+use crate::snapshot::{Snapshot, SnapshotError, SnapshotErrorKind};
 use crate::value::Value;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -379,6 +380,65 @@ impl Runtime {
         self.finish_step(result)
     }
 
+    /// The current state as snapshot bytes (see [`crate::snapshot`]), typically while
+    /// the execution is suspended at host calls. With a `key`, the bytes are
+    /// authenticated (HMAC-SHA-256) and only restore with the same key.
+    pub fn snapshot(&mut self, key: Option<&[u8]>) -> Result<Vec<u8>, SnapshotError> {
+        if self.poisoned {
+            return Err(SnapshotError::new(
+                SnapshotErrorKind::Unsupported,
+                "this runtime stopped after an internal error",
+            ));
+        }
+        let execution = self.execution;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::snapshot::write(&mut self.vm, execution, key)
+        })) {
+            Ok(result) => result,
+            Err(_) => {
+                self.poisoned = true;
+                Err(SnapshotError::new(
+                    SnapshotErrorKind::Unsupported,
+                    "internal error in Kiln while writing a snapshot",
+                ))
+            }
+        }
+    }
+
+    /// A runtime continuing from `snapshot`. `options` supplies what a snapshot does not
+    /// carry: limits, boundary rules, the code-generation policy and the clock (the
+    /// random state and the budgets already spent come from the snapshot; `hardened`
+    /// locks the intrinsics down if the snapshot's were not). The host must register
+    /// the snapshot's capabilities again (same names) before resuming.
+    pub fn restore(snapshot: &Snapshot, options: Options) -> Result<Runtime, SnapshotError> {
+        let mut rt = Runtime::new();
+        let restored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::snapshot::restore(&mut rt.vm, snapshot)
+        }));
+        let execution = match restored {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(SnapshotError::new(
+                    SnapshotErrorKind::Corrupt,
+                    "the snapshot's state is inconsistent",
+                ));
+            }
+        };
+        rt.execution = execution;
+        let vm = &mut rt.vm;
+        vm.limits = options.limits;
+        vm.host.boundary = options.boundary;
+        vm.allow_code_generation = options.allow_code_generation;
+        vm.clock = options.clock;
+        if options.hardened && !vm.hardened && vm.lockdown().is_err() {
+            return Err(SnapshotError::new(
+                SnapshotErrorKind::Unsupported,
+                "the restored intrinsics could not be hardened",
+            ));
+        }
+        Ok(rt)
+    }
+
     /// Answer the outstanding host call `id` and continue the execution until it
     /// completes or waits for the host again.
     pub fn resume(
@@ -394,6 +454,16 @@ impl Runtime {
         id: CallId,
         answer: Result<HostValue, HostError>,
     ) -> Result<Outcome, ErrorReport> {
+        let missing = self.vm.host.missing_capabilities();
+        if !missing.is_empty() {
+            return Err(ErrorReport::host(
+                ErrorKind::Host,
+                format!(
+                    "register the restored capabilities before resuming: {}",
+                    missing.join(", ")
+                ),
+            ));
+        }
         match self.vm.answer_host_call(id, answer) {
             Ok(true) => {}
             Ok(false) => {

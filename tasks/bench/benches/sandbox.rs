@@ -1,10 +1,11 @@
-//! The sandbox path: what a host pays per synchronous capability call and per
-//! start → suspend → resume round trip.
+//! The sandbox path: what a host pays per synchronous capability call, per
+//! start → suspend → resume round trip, and to write and restore a snapshot.
 //!
 //! `cargo bench -p kiln-bench --bench sandbox`
 
 use divan::counter::ItemsCount;
-use kiln::{HostValue, Outcome, Runtime};
+use kiln::snapshot::Snapshot;
+use kiln::{HostValue, Options, Outcome, Runtime};
 
 fn main() {
     divan::main();
@@ -50,10 +51,8 @@ fn start_suspend_resume(bencher: divan::Bencher) {
     });
 }
 
-/// The agent pattern end to end in a fresh runtime: three tools called in parallel, the
-/// answers reduced in code.
-#[divan::bench]
-fn agent_script_end_to_end() -> Outcome {
+/// The agent script in a fresh runtime, suspended at its three parallel tool calls.
+fn suspended_agent() -> (Runtime, Vec<kiln::PendingCall>) {
     let mut rt = Runtime::new();
     for name in ["tools.search", "tools.fetch", "tools.rank"] {
         rt.register_async(name);
@@ -66,6 +65,14 @@ fn agent_script_end_to_end() -> Outcome {
     let Ok(Outcome::Suspended(calls)) = rt.start(script, "agent.js") else {
         unreachable!()
     };
+    (rt, calls)
+}
+
+/// The agent pattern end to end in a fresh runtime: three tools called in parallel, the
+/// answers reduced in code.
+#[divan::bench]
+fn agent_script_end_to_end() -> Outcome {
+    let (mut rt, calls) = suspended_agent();
     let answers = [
         HostValue::Array(vec![
             HostValue::object([("id", 1.into()), ("score", 0.9.into())]),
@@ -79,4 +86,23 @@ fn agent_script_end_to_end() -> Outcome {
         last = Some(rt.resume(call.id, Ok(answer)).unwrap());
     }
     last.unwrap()
+}
+
+/// Writing the snapshot of the suspended agent script (its size is printed once).
+#[divan::bench]
+fn snapshot_write(bencher: divan::Bencher) {
+    let (mut rt, _) = suspended_agent();
+    eprintln!("agent snapshot: {} bytes", rt.snapshot(None).unwrap().len());
+    bencher.bench_local(|| rt.snapshot(None).unwrap());
+}
+
+/// Checking and restoring that snapshot into a fresh runtime.
+#[divan::bench]
+fn snapshot_restore(bencher: divan::Bencher) {
+    let (mut rt, _) = suspended_agent();
+    let bytes = rt.snapshot(None).unwrap();
+    bencher.bench_local(|| {
+        let snapshot = Snapshot::open(&bytes, None).unwrap();
+        Runtime::restore(&snapshot, Options::default()).unwrap()
+    });
 }

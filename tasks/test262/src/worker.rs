@@ -219,7 +219,8 @@ fn run_in(
                 return Outcome::Fail(format!("missing or invalid harness file {name}"));
             };
             let vm = runtime.vm();
-            let block = vm.load_compiled(script);
+            let block =
+                vm.load_compiled(script, kiln::interpreter::Recipe::Compile { strict: false });
             if vm.run_top_level(block).is_err() {
                 let what = vm.take_exception();
                 let what = vm.display(what);

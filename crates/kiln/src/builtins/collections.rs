@@ -160,6 +160,11 @@ impl OrderedMap {
             }
             return;
         }
+        self.set_new(key, value, hash);
+    }
+
+    /// Append an entry for a key known to be absent.
+    fn set_new(&mut self, key: Value, value: Value, hash: u64) {
         let pos = self.entries.len() as u32;
         self.entries.push(Some((key, value)));
         self.hashes.push(hash);
@@ -252,6 +257,34 @@ impl OrderedMap {
         self.hashes = hashes;
     }
 
+    /// Every position (tombstones as None) and the number of pins, for a snapshot.
+    pub(crate) fn snapshot_parts(&self) -> (&[Option<(Value, Value)>], u32) {
+        (&self.entries, self.pins)
+    }
+
+    /// The table with these positions and pins, its hashes computed again from the keys
+    /// (which must be canonical, with flat strings).
+    pub(crate) fn restore(
+        heap: &crate::heap::Heap,
+        entries: Vec<Option<(Value, Value)>>,
+        pins: u32,
+    ) -> OrderedMap {
+        let mut map = OrderedMap {
+            pins,
+            ..OrderedMap::default()
+        };
+        for e in entries {
+            match e {
+                Some((k, v)) => map.set_new(k, v, key_hash(heap, k)),
+                None => {
+                    map.entries.push(None);
+                    map.hashes.push(0);
+                }
+            }
+        }
+        map
+    }
+
     fn pin(&mut self) {
         self.pins += 1;
     }
@@ -305,27 +338,29 @@ pub fn sweep_weak(kind: &mut ObjectKind, is_live: impl Fn(Value) -> bool) {
 /// A canonical key and its hash: CanonicalizeKeyedCollectionKey (−0 becomes +0),
 /// strings flattened.
 fn prepare_key(vm: &mut Vm, key: Value) -> (Value, u64) {
+    let key = if key.as_number() == Some(0.0) {
+        Value::int(0)
+    } else {
+        key
+    };
+    if let Some(s) = key.as_string() {
+        vm.heap.flatten(s);
+    }
+    (key, key_hash(&vm.heap, key))
+}
+
+/// The hash of a canonical key (strings flat).
+fn key_hash(heap: &crate::heap::Heap, key: Value) -> u64 {
     match key.kind() {
-        Kind::Int(i) => (key, mix((i as f64).to_bits() ^ 0x1)),
-        Kind::Double(d) => {
-            if d == 0.0 {
-                (Value::int(0), mix(0f64.to_bits() ^ 0x1))
-            } else if d.is_nan() {
-                (key, mix(f64::NAN.to_bits() ^ 0x1))
-            } else {
-                (key, mix(d.to_bits() ^ 0x1))
-            }
-        }
-        Kind::String(s) => {
-            let h = vm.heap.units(s).content_hash();
-            (key, mix(h ^ 0x2))
-        }
+        Kind::Int(i) => mix((i as f64).to_bits() ^ 0x1),
+        Kind::Double(d) if d.is_nan() => mix(f64::NAN.to_bits() ^ 0x1),
+        Kind::Double(d) => mix(d.to_bits() ^ 0x1),
+        Kind::String(s) => mix(heap.flat_units(s).content_hash() ^ 0x2),
         Kind::BigInt(b) => {
-            let bytes = vm.heap.bigint(b).to_signed_bytes_le();
-            let h = Units::Latin1(&bytes).content_hash();
-            (key, mix(h ^ 0x3))
+            let bytes = heap.bigint(b).to_signed_bytes_le();
+            mix(Units::Latin1(&bytes).content_hash() ^ 0x3)
         }
-        _ => (key, mix(key.to_bits())),
+        _ => mix(key.to_bits()),
     }
 }
 

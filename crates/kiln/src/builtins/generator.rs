@@ -318,6 +318,15 @@ fn await_return_settled(
     Ok(Value::UNDEFINED)
 }
 
+/// The natives this module creates while the guest runs; snapshots name them by their
+/// position in this list.
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 4] = [
+    await_return_fulfilled,
+    await_return_rejected,
+    unwrap_fn,
+    close_iterator_fn,
+];
+
 fn await_return_fulfilled(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     await_return_settled(vm, args, Ok)
 }

@@ -335,6 +335,19 @@ fn claim_resolution(vm: &mut Vm, cell: Value) -> bool {
     true
 }
 
+/// The natives this module creates while the guest runs (realm creation makes the rest);
+/// snapshots name them by their position in this list.
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 8] = [
+    capability_executor,
+    resolve_function,
+    reject_function,
+    then_finally_fn,
+    catch_finally_fn,
+    value_thunk,
+    thrower,
+    combinator_element,
+];
+
 fn resolve_function(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let data = vm.native_data(vm.native_callee).to_vec();
     if !claim_resolution(vm, data[1]) {

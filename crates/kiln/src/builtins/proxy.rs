@@ -68,6 +68,10 @@ fn revocable(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 }
 
 /// [Proxy Revocation Functions](https://tc39.es/ecma262/#sec-proxy-revocation-functions)
+/// The natives this module creates while the guest runs; snapshots name them by their
+/// position in this list.
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 1] = [revoke_proxy];
+
 fn revoke_proxy(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
     let f = vm.native_callee;
     let p = vm.native_data(f).first().copied().unwrap_or(Value::NULL);

@@ -111,6 +111,26 @@ impl RegExpData {
         out.push(Value::string(self.source));
         out.push(Value::string(self.flags));
     }
+
+    /// The data of a regular expression with this [[OriginalSource]] and
+    /// [[OriginalFlags]] (flat strings), compiled again; None if they are invalid.
+    pub(crate) fn rebuild(
+        heap: &crate::heap::Heap,
+        source: StringId,
+        flags: StringId,
+        legacy: bool,
+    ) -> Option<RegExpData> {
+        let parsed_flags = Flags::parse(&heap.flat_units(flags).to_vec())?;
+        let matcher = compile(&heap.flat_units(source).to_vec(), parsed_flags).ok()?;
+        Some(RegExpData {
+            matcher,
+            source,
+            flags,
+            parsed_flags,
+            input_cache: None,
+            legacy,
+        })
+    }
 }
 
 type CompiledCache = rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>;

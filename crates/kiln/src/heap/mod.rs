@@ -129,6 +129,35 @@ impl<T: Default> Arena<T> {
         live_bytes
     }
 
+    /// Every slot in index order, None for a free one.
+    pub fn slots(&self) -> impl Iterator<Item = Option<&T>> + '_ {
+        self.items
+            .iter()
+            .zip(&self.live)
+            .map(|(item, &live)| live.then_some(item))
+    }
+
+    /// An arena holding exactly these slots (None for a free one).
+    pub(crate) fn from_slots(slots: Vec<Option<T>>) -> Self {
+        let mut arena = Arena::new();
+        for (i, slot) in slots.into_iter().enumerate() {
+            arena.live.push(slot.is_some());
+            arena.marks.push(false);
+            if slot.is_none() {
+                arena.free.push(i as u32);
+            }
+            arena.items.push(slot.unwrap_or_default());
+        }
+        // allocate from the lowest free index first, as a fresh arena would
+        arena.free.reverse();
+        arena
+    }
+
+    /// Whether `i` is a live entry.
+    pub fn is_live(&self, i: u32) -> bool {
+        self.live.get(i as usize).copied().unwrap_or(false)
+    }
+
     pub fn live_count(&self) -> usize {
         self.items.len() - self.free.len()
     }
@@ -141,6 +170,14 @@ impl<T: Default> Arena<T> {
             .filter(|(_, l)| **l)
             .map(|(i, _)| i as u32)
     }
+}
+
+/// Every cell of a heap, as a snapshot restores them.
+pub(crate) struct RestoredCells {
+    pub strings: Arena<JsStr>,
+    pub symbols: Arena<Symbol>,
+    pub bigints: Arena<BigInt>,
+    pub envs: Arena<Env>,
 }
 
 /// Heap-wide statistics for budgets and tests.
@@ -206,6 +243,72 @@ impl Heap {
         };
         heap.length_atom = heap.intern("length");
         heap
+    }
+
+    /// Replace the strings, symbols, BigInts, environments and shapes (restoring a
+    /// snapshot; objects follow, then [`Heap::recount`]); the atom table is computed
+    /// again. Fails if two atoms have the same contents.
+    pub(crate) fn restore(
+        &mut self,
+        cells: RestoredCells,
+        shapes: ShapeTable,
+    ) -> Result<(), &'static str> {
+        self.strings = cells.strings;
+        self.symbols = cells.symbols;
+        self.bigints = cells.bigints;
+        self.envs = cells.envs;
+        self.shapes = shapes;
+        self.proto_epoch = self.proto_epoch.wrapping_add(1);
+        self.atoms = AtomTable::default();
+        let atoms: Vec<StringId> = self
+            .strings
+            .live_indices()
+            .filter(|&i| self.strings.get(i).is_atom)
+            .map(StringId)
+            .collect();
+        for id in atoms {
+            let units = self.flat_units(id);
+            let hash = units.content_hash();
+            if self
+                .atoms
+                .bucket(hash)
+                .any(|other| self.flat_units(other).eq_units(units))
+            {
+                return Err("two atoms have the same contents");
+            }
+            self.atoms.insert(hash, id);
+        }
+        Ok(())
+    }
+
+    /// Count the bytes of every live cell again (after a restore).
+    pub(crate) fn recount(&mut self) {
+        self.bytes = self
+            .objects
+            .slots()
+            .flatten()
+            .map(object_size)
+            .sum::<usize>()
+            + self
+                .strings
+                .slots()
+                .flatten()
+                .map(|s| size_of::<JsStr>() + s.payload_bytes())
+                .sum::<usize>()
+            + self.symbols.live_count() * size_of::<Symbol>()
+            + self
+                .bigints
+                .slots()
+                .flatten()
+                .map(|b| size_of::<BigInt>() + b.bits() as usize / 8)
+                .sum::<usize>()
+            + self
+                .envs
+                .slots()
+                .flatten()
+                .map(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>())
+                .sum::<usize>();
+        self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
     }
 
     pub fn stats(&self) -> HeapStats {

@@ -68,7 +68,7 @@ impl Vm {
 
 /// `harden(value)`: freeze `value`, its prototypes and everything reachable from its
 /// properties; returns `value`.
-fn harden(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+pub(super) fn harden(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let v = vm.arg(args, 0);
     if let Some(o) = v.as_object() {
         freeze_reachable(vm, vec![o], &[])?;

@@ -75,6 +75,8 @@ pub type SyncFn = Rc<dyn Fn(&mut Vm, Args) -> JsResult<Value>>;
 pub(crate) enum CapabilityKind {
     Sync(SyncFn),
     Async,
+    /// named in a restored snapshot, not yet registered again by the host
+    Missing,
 }
 
 #[derive(Clone)]
@@ -95,12 +97,21 @@ pub(crate) struct OutstandingCall {
 pub struct HostState {
     pub(crate) capabilities: Vec<Capability>,
     pub(crate) outstanding: Vec<OutstandingCall>,
-    next_id: CallId,
+    pub(crate) next_id: CallId,
     /// what values may cross to the host
     pub boundary: BoundaryOptions,
 }
 
 impl HostState {
+    /// Capabilities a restored snapshot names that the host has not registered again.
+    pub fn missing_capabilities(&self) -> Vec<String> {
+        self.capabilities
+            .iter()
+            .filter(|c| matches!(c.kind, CapabilityKind::Missing))
+            .map(|c| c.name.to_string())
+            .collect()
+    }
+
     /// The calls waiting for an answer, oldest first.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.outstanding.iter().map(|c| c.call.clone()).collect()
@@ -277,6 +288,10 @@ sync_capability!(A, B);
 sync_capability!(A, B, C);
 sync_capability!(A, B, C, D);
 
+/// The natives a host adds after realm creation (capabilities, `harden`); snapshots name
+/// them by their position in this list.
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 2] = [call_capability, harden::harden];
+
 /// The native behind every capability: its data is the capability's index.
 fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let index = vm
@@ -290,6 +305,10 @@ fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     match capability.kind {
         CapabilityKind::Sync(f) => f(vm, args),
         CapabilityKind::Async => vm.start_host_call(&capability.name, args),
+        CapabilityKind::Missing => Err(vm.type_error(format!(
+            "the host capability {} was not provided to this runtime",
+            capability.name
+        ))),
     }
 }
 
@@ -297,6 +316,11 @@ impl Vm {
     /// Make a capability callable by the guest under `name`; a dotted name
     /// (`tools.search`) defines it on a plain namespace object (`tools`) of the global.
     pub(crate) fn register_capability(&mut self, name: &str, kind: CapabilityKind) {
+        // a runtime restored from a snapshot already has the guest's function: bind it
+        if let Some(known) = self.host.capabilities.iter_mut().find(|c| &*c.name == name) {
+            known.kind = kind;
+            return;
+        }
         let index = self.host.capabilities.len() as i32;
         let mut holder = self.intrinsics.global;
         let mut parts: Vec<&str> = name.split('.').collect();

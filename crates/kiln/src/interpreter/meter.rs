@@ -77,6 +77,15 @@ impl Meter {
     pub fn reset(&mut self) {
         *self = Meter::default();
     }
+
+    /// Continue an account that had used `fuel` and `compute` time (a restored snapshot).
+    pub fn restore(&mut self, fuel: u64, compute: Duration) {
+        *self = Meter {
+            consumed: fuel,
+            compute,
+            ..Meter::default()
+        };
+    }
 }
 
 impl Vm {

@@ -114,9 +114,26 @@ pub struct LoadedScript {
     pub source: Rc<str>,
     pub name: Rc<str>,
     pub kind: ScriptKind,
+    /// how it was compiled (a snapshot records this and compiles the source again)
+    pub recipe: Recipe,
     /// byte offset of each line start
     pub line_starts: Vec<u32>,
     pub blocks: Vec<Rc<CodeBlock>>,
+}
+
+/// The compiler inputs of a loaded script besides its source, name and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recipe {
+    /// `kiln_compiler::compile(source, name, kind, strict)`
+    Compile { strict: bool },
+    /// a direct `eval`: `kiln_compiler::compile_eval` against the eval scope that is
+    /// constant `constant` of block `block` of script `script`
+    DirectEval {
+        strict: bool,
+        script: u32,
+        block: u32,
+        constant: u32,
+    },
 }
 
 impl LoadedScript {
@@ -441,10 +458,11 @@ impl Vm {
                 return Err(self.syntax_error(msg));
             }
         };
-        Ok(self.load_compiled(script))
+        Ok(self.load_compiled(script, Recipe::Compile { strict }))
     }
 
-    pub fn load_compiled(&mut self, script: Script) -> Rc<CodeBlock> {
+    /// Load a compiled script; `recipe` says how it was compiled from its source.
+    pub fn load_compiled(&mut self, script: Script, recipe: Recipe) -> Rc<CodeBlock> {
         let script_index = self.scripts.len() as u32;
         let source: Rc<str> = script.source.into();
         let mut line_starts = vec![0u32];
@@ -458,6 +476,7 @@ impl Vm {
             source,
             name: script.source_name.into(),
             kind: script.kind,
+            recipe,
             line_starts,
             blocks,
         });

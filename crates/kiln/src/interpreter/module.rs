@@ -206,7 +206,7 @@ impl Vm {
                 }
             };
             let info = compiled.module.take().map(|b| *b).unwrap_or_default();
-            self.load_compiled(compiled);
+            self.load_compiled(compiled, super::Recipe::Compile { strict: true });
             (Some(self.scripts.len() as u32 - 1), info)
         };
         let env_size = if json { 1 } else { info.env_size as usize };

@@ -4,12 +4,13 @@
 //! The compiler side is `kiln_compiler::dynamic`; the design is in
 //! `docs/eval.md`.
 
-use super::{Exit, ReturnTo, Vm};
+use super::{Exit, Recipe, ReturnTo, Vm};
 use crate::JsResult;
 use crate::heap::EnvId;
 use crate::object::{ObjectKind, PropertyKey};
 use crate::value::Value;
 use kiln_bytecode::Constant;
+use std::rc::Rc;
 
 impl Vm {
     /// [HasBinding](https://tc39.es/ecma262/#sec-object-environment-records-hasbinding-n) of
@@ -106,11 +107,16 @@ impl Vm {
         let code = frame.code.clone();
         let pc = frame.pc.saturating_sub(1);
         let (callee, env, new_target) = (frame.callee, frame.env, frame.new_target);
-        let scope = code.code.constants.iter().find_map(|c| match c {
-            Constant::EvalScope(scope) if scope.pc == pc => Some(scope),
-            _ => None,
-        });
-        let Some(scope) = scope else {
+        let scope = code
+            .code
+            .constants
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| match c {
+                Constant::EvalScope(scope) if scope.pc == pc => Some((i, scope)),
+                _ => None,
+            });
+        let Some((constant, scope)) = scope else {
             return self.eval_code(x, strict);
         };
         self.ensure_can_compile_strings()?;
@@ -122,7 +128,19 @@ impl Vm {
                 return Err(self.syntax_error(msg));
             }
         };
-        let block = self.load_compiled(script);
+        let caller_script = code.script;
+        let caller_block = self.scripts[caller_script as usize]
+            .blocks
+            .iter()
+            .position(|b| Rc::ptr_eq(b, &code))
+            .unwrap_or(0) as u32;
+        let recipe = Recipe::DirectEval {
+            strict,
+            script: caller_script,
+            block: caller_block,
+            constant: constant as u32,
+        };
+        let block = self.load_compiled(script, recipe);
         let this = Value::object(self.intrinsics.global);
         self.push_frame(
             block,

@@ -174,7 +174,57 @@ impl ShapeTable {
     pub fn count(&self) -> usize {
         self.shapes.len()
     }
+
+    /// How shape `id` was made (for a snapshot); None for [`ShapeId::DICTIONARY`].
+    pub fn origin(&self, id: ShapeId) -> Option<ShapeOrigin> {
+        let shape = self.shapes.get(id.0 as usize)?;
+        match (shape.parent, shape.key) {
+            (Some(parent), Some((key, attrs))) => Some(ShapeOrigin::Child(parent, key, attrs)),
+            _ if id == ShapeId::DICTIONARY => None,
+            _ => Some(ShapeOrigin::Root(shape.proto)),
+        }
+    }
+
+    /// The table whose shapes 1.. were made as `origins` say, with the same ids; None if
+    /// the origins are inconsistent (a parent not made before its child, a repeat).
+    pub fn rebuild(origins: &[ShapeOrigin]) -> Option<ShapeTable> {
+        let mut table = ShapeTable::new();
+        for (i, origin) in origins.iter().enumerate() {
+            let expected = ShapeId(i as u32 + 1);
+            let made = match *origin {
+                ShapeOrigin::Root(proto) => {
+                    if table.roots.contains_key(&proto) {
+                        return None;
+                    }
+                    table.root(proto)
+                }
+                ShapeOrigin::Child(parent, key, attrs) => {
+                    if parent == ShapeId::DICTIONARY
+                        || parent.0 >= expected.0
+                        || table.get(parent).len >= MAX_SHAPE_LENGTH
+                    {
+                        return None;
+                    }
+                    table.add(parent, key, attrs)
+                }
+            };
+            if made != expected {
+                return None;
+            }
+        }
+        Some(table)
+    }
 }
+
+/// How a shape was made: the root for a prototype, or a parent plus one property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeOrigin {
+    Root(Option<ObjectId>),
+    Child(ShapeId, PropertyKey, Attrs),
+}
+
+/// No shape chain is longer than this (objects go to dictionary mode well before).
+const MAX_SHAPE_LENGTH: u32 = 1 << 16;
 
 #[cfg(test)]
 mod tests {

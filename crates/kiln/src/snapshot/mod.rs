@@ -1,0 +1,304 @@
+//! Snapshots: a runtime at rest — typically suspended at host calls — as bytes that a
+//! fresh process restores to continue exactly where it stopped.
+//!
+//! # What is stored
+//!
+//! The whole heap (every object, string, symbol, BigInt and environment, at the same
+//! ids), the shape tree, the global bindings, the symbol registry, the meter, the
+//! host's capability names and outstanding calls, and for each loaded script its
+//! source and how it was compiled ([`crate::interpreter::Recipe`]). Bytecode is not
+//! stored: restoring compiles the sources again, so every instruction a restored
+//! runtime runs was produced by the compiler, never read from the bytes. Native
+//! functions are stored by their number in a registry every process of the same build
+//! computes alike ([`natives`]). Inline caches and other caches start empty.
+//!
+//! # Envelope
+//!
+//! ```text
+//! "KILNSNAP"  format version (u32 LE)  engine version (LEB128 length + UTF-8)
+//! snapshot id (16 bytes)  authenticated (u8)  payload length (LEB128)  payload
+//! tag (32 bytes): SHA-256 of everything before it, or HMAC-SHA-256 with the host's key
+//! ```
+//!
+//! A snapshot restores only in the same Kiln version and build (the registry of
+//! natives and the intrinsics must agree; both are checked). Decoding never trusts a
+//! length, index or id: a truncated or corrupted snapshot is refused with an error, and
+//! a restored heap is validated whole before anything runs ([`read::validate`]).
+//! Bytes that pass through untrusted hands should be authenticated with a key: the
+//! checks make a forged heap harmless to the host process, not meaningful.
+
+mod codec;
+mod natives;
+mod read;
+mod write;
+
+use crate::interpreter::Vm;
+use crate::value::Value;
+use codec::{Reader, Writer};
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+
+const MAGIC: &[u8; 8] = b"KILNSNAP";
+/// Bumped whenever the payload layout changes.
+const FORMAT_VERSION: u32 = 1;
+const TAG_LEN: usize = 32;
+
+/// Why a snapshot could not be made or restored. The kinds are stable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotErrorKind {
+    /// the runtime is not at rest, or holds something a snapshot cannot carry (a module,
+    /// a native function the host defined)
+    Unsupported,
+    /// not a Kiln snapshot, or truncated or damaged (checksum, structure)
+    Corrupt,
+    /// the tag does not verify with the host's key, or a key is missing on either side
+    Authentication,
+    /// made by another version or build of Kiln
+    Version,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotError {
+    pub kind: SnapshotErrorKind,
+    pub message: String,
+}
+
+impl SnapshotError {
+    pub fn new(kind: SnapshotErrorKind, message: impl Into<String>) -> Self {
+        SnapshotError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "snapshot: {}", self.message)
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+/// A snapshot's unique id: a host that records the ids it resumed can refuse replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SnapshotId(pub [u8; 16]);
+
+impl std::fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl SnapshotId {
+    fn fresh() -> SnapshotId {
+        use std::hash::{BuildHasher, Hasher};
+        let half = || {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            h.finish().to_le_bytes()
+        };
+        let mut id = [0; 16];
+        id[..8].copy_from_slice(&half());
+        id[8..].copy_from_slice(&half());
+        SnapshotId(id)
+    }
+}
+
+/// Snapshot bytes whose envelope was checked: magic, versions, checksum or key.
+///
+/// ```
+/// use kiln::{HostValue, Outcome, Runtime, snapshot::Snapshot};
+///
+/// let mut rt = Runtime::new();
+/// rt.register_async("tools.lookup");
+/// let Outcome::Suspended(calls) = rt.start("tools.lookup('x').then(v => v + 1)", "a.js").unwrap()
+/// else { panic!() };
+/// let bytes = rt.snapshot(None).unwrap();
+/// drop(rt);
+///
+/// // later, perhaps in another process
+/// let snapshot = Snapshot::open(&bytes, None).unwrap();
+/// let mut rt = Runtime::restore(&snapshot, Default::default()).unwrap();
+/// rt.register_async("tools.lookup");
+/// let done = rt.resume(calls[0].id, Ok(HostValue::Number(41.0))).unwrap();
+/// assert_eq!(done, Outcome::Complete(HostValue::Number(42.0)));
+/// ```
+pub struct Snapshot<'a> {
+    id: SnapshotId,
+    payload: &'a [u8],
+}
+
+impl<'a> Snapshot<'a> {
+    /// Check the envelope of `bytes`. With a `key`, the snapshot must carry an HMAC made
+    /// with that key; without one, it must carry a plain checksum.
+    pub fn open(bytes: &'a [u8], key: Option<&[u8]>) -> Result<Snapshot<'a>, SnapshotError> {
+        use SnapshotErrorKind::*;
+        if bytes.len() < MAGIC.len() + TAG_LEN || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(SnapshotError::new(Corrupt, "not a Kiln snapshot"));
+        }
+        let (signed, tag) = bytes.split_at(bytes.len() - TAG_LEN);
+        let mut r = Reader::new(&signed[MAGIC.len()..]);
+        let format = r.u32()?;
+        let engine = r.string()?;
+        if format != FORMAT_VERSION || engine != env!("CARGO_PKG_VERSION") {
+            return Err(SnapshotError::new(
+                Version,
+                format!(
+                    "made by Kiln {engine} (format {format}); this is Kiln {} (format {FORMAT_VERSION})",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ));
+        }
+        let mut id = [0; 16];
+        for b in &mut id {
+            *b = r.u8()?;
+        }
+        let authenticated = r.bool()?;
+        match (key, authenticated) {
+            (Some(key), true) => {
+                let mut mac = hmac_with(key);
+                mac.update(signed);
+                if mac.verify_slice(tag).is_err() {
+                    return Err(SnapshotError::new(
+                        Authentication,
+                        "the snapshot does not verify with this key",
+                    ));
+                }
+            }
+            (None, false) => {
+                if Sha256::digest(signed).as_slice() != tag {
+                    return Err(SnapshotError::new(Corrupt, "the checksum does not match"));
+                }
+            }
+            (Some(_), false) => {
+                return Err(SnapshotError::new(
+                    Authentication,
+                    "the snapshot is not authenticated, but a key was given",
+                ));
+            }
+            (None, true) => {
+                return Err(SnapshotError::new(
+                    Authentication,
+                    "the snapshot is authenticated: it needs the key",
+                ));
+            }
+        }
+        let payload = r.bytes()?;
+        if !r.is_at_end() {
+            return Err(SnapshotError::new(Corrupt, "bytes after the payload"));
+        }
+        Ok(Snapshot {
+            id: SnapshotId(id),
+            payload,
+        })
+    }
+
+    pub fn id(&self) -> SnapshotId {
+        self.id
+    }
+}
+
+fn hmac_with(key: &[u8]) -> Hmac<Sha256> {
+    <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes keys of any length")
+}
+
+/// Serialise `vm` (at rest) and the execution result it waits for into snapshot bytes.
+pub(crate) fn write(
+    vm: &mut Vm,
+    execution: Option<Value>,
+    key: Option<&[u8]>,
+) -> Result<Vec<u8>, SnapshotError> {
+    if !vm.frames.is_empty()
+        || !vm.jobs.is_empty()
+        || !vm.roots.is_empty()
+        || vm.native_depth != 0
+        || vm.termination.is_some()
+    {
+        return Err(SnapshotError::new(
+            SnapshotErrorKind::Unsupported,
+            "the runtime is running; a snapshot is taken between runs",
+        ));
+    }
+    if !vm.modules.records.is_empty() {
+        return Err(SnapshotError::new(
+            SnapshotErrorKind::Unsupported,
+            "modules cannot be snapshotted yet",
+        ));
+    }
+    vm.stack.clear();
+    // Ropes are stored flat; collecting first drops what nothing can reach.
+    for i in vm.heap.strings.live_indices().collect::<Vec<_>>() {
+        vm.heap.flatten(crate::heap::StringId(i));
+    }
+    vm.collect_garbage();
+
+    let registry = natives::Registry::get();
+    let mut p = write::PayloadWriter::new(vm, registry);
+    p.w.usize(registry.len());
+    p.w.usize(registry.fingerprint.len());
+    for &id in &registry.fingerprint {
+        p.w.u32(id);
+    }
+    p.cells(vm);
+    p.shapes(vm);
+    p.scripts(vm)?;
+    p.objects(vm)?;
+    p.vm_state(vm, execution);
+    let payload = p.w.bytes;
+
+    let mut out = Writer::default();
+    out.bytes.extend_from_slice(MAGIC);
+    out.u32(FORMAT_VERSION);
+    out.str(env!("CARGO_PKG_VERSION"));
+    out.bytes.extend_from_slice(&SnapshotId::fresh().0);
+    out.bool(key.is_some());
+    out.bytes(&payload);
+    let tag = match key {
+        Some(key) => {
+            let mut mac = hmac_with(key);
+            mac.update(&out.bytes);
+            mac.finalize().into_bytes().to_vec()
+        }
+        None => Sha256::digest(&out.bytes).to_vec(),
+    };
+    out.bytes.extend_from_slice(&tag);
+    Ok(out.bytes)
+}
+
+/// Restore a snapshot's state into `vm`, a fresh VM; returns the execution result the
+/// snapshot waited for.
+pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>, SnapshotError> {
+    let registry = natives::Registry::get();
+    let mut p = read::PayloadReader::new(snapshot.payload, registry);
+    p.fingerprint()?;
+    let cells = p.cells()?;
+    let shapes = p.shapes()?;
+    vm.heap
+        .restore(cells, shapes)
+        .map_err(|e| SnapshotError::new(SnapshotErrorKind::Corrupt, e))?;
+    vm.scripts.clear();
+    vm.small_int_strings.fill(None);
+    vm.single_unit_strings.fill(None);
+    vm.megamorphic
+        .iter_mut()
+        .for_each(|e| e.2 = crate::interpreter::InlineCache::Empty);
+    let templates = p.scripts(vm)?;
+    let objects = p.objects(vm)?;
+    vm.heap.objects = crate::heap::Arena::from_slots(objects);
+    vm.heap.recount();
+    let execution = p.vm_state(vm)?;
+    if !p.r.is_at_end() {
+        return Err(codec::corrupt("bytes after the state"));
+    }
+    read::validate(vm, execution, &templates)?;
+    Ok(execution)
+}

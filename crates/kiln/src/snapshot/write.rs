@@ -1,0 +1,687 @@
+//! Writing the payload: the VM at rest (no frame on the stack, nothing queued) as
+//! compiler recipes, shapes, every heap cell and the host's outstanding calls.
+//!
+//! The order of sections is the order [`super::read`] needs them: cells before the
+//! scripts (compiling again interns into the restored heap), scripts before objects
+//! (closures and suspended frames name their code by script and block).
+
+use super::codec::Writer;
+use super::natives::Registry;
+use super::{SnapshotError, SnapshotErrorKind};
+use crate::builtins::promise::Status;
+use crate::builtins::typed_array::ElementType;
+use crate::heap::string::StrData;
+use crate::host::HostValue;
+use crate::interpreter::generator::{
+    GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, SuspendKind,
+};
+use crate::interpreter::{CodeBlock, Recipe, Vm};
+use crate::object::shape::{ShapeId, ShapeOrigin};
+use crate::object::{Elements, IterationKind, Object, ObjectKind, PropertyKey};
+use crate::value::{Kind, Value};
+use kiln_bytecode::ScriptKind;
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// Tags of [`Value`] kinds.
+pub(super) mod tag {
+    pub const UNDEFINED: u8 = 0;
+    pub const NULL: u8 = 1;
+    pub const FALSE: u8 = 2;
+    pub const TRUE: u8 = 3;
+    pub const HOLE: u8 = 4;
+    pub const INT: u8 = 5;
+    pub const DOUBLE: u8 = 6;
+    pub const STRING: u8 = 7;
+    pub const SYMBOL: u8 = 8;
+    pub const BIGINT: u8 = 9;
+    pub const OBJECT: u8 = 10;
+}
+
+pub(super) struct PayloadWriter<'a> {
+    pub w: Writer,
+    registry: &'a Registry,
+    /// each loaded code block -> (script, block)
+    blocks: FxHashMap<*const CodeBlock, (u32, u32)>,
+}
+
+fn unsupported(message: impl Into<String>) -> SnapshotError {
+    SnapshotError::new(SnapshotErrorKind::Unsupported, message)
+}
+
+impl<'a> PayloadWriter<'a> {
+    pub fn new(vm: &Vm, registry: &'a Registry) -> Self {
+        let mut blocks = FxHashMap::default();
+        for (s, script) in vm.scripts.iter().enumerate() {
+            for (b, block) in script.blocks.iter().enumerate() {
+                blocks.insert(Rc::as_ptr(block), (s as u32, b as u32));
+            }
+        }
+        PayloadWriter {
+            w: Writer::default(),
+            registry,
+            blocks,
+        }
+    }
+
+    pub fn value(&mut self, v: Value) {
+        let w = &mut self.w;
+        match v.kind() {
+            Kind::Undefined => w.u8(tag::UNDEFINED),
+            Kind::Null => w.u8(tag::NULL),
+            Kind::Bool(false) => w.u8(tag::FALSE),
+            Kind::Bool(true) => w.u8(tag::TRUE),
+            Kind::Hole => w.u8(tag::HOLE),
+            Kind::Int(i) => {
+                w.u8(tag::INT);
+                w.u32(i as u32);
+            }
+            Kind::Double(d) => {
+                w.u8(tag::DOUBLE);
+                w.f64(d);
+            }
+            Kind::String(s) => {
+                w.u8(tag::STRING);
+                w.u32(s.0);
+            }
+            Kind::Symbol(s) => {
+                w.u8(tag::SYMBOL);
+                w.u32(s.0);
+            }
+            Kind::BigInt(b) => {
+                w.u8(tag::BIGINT);
+                w.u32(b.0);
+            }
+            Kind::Object(o) => {
+                w.u8(tag::OBJECT);
+                w.u32(o.0);
+            }
+        }
+    }
+
+    fn values(&mut self, vs: &[Value]) {
+        self.w.usize(vs.len());
+        for &v in vs {
+            self.value(v);
+        }
+    }
+
+    fn key(&mut self, k: PropertyKey) {
+        match k {
+            PropertyKey::String(s) => {
+                self.w.u8(0);
+                self.w.u32(s.0);
+            }
+            PropertyKey::Symbol(s) => {
+                self.w.u8(1);
+                self.w.u32(s.0);
+            }
+            PropertyKey::Index(i) => {
+                self.w.u8(2);
+                self.w.u32(i);
+            }
+        }
+    }
+
+    fn code(&mut self, code: &Rc<CodeBlock>) -> Result<(), SnapshotError> {
+        let &(script, block) = self
+            .blocks
+            .get(&Rc::as_ptr(code))
+            .ok_or_else(|| unsupported("a function's code is not loaded in this runtime"))?;
+        self.w.u32(script);
+        self.w.u32(block);
+        Ok(())
+    }
+
+    // ---- sections ----
+
+    pub fn scripts(&mut self, vm: &Vm) -> Result<(), SnapshotError> {
+        self.w.usize(vm.scripts.len());
+        for script in &vm.scripts {
+            let kind = match script.kind {
+                ScriptKind::Script => 0,
+                ScriptKind::Eval => 1,
+                ScriptKind::Module => {
+                    return Err(unsupported("modules cannot be snapshotted yet"));
+                }
+            };
+            self.w.str(&script.source);
+            self.w.str(&script.name);
+            self.w.u8(kind);
+            match script.recipe {
+                Recipe::Compile { strict } => {
+                    self.w.u8(0);
+                    self.w.bool(strict);
+                }
+                Recipe::DirectEval {
+                    strict,
+                    script,
+                    block,
+                    constant,
+                } => {
+                    self.w.u8(1);
+                    self.w.bool(strict);
+                    self.w.u32(script);
+                    self.w.u32(block);
+                    self.w.u32(constant);
+                }
+            }
+            self.w.usize(script.blocks.len());
+            for block in &script.blocks {
+                let templates = block.templates.borrow();
+                self.w.usize(templates.len());
+                for &(constant, object) in templates.iter() {
+                    self.w.u32(constant as u32);
+                    self.w.u32(object.0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn shapes(&mut self, vm: &Vm) {
+        let table = &vm.heap.shapes;
+        self.w.usize(table.count() - 1);
+        for id in 1..table.count() as u32 {
+            match table.origin(ShapeId(id)) {
+                Some(ShapeOrigin::Child(parent, key, attrs)) => {
+                    self.w.u8(1);
+                    self.w.u32(parent.0);
+                    self.key(key);
+                    self.w.u8(attrs.0);
+                }
+                Some(ShapeOrigin::Root(proto)) => {
+                    self.w.u8(0);
+                    self.w.option(proto, |w, p| w.u32(p.0));
+                }
+                // only shape 0 (dictionary mode) has no origin, and it is not written
+                None => {}
+            }
+        }
+    }
+
+    /// Strings, symbols, BigInts and environments (every string must be flat).
+    pub fn cells(&mut self, vm: &Vm) {
+        let heap = &vm.heap;
+        self.w.usize(heap.strings.slots().count());
+        for s in heap.strings.slots() {
+            match s {
+                None => self.w.u8(0),
+                Some(s) => {
+                    match &s.data {
+                        StrData::Latin1(b) => {
+                            self.w.u8(1);
+                            self.w.bytes(b);
+                        }
+                        StrData::Utf16(u) => {
+                            self.w.u8(2);
+                            self.w.units(u);
+                        }
+                        // flattened before writing (see `Vm::prepare_snapshot`)
+                        StrData::Rope { .. } => {
+                            self.w.u8(1);
+                            self.w.bytes(&[]);
+                        }
+                    }
+                    self.w.bool(s.is_atom);
+                }
+            }
+        }
+        self.w.usize(heap.symbols.slots().count());
+        for s in heap.symbols.slots() {
+            self.w.option(s, |w, s| {
+                w.option(s.description, |w, d| w.u32(d.0));
+                w.bool(s.is_private);
+                w.bool(s.registered);
+            });
+        }
+        self.w.usize(heap.bigints.slots().count());
+        for b in heap.bigints.slots() {
+            self.w.option(b, |w, b| w.bytes(&b.to_signed_bytes_le()));
+        }
+        self.w.usize(heap.envs.slots().count());
+        let envs: Vec<_> = heap.envs.slots().collect();
+        for e in envs {
+            match e {
+                None => self.w.u8(0),
+                Some(e) => {
+                    self.w.u8(1);
+                    self.w.option(e.parent, |w, p| w.u32(p.0));
+                    self.values(&e.slots);
+                }
+            }
+        }
+    }
+
+    pub fn objects(&mut self, vm: &Vm) -> Result<(), SnapshotError> {
+        let slots: Vec<Option<&Object>> = vm.heap.objects.slots().collect();
+        self.w.usize(slots.len());
+        for o in slots {
+            match o {
+                None => self.w.u8(0),
+                Some(o) => {
+                    self.w.u8(1);
+                    self.object(o)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, o: &Object) -> Result<(), SnapshotError> {
+        self.w.u32(o.shape.0);
+        self.w.option(o.proto, |w, p| w.u32(p.0));
+        self.values(&o.slots);
+        match &o.elements {
+            Elements::Dense(v) => {
+                self.w.u8(0);
+                self.values(v);
+            }
+            Elements::Sparse(s) => {
+                self.w.u8(1);
+                self.w.u32(s.length);
+                self.w.usize(s.map.len());
+                for (&i, p) in &s.map {
+                    self.w.u32(i);
+                    self.value(p.value);
+                    self.w.u8(p.attrs.0);
+                }
+            }
+        }
+        match &o.dict {
+            None => self.w.u8(0),
+            Some(d) => {
+                self.w.u8(1);
+                self.w.usize(d.len());
+                for (k, p) in d.iter() {
+                    self.key(k);
+                    self.value(p.value);
+                    self.w.u8(p.attrs.0);
+                }
+            }
+        }
+        self.kind(&o.kind)?;
+        self.w.bool(o.extensible);
+        self.w.bool(o.used_as_prototype);
+        self.w.bool(o.hardened);
+        Ok(())
+    }
+
+    fn kind(&mut self, kind: &ObjectKind) -> Result<(), SnapshotError> {
+        match kind {
+            ObjectKind::Ordinary => self.w.u8(0),
+            ObjectKind::Array { length_writable } => {
+                self.w.u8(1);
+                self.w.bool(*length_writable);
+            }
+            ObjectKind::Closure(c) => {
+                self.w.u8(2);
+                self.code(&c.code)?;
+                self.w.option(c.env, |w, e| w.u32(e.0));
+                self.w.option(c.home_object, |w, o| w.u32(o.0));
+                self.w.option(c.fields, |w, o| w.u32(o.0));
+            }
+            ObjectKind::Native(n) => {
+                self.w.u8(3);
+                let position = self.registry.position(n.func).ok_or_else(|| {
+                    unsupported(
+                        "a native function the host defined with register_function \
+                         cannot be snapshotted (use a capability)",
+                    )
+                })?;
+                self.w.u32(position);
+                self.w.bool(n.constructor);
+                self.values(&n.data);
+            }
+            ObjectKind::Bound(b) => {
+                self.w.u8(4);
+                self.w.u32(b.target.0);
+                self.value(b.this);
+                self.values(&b.args);
+            }
+            ObjectKind::Accessor { get, set } => {
+                self.w.u8(5);
+                self.value(*get);
+                self.value(*set);
+            }
+            ObjectKind::Error => self.w.u8(6),
+            ObjectKind::Boolean(b) => {
+                self.w.u8(7);
+                self.w.bool(*b);
+            }
+            ObjectKind::Number(n) => {
+                self.w.u8(8);
+                self.w.f64(*n);
+            }
+            ObjectKind::String(s) => {
+                self.w.u8(9);
+                self.w.u32(s.0);
+            }
+            ObjectKind::Symbol(s) => {
+                self.w.u8(10);
+                self.w.u32(s.0);
+            }
+            ObjectKind::BigInt(b) => {
+                self.w.u8(11);
+                self.w.u32(b.0);
+            }
+            ObjectKind::Date(t) => {
+                self.w.u8(12);
+                self.w.f64(*t);
+            }
+            ObjectKind::RegExp(r) => {
+                self.w.u8(13);
+                self.w.u32(r.source.0);
+                self.w.u32(r.flags.0);
+                self.w.bool(r.legacy);
+            }
+            ObjectKind::Map(m)
+            | ObjectKind::Set(m)
+            | ObjectKind::WeakMap(m)
+            | ObjectKind::WeakSet(m) => {
+                self.w.u8(match kind {
+                    ObjectKind::Map(_) => 14,
+                    ObjectKind::Set(_) => 15,
+                    ObjectKind::WeakMap(_) => 16,
+                    _ => 17,
+                });
+                let (entries, pins) = m.snapshot_parts();
+                self.w.u32(pins);
+                self.w.usize(entries.len());
+                for e in entries {
+                    match e {
+                        None => self.w.u8(0),
+                        Some((k, v)) => {
+                            self.w.u8(1);
+                            self.value(*k);
+                            self.value(*v);
+                        }
+                    }
+                }
+            }
+            ObjectKind::Promise(p) => {
+                self.w.u8(18);
+                self.w.u8(match p.status {
+                    Status::Pending => 0,
+                    Status::Fulfilled => 1,
+                    Status::Rejected => 2,
+                });
+                self.value(p.result);
+                for reactions in [&p.fulfill_reactions, &p.reject_reactions] {
+                    self.w.usize(reactions.len());
+                    for r in reactions {
+                        self.w.u32(r.0);
+                    }
+                }
+                self.w.bool(p.is_handled);
+            }
+            ObjectKind::Arguments { env, mapped } => {
+                self.w.u8(19);
+                self.w.option(*env, |w, e| w.u32(e.0));
+                self.w.usize(mapped.len());
+                for &m in mapped.iter() {
+                    self.w.bool(m);
+                }
+            }
+            ObjectKind::Generator(g) => {
+                self.w.u8(20);
+                self.generator(g)?;
+            }
+            ObjectKind::ArrayIterator {
+                target,
+                index,
+                kind,
+            } => {
+                self.w.u8(21);
+                self.value(*target);
+                self.w.u32(*index);
+                self.w.u8(iteration_kind(*kind));
+            }
+            ObjectKind::MapIterator {
+                target,
+                index,
+                kind,
+                set,
+            } => {
+                self.w.u8(22);
+                self.w.u32(target.0);
+                self.w.u32(*index);
+                self.w.u8(iteration_kind(*kind));
+                self.w.bool(*set);
+            }
+            ObjectKind::StringIterator { target, index } => {
+                self.w.u8(23);
+                self.w.u32(target.0);
+                self.w.u32(*index);
+            }
+            ObjectKind::RegExpStringIterator {
+                regexp,
+                string,
+                global,
+                unicode,
+                done,
+            } => {
+                self.w.u8(24);
+                self.w.u32(regexp.0);
+                self.w.u32(string.0);
+                self.w.bool(*global);
+                self.w.bool(*unicode);
+                self.w.bool(*done);
+            }
+            ObjectKind::ForInIterator(f) => {
+                self.w.u8(25);
+                self.w.option(f.object, |w, o| w.u32(o.0));
+                self.values(&f.keys);
+                self.w.usize(f.index);
+                self.w.usize(f.visited.len());
+                for &k in &f.visited {
+                    self.key(k);
+                }
+            }
+            ObjectKind::ModuleNamespace(_) => {
+                return Err(unsupported("modules cannot be snapshotted yet"));
+            }
+            ObjectKind::Proxy {
+                target,
+                handler,
+                callable,
+                constructor,
+            } => {
+                self.w.u8(26);
+                self.w.option(*target, |w, o| w.u32(o.0));
+                self.w.option(*handler, |w, o| w.u32(o.0));
+                self.w.bool(*callable);
+                self.w.bool(*constructor);
+            }
+            ObjectKind::Internal(v) => {
+                self.w.u8(27);
+                self.values(v);
+            }
+            ObjectKind::ArrayBuffer(b) => {
+                self.w.u8(28);
+                self.w.bytes(&b.bytes);
+                self.w.bool(b.detached);
+                self.w.option(b.max_byte_length, |w, m| w.usize(m));
+                self.w.bool(b.shared);
+            }
+            ObjectKind::TypedArray(t) => {
+                self.w.u8(29);
+                let element = ElementType::ALL.iter().position(|&e| e == t.element);
+                self.w.usize(element.unwrap_or(0));
+                self.w.u32(t.buffer.0);
+                self.w.usize(t.byte_offset);
+                self.w.option(t.length, |w, l| w.usize(l));
+            }
+            ObjectKind::DataView(d) => {
+                self.w.u8(30);
+                self.w.u32(d.buffer.0);
+                self.w.usize(d.byte_offset);
+                self.w.option(d.byte_length, |w, l| w.usize(l));
+            }
+        }
+        Ok(())
+    }
+
+    fn generator(&mut self, g: &GeneratorState) -> Result<(), SnapshotError> {
+        self.w.u8(match g.kind {
+            SuspendKind::Generator => 0,
+            SuspendKind::Async => 1,
+            SuspendKind::AsyncGenerator => 2,
+        });
+        self.w.u8(match g.status {
+            GeneratorStatus::SuspendedStart => 0,
+            GeneratorStatus::SuspendedYield => 1,
+            GeneratorStatus::Executing => {
+                return Err(unsupported("a generator is running"));
+            }
+            GeneratorStatus::AwaitingReturn => 2,
+            GeneratorStatus::Completed => 3,
+        });
+        match &g.frame {
+            None => self.w.u8(0),
+            Some(f) => {
+                self.w.u8(1);
+                self.frame(f)?;
+            }
+        }
+        match g.resume {
+            None => self.w.u8(0),
+            Some((mode, v)) => {
+                self.w.u8(1);
+                self.w.u8(resume_mode(mode));
+                self.value(v);
+            }
+        }
+        self.w.option(g.promise, |w, p| w.u32(p.0));
+        self.w.usize(g.queue.len());
+        for r in &g.queue {
+            self.w.u8(resume_mode(r.mode));
+            self.value(r.value);
+            self.w.u32(r.promise.0);
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self, f: &SavedFrame) -> Result<(), SnapshotError> {
+        self.code(&f.code)?;
+        self.w.u32(f.pc);
+        self.w.option(f.env, |w, e| w.u32(e.0));
+        self.w.u32(f.env_depth as u32);
+        self.w.u32(f.callee.0);
+        self.value(f.new_target);
+        self.w.u32(f.argc);
+        self.values(&f.values);
+        self.w.u32(f.args_at);
+        Ok(())
+    }
+
+    pub fn host_value(&mut self, v: &HostValue) {
+        match v {
+            HostValue::Undefined => self.w.u8(0),
+            HostValue::Null => self.w.u8(1),
+            HostValue::Bool(b) => {
+                self.w.u8(2);
+                self.w.bool(*b);
+            }
+            HostValue::Number(n) => {
+                self.w.u8(3);
+                self.w.f64(*n);
+            }
+            HostValue::String(s) => {
+                self.w.u8(4);
+                self.w.str(s);
+            }
+            HostValue::Array(items) => {
+                self.w.u8(5);
+                self.w.usize(items.len());
+                for item in items {
+                    self.host_value(item);
+                }
+            }
+            HostValue::Object(entries) => {
+                self.w.u8(6);
+                self.w.usize(entries.len());
+                for (k, v) in entries {
+                    self.w.str(k);
+                    self.host_value(v);
+                }
+            }
+            HostValue::BigInt(s) => {
+                self.w.u8(7);
+                self.w.str(s);
+            }
+            HostValue::Date(t) => {
+                self.w.u8(8);
+                self.w.f64(*t);
+            }
+        }
+    }
+
+    /// Global bindings, the symbol registry, pinned values, the meter and the host's
+    /// capabilities and outstanding calls.
+    pub fn vm_state(&mut self, vm: &Vm, execution: Option<Value>) {
+        let mut lexicals: Vec<_> = vm.global_lexicals.iter().map(|(&k, &v)| (k, v)).collect();
+        lexicals.sort_by_key(|&(_, index)| index);
+        self.w.usize(lexicals.len());
+        for (name, index) in lexicals {
+            self.w.u32(name.0);
+            self.w.u32(index);
+        }
+        self.w.usize(vm.global_lexical_values.len());
+        for &(v, is_const) in &vm.global_lexical_values {
+            self.value(v);
+            self.w.bool(is_const);
+        }
+        let mut registry: Vec<_> = vm.symbol_registry.iter().map(|(&k, &v)| (k, v)).collect();
+        registry.sort_by_key(|&(k, _)| k);
+        self.w.usize(registry.len());
+        for (key, symbol) in registry {
+            self.w.u32(key.0);
+            self.w.u32(symbol.0);
+        }
+        self.values(&vm.pinned);
+        match execution {
+            None => self.w.u8(0),
+            Some(v) => {
+                self.w.u8(1);
+                self.value(v);
+            }
+        }
+        self.w.u64(vm.random_state);
+        self.w.u64(vm.meter.fuel_used());
+        self.w.u64(vm.meter.compute_time().as_nanos() as u64);
+        self.w.bool(vm.hardened);
+        let host = &vm.host;
+        self.w.usize(host.capabilities.len());
+        for c in &host.capabilities {
+            self.w.str(&c.name);
+        }
+        self.w.u64(host.next_id);
+        self.w.usize(host.outstanding.len());
+        for call in &host.outstanding {
+            self.w.u64(call.call.id);
+            self.w.str(&call.call.capability);
+            self.w.usize(call.call.args.len());
+            for a in &call.call.args {
+                self.host_value(a);
+            }
+            self.w.u32(call.promise.0);
+        }
+    }
+}
+
+fn iteration_kind(k: IterationKind) -> u8 {
+    match k {
+        IterationKind::Keys => 0,
+        IterationKind::Values => 1,
+        IterationKind::Entries => 2,
+    }
+}
+
+fn resume_mode(m: ResumeMode) -> u8 {
+    match m {
+        ResumeMode::Next => 0,
+        ResumeMode::Throw => 1,
+        ResumeMode::Return => 2,
+    }
+}

@@ -1,0 +1,422 @@
+//! Snapshots: a suspended execution written to bytes, restored in a fresh runtime (and
+//! in a fresh process), continuing with the same heap, promises and host calls.
+
+use kiln::snapshot::{Snapshot, SnapshotErrorKind};
+use kiln::{ErrorKind, HostError, HostValue, Limits, Options, Outcome, Runtime};
+
+/// Three tools called in parallel, then a reduction in code.
+const AGENT: &str = r#"
+(async () => {
+    const [users, orders, rates] = await Promise.all([
+        tools.users({ active: true }),
+        tools.orders('2026-11'),
+        tools.rates(),
+    ]);
+    const byId = new Map(users.map(u => [u.id, u.name]));
+    const totals = {};
+    for (const o of orders) {
+        const name = byId.get(o.user) ?? 'unknown';
+        totals[name] = (totals[name] ?? 0) + o.amount * rates[o.currency];
+    }
+    return Object.entries(totals).sort((a, b) => b[1] - a[1]);
+})()
+"#;
+
+fn agent_runtime() -> Runtime {
+    let mut rt = Runtime::new();
+    for name in ["tools.users", "tools.orders", "tools.rates"] {
+        rt.register_async(name);
+    }
+    rt
+}
+
+fn answer(capability: &str) -> HostValue {
+    let parse = |json: &str| serde_json::from_str::<HostValue>(json).unwrap();
+    match capability {
+        "tools.users" => parse(r#"[{"id": 1, "name": "ada"}, {"id": 2, "name": "alan"}]"#),
+        "tools.orders" => parse(
+            r#"[{"user": 1, "amount": 10, "currency": "EUR"},
+                {"user": 2, "amount": 5, "currency": "USD"},
+                {"user": 1, "amount": 1, "currency": "USD"},
+                {"user": 3, "amount": 2, "currency": "EUR"}]"#,
+        ),
+        "tools.rates" => parse(r#"{"EUR": 1.5, "USD": 1}"#),
+        other => panic!("unexpected capability {other}"),
+    }
+}
+
+fn suspended(outcome: Result<Outcome, kiln::ErrorReport>) -> Vec<kiln::PendingCall> {
+    match outcome {
+        Ok(Outcome::Suspended(calls)) => calls,
+        other => panic!("expected a suspension, got {other:?}"),
+    }
+}
+
+/// Answer every call in order; the last answer must complete the execution.
+fn answer_all(rt: &mut Runtime, calls: &[kiln::PendingCall]) -> HostValue {
+    let mut outcome = None;
+    for c in calls {
+        outcome = Some(rt.resume(c.id, Ok(answer(&c.capability))).unwrap());
+    }
+    match outcome {
+        Some(Outcome::Complete(v)) => v,
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+fn restore(bytes: &[u8]) -> Runtime {
+    let snapshot = Snapshot::open(bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+    for name in ["tools.users", "tools.orders", "tools.rates"] {
+        rt.register_async(name);
+    }
+    rt
+}
+
+#[test]
+fn a_restored_agent_finishes_with_the_same_result() {
+    let mut direct = agent_runtime();
+    let calls = suspended(direct.start(AGENT, "agent.js"));
+    assert_eq!(calls.len(), 3);
+    let expected = answer_all(&mut direct, &calls);
+    assert_eq!(
+        serde_json::to_string(&expected).unwrap(),
+        r#"[["ada",16],["alan",5],["unknown",3]]"#
+    );
+
+    let mut first = agent_runtime();
+    let calls = suspended(first.start(AGENT, "agent.js"));
+    let bytes = first.snapshot(None).unwrap();
+    drop(first);
+    let mut second = restore(&bytes);
+    assert_eq!(second.pending_calls(), calls);
+    assert_eq!(answer_all(&mut second, &calls), expected);
+}
+
+#[test]
+fn a_snapshot_can_be_taken_again_after_a_partial_resume() {
+    let mut rt = agent_runtime();
+    let calls = suspended(rt.start(AGENT, "agent.js"));
+    let mut rt = restore(&rt.snapshot(None).unwrap());
+    let rest = suspended(rt.resume(calls[0].id, Ok(answer(&calls[0].capability))));
+    assert_eq!(rest, calls[1..].to_vec());
+    let mut rt = restore(&rt.snapshot(None).unwrap());
+    let v = answer_all(&mut rt, &rest);
+    assert_eq!(
+        serde_json::to_string(&v).unwrap(),
+        r#"[["ada",16],["alan",5],["unknown",3]]"#
+    );
+}
+
+/// Much of the language's state at once: closures over environments, class instances
+/// with private fields and accessors, a suspended generator, collections, a regular
+/// expression's lastIndex, typed arrays, symbols, BigInts, dates, template objects,
+/// global lexical bindings, a direct eval's closure, a frozen object, a proxy, ropes.
+const STATEFUL: &str = r#"
+let counter = 0;
+const bump = () => ++counter;
+class Account {
+    #balance;
+    static count = 0;
+    constructor(owner, balance) { this.owner = owner; this.#balance = balance; Account.count++; }
+    get balance() { return this.#balance; }
+    deposit(n) { this.#balance += n; return this; }
+}
+function* ids() { let i = 100; while (true) yield i++; }
+const gen = ids();
+gen.next();
+const tag = (s) => s;
+const tpl = () => tag`a${1}b`;
+const firstTemplate = tpl();
+const re = /o(\w)/g;
+re.exec('foo boa');
+const sym = Symbol('secret');
+const registered = Symbol.for('app.key');
+const weak = new WeakMap();
+const key = {};
+weak.set(key, 'kept');
+const bytes = new Uint8Array([1, 2, 3, 250]);
+const view = new DataView(bytes.buffer);
+const evalClosure = eval('(function () { let hidden = 7; return () => hidden * 6; })()');
+let rope = '';
+for (let i = 0; i < 200; i++) rope += String.fromCharCode(97 + (i % 26));
+const frozen = Object.freeze({ deep: [1, 2, { x: 'y' }] });
+const proxy = new Proxy({}, { get: (t, k) => `proxied ${String(k)}` });
+const state = {
+    accounts: [new Account('ada', 10), new Account('alan', 5)],
+    map: new Map([['a', 1], [2, 'b'], [key, sym]]),
+    set: new Set(['x', 'y']),
+    big: 2n ** 80n,
+    date: new Date(Date.UTC(2026, 10, 22)),
+    [sym]: 'symbol-keyed',
+};
+delete state.set;
+state.set = new Set(['x', 'y', 'z']);
+
+(async () => {
+    const reply = await tools.wait('now');
+    bump();
+    state.accounts[0].deposit(reply.amount);
+    return [
+        counter,
+        Account.count,
+        state.accounts.map(a => `${a.owner}:${a.balance}`).join(','),
+        gen.next().value,
+        gen.next().value,
+        tpl() === firstTemplate,
+        re.lastIndex,
+        re.exec('foo boa')[1],
+        sym.description,
+        Symbol.for('app.key') === registered,
+        weak.get(key),
+        Array.from(bytes).join(','),
+        view.getUint16(2),
+        evalClosure(),
+        rope.length,
+        rope.slice(24, 28),
+        Object.isFrozen(frozen) && frozen.deep[2].x,
+        proxy.anything,
+        state.map.get('a'), state.map.get(2), state.map.get(key) === sym,
+        [...state.set].join(''),
+        String(state.big),
+        state.date.toISOString(),
+        state[sym],
+        typeof Account, Object.keys(state).join(','),
+        reply.note,
+    ];
+})()
+"#;
+
+fn stateful_result(snapshot_first: bool) -> String {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.wait");
+    let calls = suspended(rt.start(STATEFUL, "state.js"));
+    assert_eq!(calls.len(), 1);
+    if snapshot_first {
+        let bytes = rt.snapshot(None).unwrap();
+        drop(rt);
+        let snapshot = Snapshot::open(&bytes, None).unwrap();
+        rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+        rt.register_async("tools.wait");
+    }
+    let reply = HostValue::object([("amount", 32.into()), ("note", "done".into())]);
+    match rt.resume(calls[0].id, Ok(reply)).unwrap() {
+        Outcome::Complete(v) => serde_json::to_string(&v).unwrap(),
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+#[test]
+fn restored_state_behaves_like_the_original() {
+    let direct = stateful_result(false);
+    assert_eq!(
+        direct,
+        r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done"]"#
+    );
+    assert_eq!(stateful_result(true), direct);
+}
+
+#[test]
+fn budgets_spent_before_the_snapshot_still_count() {
+    let mut rt = Runtime::with_options(Options {
+        limits: Limits {
+            fuel: Some(2_000_000),
+            ..Limits::default()
+        },
+        ..Options::default()
+    })
+    .unwrap();
+    rt.register_async("tools.wait");
+    let source = "let n = 0; for (let i = 0; i < 100000; i++) n += i; \
+                  tools.wait().then(() => { for (;;) {} })";
+    let calls = suspended(rt.start(source, "spin.js"));
+    let used = rt.fuel_used();
+    assert!(used > 100_000, "{used}");
+    let bytes = rt.snapshot(None).unwrap();
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(
+        &snapshot,
+        Options {
+            limits: Limits {
+                fuel: Some(2_000_000),
+                ..Limits::default()
+            },
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rt.fuel_used(), used);
+    rt.register_async("tools.wait");
+    let err = rt.resume(calls[0].id, Ok(HostValue::Null)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OutOfFuel);
+}
+
+#[test]
+fn capabilities_must_be_registered_again() {
+    let mut rt = agent_runtime();
+    let calls = suspended(rt.start(AGENT, "agent.js"));
+    let bytes = rt.snapshot(None).unwrap();
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+    rt.register_async("tools.users");
+    let err = rt
+        .resume(calls[0].id, Ok(answer("tools.users")))
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Host);
+    assert!(
+        err.summary.contains("tools.orders, tools.rates"),
+        "{}",
+        err.summary
+    );
+}
+
+#[test]
+fn a_restored_sync_capability_is_the_hosts_new_closure() {
+    let mut rt = Runtime::new();
+    rt.register_sync("scale", |x: f64| x * 2.0);
+    rt.register_async("tools.wait");
+    let calls = suspended(rt.start("tools.wait().then(v => scale(v))", "s.js"));
+    let bytes = rt.snapshot(None).unwrap();
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+    rt.register_sync("scale", |x: f64| x * 10.0);
+    rt.register_async("tools.wait");
+    let done = rt.resume(calls[0].id, Ok(4.into())).unwrap();
+    assert_eq!(done, Outcome::Complete(40.into()));
+}
+
+#[test]
+fn host_errors_reach_the_restored_guest() {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.fetch");
+    let source = "tools.fetch('x').catch(e => `${e.name}/${e.message}/${e.code}`)";
+    let calls = suspended(rt.start(source, "e.js"));
+    let bytes = rt.snapshot(None).unwrap();
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+    rt.register_async("tools.fetch");
+    let error = HostError::new("gone")
+        .with_name("NotFound")
+        .with_code("E404");
+    let done = rt.resume(calls[0].id, Err(error)).unwrap();
+    assert_eq!(done, Outcome::Complete("NotFound/gone/E404".into()));
+}
+
+// ---- the envelope ----
+
+#[test]
+fn keyed_snapshots_verify_only_with_their_key() {
+    let mut rt = agent_runtime();
+    suspended(rt.start(AGENT, "agent.js"));
+    let key = b"host secret";
+    let bytes = rt.snapshot(Some(key)).unwrap();
+    assert!(Snapshot::open(&bytes, Some(key)).is_ok());
+    let kind = |r: Result<Snapshot, kiln::snapshot::SnapshotError>| r.err().map(|e| e.kind);
+    assert_eq!(
+        kind(Snapshot::open(&bytes, Some(b"other"))),
+        Some(SnapshotErrorKind::Authentication)
+    );
+    assert_eq!(
+        kind(Snapshot::open(&bytes, None)),
+        Some(SnapshotErrorKind::Authentication)
+    );
+    let plain = rt.snapshot(None).unwrap();
+    assert_eq!(
+        kind(Snapshot::open(&plain, Some(key))),
+        Some(SnapshotErrorKind::Authentication)
+    );
+    let mut tampered = bytes.clone();
+    let middle = tampered.len() / 2;
+    tampered[middle] ^= 1;
+    assert_eq!(
+        kind(Snapshot::open(&tampered, Some(key))),
+        Some(SnapshotErrorKind::Authentication)
+    );
+}
+
+#[test]
+fn every_snapshot_has_its_own_id() {
+    let mut rt = agent_runtime();
+    suspended(rt.start(AGENT, "agent.js"));
+    let a = rt.snapshot(None).unwrap();
+    let b = rt.snapshot(None).unwrap();
+    let (a, b) = (
+        Snapshot::open(&a, None).unwrap().id(),
+        Snapshot::open(&b, None).unwrap().id(),
+    );
+    assert_ne!(a, b);
+    assert_eq!(a.to_string().len(), 32);
+}
+
+#[test]
+fn truncated_and_damaged_bytes_are_refused() {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.wait");
+    suspended(rt.start("tools.wait().then(v => [v, 'x'.repeat(3)])", "t.js"));
+    let bytes = rt.snapshot(None).unwrap();
+    for len in 0..bytes.len() {
+        assert!(Snapshot::open(&bytes[..len], None).is_err(), "length {len}");
+    }
+    for i in (0..bytes.len()).step_by(7) {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0x5a;
+        let kind = Snapshot::open(&damaged, None).err().map(|e| e.kind);
+        assert!(
+            matches!(
+                kind,
+                Some(SnapshotErrorKind::Corrupt | SnapshotErrorKind::Version)
+            ),
+            "byte {i}: {kind:?}"
+        );
+    }
+    assert!(Snapshot::open(b"not a snapshot at all, clearly not one", None).is_err());
+}
+
+#[test]
+fn what_cannot_be_carried_is_refused() {
+    fn host_native(_: &mut kiln::Vm, _: kiln::Value, _: kiln::Args) -> kiln::JsResult<kiln::Value> {
+        Ok(kiln::Value::UNDEFINED)
+    }
+    let mut rt = Runtime::new();
+    rt.register_function("hostNative", host_native, 0);
+    rt.register_async("tools.wait");
+    suspended(rt.start("tools.wait()", "t.js"));
+    let err = rt.snapshot(None).unwrap_err();
+    assert_eq!(err.kind, SnapshotErrorKind::Unsupported);
+    assert!(err.message.contains("register_function"), "{}", err.message);
+}
+
+// ---- across processes ----
+
+/// The child half of `a_snapshot_resumes_in_another_process`: runs only when the parent
+/// starts this test binary with the snapshot's path.
+#[test]
+fn resume_in_child_process() {
+    let Ok(path) = std::env::var("KILN_SNAPSHOT_FILE") else {
+        return;
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let mut rt = restore(&bytes);
+    let calls = rt.pending_calls();
+    let v = answer_all(&mut rt, &calls);
+    std::fs::write(format!("{path}.result"), serde_json::to_string(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn a_snapshot_resumes_in_another_process() {
+    let mut rt = agent_runtime();
+    suspended(rt.start(AGENT, "agent.js"));
+    let dir = std::env::temp_dir().join(format!("kiln-snapshot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("agent.snapshot");
+    std::fs::write(&path, rt.snapshot(None).unwrap()).unwrap();
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "resume_in_child_process", "--test-threads", "1"])
+        .env("KILN_SNAPSHOT_FILE", &path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let result = std::fs::read_to_string(dir.join("agent.snapshot.result")).unwrap();
+    assert_eq!(result, r#"[["ada",16],["alan",5],["unknown",3]]"#);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
