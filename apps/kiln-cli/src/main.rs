@@ -34,7 +34,8 @@ enum Command {
     Eval { code: String },
     /// Start an interactive session
     Repl,
-    /// Run a script as a sandboxed guest, driven over JSON lines (see `sandbox.rs`)
+    /// Run a script as a sandboxed guest, driven over JSON lines (see `sandbox.rs`), or
+    /// continue one from a snapshot (`--restore`)
     Sandbox {
         file: PathBuf,
         #[command(flatten)]
@@ -89,12 +90,7 @@ fn run(cli: Cli) -> ExitCode {
             Err(report) => fail(&report),
         },
         Command::Repl => repl::run(&mut shell_runtime()),
-        Command::Sandbox { file, settings } => {
-            let Some(source) = read(&file) else {
-                return ExitCode::from(1);
-            };
-            sandbox::run(&source, &file.display().to_string(), settings)
-        }
+        Command::Sandbox { file, settings } => sandbox::run(&file, settings),
     }
 }
 

@@ -87,3 +87,72 @@ fn the_guest_has_no_shell_globals() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn a_snapshot_continues_in_a_second_sandbox_process() {
+    let dir = std::env::temp_dir().join(format!("kiln-sandbox-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let snapshot = dir.join("run.snapshot");
+    let key = dir.join("key");
+    std::fs::write(&key, "secret").unwrap();
+    let key_arg = key.display().to_string();
+    let script = "(async () => {
+        const seen = [];
+        for (const q of ['a', 'b']) seen.push(await tools.ask(q));
+        return seen.join('+');
+    })()";
+    let caps = ["--capability", "tools.ask", "--key-file", &key_arg];
+    let input = format!(
+        "{{\"id\":1,\"ok\":\"one\"}}\n{{\"snapshot\":{:?}}}\n",
+        snapshot.display().to_string()
+    );
+    let (out, code) = sandbox(script, &caps, &input);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[2].starts_with(r#"{"bytes":"#), "{out}");
+    assert!(lines[2].contains(r#""type":"snapshot""#), "{out}");
+
+    let resumed = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .arg("sandbox")
+        .arg(&snapshot)
+        .arg("--restore")
+        .args(caps)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut resumed = resumed;
+    resumed
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"id\":2,\"ok\":\"two\"}\n")
+        .unwrap();
+    let out = resumed.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        concat!(
+            r#"{"calls":[{"args":["b"],"capability":"tools.ask","id":2}],"type":"suspended"}"#,
+            "\n",
+            r#"{"type":"complete","value":"one+two"}"#,
+            "\n"
+        )
+    );
+    // the wrong key is refused
+    std::fs::write(&key, "other").unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .arg("sandbox")
+        .arg(&snapshot)
+        .arg("--restore")
+        .args(caps)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8(refused.stdout)
+            .unwrap()
+            .contains("does not verify with this key")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,9 +1,15 @@
-//! An agent-style host: a guest script fans out to three asynchronous tools in parallel,
-//! the host answers each call, and the guest reduces the answers to a small result.
+//! An agent-style host across two processes: a guest script fans out to three
+//! asynchronous tools in parallel; the first process runs it until it waits for the
+//! tools and writes the suspended execution to disk as an authenticated snapshot; a
+//! second process loads it, answers the calls and prints the guest's result.
 //!
-//! `cargo run -p kiln --example agent`
+//! `cargo run -p kiln --example agent` (the second process is this program again, run
+//! as `agent resume FILE`).
 
+use kiln::snapshot::Snapshot;
 use kiln::{HostError, HostValue, Limits, Options, Outcome, PendingCall, Runtime};
+use std::collections::HashSet;
+use std::path::Path;
 
 const SCRIPT: &str = r#"
 (async () => {
@@ -17,6 +23,11 @@ const SCRIPT: &str = r#"
 })()
 "#;
 
+const TOOLS: [&str; 3] = ["tools.search", "tools.profile", "tools.weather"];
+
+/// Both processes share this key (a real host keeps it in its secret store).
+const KEY: &[u8] = b"example host key";
+
 /// The host's side of each tool.
 fn answer(call: &PendingCall) -> Result<HostValue, HostError> {
     match call.capability.as_str() {
@@ -29,8 +40,9 @@ fn answer(call: &PendingCall) -> Result<HostValue, HostError> {
     }
 }
 
-fn main() {
-    let options = Options {
+/// The sandbox both processes use: the snapshot carries the state, never the limits.
+fn options() -> Options {
+    Options {
         limits: Limits {
             fuel: Some(10_000_000),
             max_heap_bytes: 64 << 20,
@@ -39,32 +51,83 @@ fn main() {
         hardened: true,
         allow_code_generation: false,
         ..Options::default()
-    };
-    let mut rt = Runtime::with_options(options).expect("a hardened runtime");
-    for tool in ["tools.search", "tools.profile", "tools.weather"] {
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("{message}");
+    std::process::exit(1);
+}
+
+/// First process: run until the guest waits for the tools, then snapshot to `path`.
+fn suspend(path: &Path) {
+    let mut rt = Runtime::with_options(options()).unwrap_or_else(|e| fail(e));
+    for tool in TOOLS {
         rt.register_async(tool);
     }
-    let mut state = rt.start(SCRIPT, "agent.js");
+    match rt.start(SCRIPT, "agent.js") {
+        Ok(Outcome::Suspended(calls)) => {
+            println!("[1] suspended on {} calls:", calls.len());
+            for c in &calls {
+                println!("      #{} {}({:?})", c.id, c.capability, c.args);
+            }
+        }
+        other => fail(format!(
+            "expected the guest to wait for its tools: {other:?}"
+        )),
+    }
+    let bytes = rt.snapshot(Some(KEY)).unwrap_or_else(|e| fail(e));
+    std::fs::write(path, &bytes).unwrap_or_else(|e| fail(e));
+    println!("[1] wrote {} bytes to {}", bytes.len(), path.display());
+}
+
+/// Second process: restore from `path`, refuse a replay, answer every call.
+fn resume(path: &Path) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| fail(e));
+    let snapshot = Snapshot::open(&bytes, Some(KEY)).unwrap_or_else(|e| fail(e));
+    // A real host keeps the ids it resumed in durable storage.
+    let mut resumed = HashSet::new();
+    if !resumed.insert(snapshot.id()) {
+        fail("this snapshot was already resumed");
+    }
+    let mut rt = Runtime::restore(&snapshot, options()).unwrap_or_else(|e| fail(e));
+    for tool in TOOLS {
+        rt.register_async(tool);
+    }
+    println!("[2] restored snapshot {}", snapshot.id());
+    let mut state = Ok(Outcome::Suspended(rt.pending_calls()));
     loop {
         match state {
             Ok(Outcome::Suspended(calls)) => {
-                println!("suspended on {} call(s)", calls.len());
                 let call = &calls[0];
-                println!(
-                    "  answering #{} {}({:?})",
-                    call.id, call.capability, call.args
-                );
+                println!("[2] answering #{} {}", call.id, call.capability);
                 state = rt.resume(call.id, answer(call));
             }
             Ok(Outcome::Complete(value)) => {
-                println!("result: {value:?}");
-                println!("fuel used: {}", rt.fuel_used());
+                println!("[2] result: {value:?}");
+                println!("[2] fuel used in both processes: {}", rt.fuel_used());
                 return;
             }
-            Err(e) => {
-                eprintln!("{:?}: {}", e.kind, e.summary);
-                std::process::exit(1);
-            }
+            Err(e) => fail(format!("{:?}: {}", e.kind, e.summary)),
         }
     }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, command, path] = args.as_slice()
+        && command == "resume"
+    {
+        return resume(Path::new(path));
+    }
+    let path = std::env::temp_dir().join(format!("kiln-agent-{}.snapshot", std::process::id()));
+    suspend(&path);
+    let exe = std::env::current_exe().unwrap_or_else(|e| fail(e));
+    let status = std::process::Command::new(exe)
+        .arg("resume")
+        .arg(&path)
+        .status()
+        .unwrap_or_else(|e| fail(e));
+    let _ = std::fs::remove_file(&path);
+    std::process::exit(status.code().unwrap_or(1));
 }
