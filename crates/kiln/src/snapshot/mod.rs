@@ -234,7 +234,6 @@ pub(crate) fn write(
             "modules cannot be snapshotted yet",
         ));
     }
-    vm.stack.clear();
     // Ropes are stored flat; collecting first drops what nothing can reach.
     for i in vm.heap.strings.live_indices().collect::<Vec<_>>() {
         vm.heap.flatten(crate::heap::StringId(i));

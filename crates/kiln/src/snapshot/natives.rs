@@ -3,8 +3,9 @@
 //! computes identically — the natives of a fresh realm in heap order, then the natives
 //! modules create while the guest runs (their `DYNAMIC_NATIVES` lists).
 
+use crate::heap::ObjectId;
 use crate::interpreter::Vm;
-use crate::object::{NativeFn, ObjectKind};
+use crate::object::{NativeFn, ObjectKind, PropertyKey};
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
@@ -12,8 +13,9 @@ pub struct Registry {
     natives: Vec<NativeFn>,
     /// code address -> position in `natives`
     positions: FxHashMap<usize, u32>,
-    /// the intrinsics of a fresh realm: a snapshot made by another build differs here
-    /// (or in the number of natives)
+    /// the intrinsics of a fresh realm, then a hash of the names of the realm's natives
+    /// in registry order: a snapshot made by another build differs here (or in the
+    /// number of natives)
     pub fingerprint: Vec<u32>,
 }
 
@@ -31,11 +33,22 @@ impl Registry {
             positions: FxHashMap::default(),
             fingerprint: vm.intrinsics.all().iter().map(|o| o.0).collect(),
         };
+        let mut names: u64 = 0;
         for i in vm.heap.objects.live_indices() {
-            if let ObjectKind::Native(n) = &vm.heap.objects.get(i).kind {
-                registry.add(n.func);
+            if let ObjectKind::Native(n) = &vm.heap.objects.get(i).kind
+                && registry.add(n.func)
+            {
+                let name = vm
+                    .heap
+                    .own_property(ObjectId(i), PropertyKey::String(vm.atoms.name))
+                    .and_then(|p| p.value.as_string())
+                    .map_or(0, |s| vm.heap.flat_units(s).content_hash());
+                names = names.rotate_left(7) ^ name;
             }
         }
+        registry
+            .fingerprint
+            .extend([names as u32, (names >> 32) as u32]);
         let dynamic = crate::builtins::promise::DYNAMIC_NATIVES
             .iter()
             .chain(&crate::builtins::generator::DYNAMIC_NATIVES)
@@ -47,11 +60,16 @@ impl Registry {
         registry
     }
 
-    fn add(&mut self, f: NativeFn) {
+    /// Add `f` if it is new; true if it was.
+    fn add(&mut self, f: NativeFn) -> bool {
         let next = self.natives.len() as u32;
-        if let std::collections::hash_map::Entry::Vacant(e) = self.positions.entry(f as usize) {
-            e.insert(next);
-            self.natives.push(f);
+        match self.positions.entry(f as usize) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(next);
+                self.natives.push(f);
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(_) => false,
         }
     }
 
