@@ -63,6 +63,7 @@ pub struct Env {
 }
 
 /// A typed arena with a free list and mark bits.
+#[derive(Clone)]
 pub struct Arena<T> {
     items: Vec<T>,
     live: Vec<bool>,
@@ -192,6 +193,7 @@ pub struct HeapStats {
 /// Collect once this many bytes were allocated since the last collection, at least.
 const MIN_GC_THRESHOLD: usize = 8 << 20;
 
+#[derive(Clone)]
 pub struct Heap {
     pub objects: Arena<Object>,
     pub strings: Arena<JsStr>,

@@ -179,7 +179,7 @@ impl<'a> Units<'a> {
 ///
 /// Almost every content hash has one atom, kept inline; the rare hashes shared by
 /// several atoms keep the others in `collisions`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct AtomTable {
     first: FxHashMap<u64, StringId>,
     collisions: FxHashMap<u64, Vec<StringId>>,

@@ -366,11 +366,43 @@ impl Default for Vm {
 }
 
 impl Vm {
+    /// A VM with a fresh realm. The realm is built once per thread and copied for each
+    /// new VM: copying the cells is several times cheaper than creating the intrinsics.
     pub fn new() -> Vm {
+        thread_local! {
+            static PRISTINE: Vm = Vm::build();
+        }
+        PRISTINE.with(Vm::fork_pristine)
+    }
+
+    /// A copy of a freshly built VM (nothing has run in it): the heap, the realm and the
+    /// engine's caches of it; every per-run field starts fresh.
+    fn fork_pristine(&self) -> Vm {
+        Vm {
+            intrinsics: self.intrinsics.clone(),
+            global_lexicals: self.global_lexicals.clone(),
+            global_lexical_values: self.global_lexical_values.clone(),
+            symbol_registry: self.symbol_registry.clone(),
+            small_int_strings: self.small_int_strings.clone(),
+            single_unit_strings: self.single_unit_strings.clone(),
+            shapes: self.shapes,
+            ..Vm::unbuilt(self.heap.clone(), self.atoms.clone(), self.symbols.clone())
+        }
+    }
+
+    /// Build a VM and its realm from nothing.
+    fn build() -> Vm {
         let mut heap = Heap::new();
         let atoms = Atoms::new(&mut heap);
         let symbols = WellKnownSymbols::new(&mut heap);
-        let mut vm = Vm {
+        let mut vm = Vm::unbuilt(heap, atoms, symbols);
+        crate::builtins::init(&mut vm);
+        vm
+    }
+
+    /// A VM over `heap` before its realm is built (or copied in).
+    fn unbuilt(heap: Heap, atoms: Atoms, symbols: WellKnownSymbols) -> Vm {
+        Vm {
             heap,
             intrinsics: Intrinsics::placeholder(),
             atoms,
@@ -416,9 +448,7 @@ impl Vm {
             allow_code_generation: true,
             hardened: false,
             modules: Default::default(),
-        };
-        crate::builtins::init(&mut vm);
-        vm
+        }
     }
 
     pub fn global_object(&self) -> ObjectId {

@@ -298,6 +298,7 @@ pub struct ForInState {
     pub visited: Vec<PropertyKey>,
 }
 
+#[derive(Clone)]
 pub struct Object {
     pub shape: ShapeId,
     pub proto: Option<ObjectId>,

@@ -30,6 +30,7 @@ pub const MAX_SHAPED_PROPERTIES: u32 = 128;
 /// Shapes this small are searched by walking the chain instead of a table.
 const LINEAR_LOOKUP_LIMIT: u32 = 8;
 
+#[derive(Clone)]
 pub struct Shape {
     parent: Option<ShapeId>,
     /// the property this shape adds to its parent (absent for roots)
@@ -41,6 +42,7 @@ pub struct Shape {
     table: OnceCell<FxHashMap<PropertyKey, (u32, Attrs)>>,
 }
 
+#[derive(Clone)]
 pub struct ShapeTable {
     shapes: Vec<Shape>,
     roots: FxHashMap<Option<ObjectId>, ShapeId>,
