@@ -81,6 +81,8 @@ intrinsics!(
     set_prototype,
     weakmap_prototype,
     weakset_prototype,
+    weak_ref_prototype,
+    finalization_registry_prototype,
     proxy,
     eval,
     throw_type_error,

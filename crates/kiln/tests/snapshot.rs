@@ -152,6 +152,10 @@ const state = {
 };
 delete state.set;
 state.set = new Set(['x', 'y', 'z']);
+const weakState = new WeakRef(state);
+const finalized = [];
+const registry = new FinalizationRegistry(held => finalized.push(held));
+registry.register(state, 'state', state);
 
 (async () => {
     const reply = await tools.wait('now');
@@ -183,6 +187,8 @@ state.set = new Set(['x', 'y', 'z']);
         state[sym],
         typeof Account, Object.keys(state).join(','),
         reply.note,
+        weakState.deref() === state,
+        registry.unregister(state),
     ];
 })()
 "#;
@@ -211,7 +217,7 @@ fn restored_state_behaves_like_the_original() {
     let direct = stateful_result(false);
     assert_eq!(
         direct,
-        r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done"]"#
+        r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done",true,true]"#
     );
     assert_eq!(stateful_result(true), direct);
 }

@@ -31,6 +31,7 @@ pub mod string;
 pub mod symbol;
 pub mod typed_array;
 pub mod uint8_base64;
+pub mod weak_ref;
 
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -112,6 +113,7 @@ pub fn init(vm: &mut Vm) {
     regexp::init(vm);
     date::init(vm);
     collections::init(vm);
+    weak_ref::init(vm);
     array_buffer::init(vm);
     typed_array::init(vm);
     uint8_base64::init(vm);

@@ -214,8 +214,12 @@ pub struct Heap {
     collections: usize,
     gray: Vec<Value>,
     gray_envs: Vec<EnvId>,
-    /// weak collections reached during the current collection
-    weak_collections: Vec<ObjectId>,
+    /// weak collections, WeakRefs and FinalizationRegistries reached during the current
+    /// collection
+    weak_holders: Vec<ObjectId>,
+    /// (cleanup callback, held value) of registry cells whose target the last collection
+    /// freed; the VM turns them into cleanup jobs
+    pub finalized: Vec<(Value, Value)>,
 }
 
 impl Default for Heap {
@@ -241,7 +245,8 @@ impl Heap {
             collections: 0,
             gray: Vec::new(),
             gray_envs: Vec::new(),
-            weak_collections: Vec::new(),
+            weak_holders: Vec::new(),
+            finalized: Vec::new(),
         };
         heap.length_atom = heap.intern("length");
         heap
@@ -612,8 +617,14 @@ impl Heap {
                     Kind::Object(o) if self.objects.mark(o.0) => {
                         let object = self.objects.get(o.0);
                         object.trace(&mut children, &mut child_envs);
-                        if matches!(object.kind, ObjectKind::WeakMap(_) | ObjectKind::WeakSet(_)) {
-                            self.weak_collections.push(o);
+                        if matches!(
+                            object.kind,
+                            ObjectKind::WeakMap(_)
+                                | ObjectKind::WeakSet(_)
+                                | ObjectKind::WeakRef(_)
+                                | ObjectKind::FinalizationRegistry(_)
+                        ) {
+                            self.weak_holders.push(o);
                         }
                     }
                     Kind::String(s) => self.mark_string(s),
@@ -650,7 +661,7 @@ impl Heap {
     fn trace_ephemerons(&mut self) {
         loop {
             let mut reached = Vec::new();
-            for &w in &self.weak_collections {
+            for &w in &self.weak_holders {
                 if let ObjectKind::WeakMap(m) | ObjectKind::WeakSet(m) = &self.objects.get(w.0).kind
                 {
                     for (k, v) in m.pairs() {
@@ -666,7 +677,7 @@ impl Heap {
             self.gray.extend(reached);
             self.trace();
         }
-        let weak = std::mem::take(&mut self.weak_collections);
+        let weak = std::mem::take(&mut self.weak_holders);
         for &w in &weak {
             let (objects, symbols) = (&self.objects.marks, &self.symbols.marks);
             let live = |v: Value| match v.kind() {
@@ -674,10 +685,9 @@ impl Heap {
                 Kind::Symbol(s) => symbols[s.0 as usize],
                 _ => true,
             };
-            crate::builtins::collections::sweep_weak(
-                &mut self.objects.items[w.0 as usize].kind,
-                live,
-            );
+            let kind = &mut self.objects.items[w.0 as usize].kind;
+            crate::builtins::collections::sweep_weak(kind, live);
+            crate::builtins::weak_ref::sweep(kind, live, &mut self.finalized);
         }
     }
 

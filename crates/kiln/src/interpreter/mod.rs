@@ -302,6 +302,8 @@ pub struct Vm {
     pub frames: Vec<Frame>,
     /// native temporaries that must survive calls back into JavaScript
     pub roots: Vec<Value>,
+    /// targets read through a WeakRef, alive until the job queue drains ([[KeptAlive]])
+    pub kept_alive: Vec<Value>,
     /// the value being thrown while a `JsResult` is `Err(Thrown)`
     pub exception: Value,
     pub scripts: Vec<LoadedScript>,
@@ -410,6 +412,7 @@ impl Vm {
             stack: Vec::with_capacity(1 << 16),
             frames: Vec::with_capacity(256),
             roots: Vec::new(),
+            kept_alive: Vec::new(),
             exception: Value::UNDEFINED,
             scripts: Vec::new(),
             jobs: VecDeque::new(),
@@ -731,7 +734,7 @@ impl Vm {
         for &v in &self.stack {
             self.heap.mark_value(v);
         }
-        for &v in &self.roots {
+        for &v in self.roots.iter().chain(&self.kept_alive) {
             self.heap.mark_value(v);
         }
         for &v in &self.pinned {
@@ -808,6 +811,14 @@ impl Vm {
             self.heap.mark_value(Value::string(*s));
         }
         self.heap.finish_collection();
+        // HostEnqueueFinalizationRegistryCleanupJob, one job per dead cell
+        for (func, arg) in std::mem::take(&mut self.heap.finalized) {
+            self.jobs.push_back(Job::Call {
+                func,
+                this: Value::UNDEFINED,
+                arg,
+            });
+        }
     }
 
     /// A safe point (loop back-edges, function entry): charge `fuel`, collect if
@@ -865,6 +876,8 @@ impl Vm {
                 }
             }
         }
+        // ClearKeptObjects: no job is running any more
+        self.kept_alive.clear();
         Ok(())
     }
 

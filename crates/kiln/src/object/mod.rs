@@ -287,6 +287,10 @@ pub enum ObjectKind {
     TypedArray(Box<crate::builtins::typed_array::TypedArrayData>),
     /// a DataView over a buffer
     DataView(Box<crate::builtins::data_view::DataViewData>),
+    /// a WeakRef and its target (undefined once collected), held weakly
+    WeakRef(Value),
+    /// a FinalizationRegistry: its cleanup callback and cells
+    FinalizationRegistry(Box<crate::builtins::weak_ref::FinalizationRegistryData>),
 }
 
 /// The keys still to visit in a `for-in` loop.
@@ -371,6 +375,7 @@ impl Object {
             ObjectKind::Internal(v) => v.len() * 8,
             ObjectKind::ArrayBuffer(b) => 32 + b.bytes.capacity(),
             ObjectKind::TypedArray(_) => 32,
+            ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,
             _ => 0,
         }
@@ -420,6 +425,9 @@ impl Object {
             // Weak collections are ephemerons: the heap marks a value only once its key is
             // reachable from elsewhere (Heap::trace_ephemerons).
             ObjectKind::WeakMap(_) | ObjectKind::WeakSet(_) => {}
+            // Held weakly too: the heap clears them after marking (builtins::weak_ref).
+            ObjectKind::WeakRef(_) => {}
+            ObjectKind::FinalizationRegistry(r) => r.trace(out),
             ObjectKind::Promise(p) => p.trace(out),
             ObjectKind::Arguments { env, .. } => envs.extend(*env),
             ObjectKind::Generator(g) => g.trace(out, envs),

@@ -234,6 +234,8 @@ pub(crate) fn write(
             "modules cannot be snapshotted yet",
         ));
     }
+    // Between jobs nothing needs WeakRef targets kept alive (ClearKeptObjects).
+    vm.kept_alive.clear();
     // Ropes are stored flat; collecting first drops what nothing can reach.
     for i in vm.heap.strings.live_indices().collect::<Vec<_>>() {
         vm.heap.flatten(crate::heap::StringId(i));
@@ -251,7 +253,7 @@ pub(crate) fn write(
     p.shapes(vm);
     p.scripts(vm)?;
     p.objects(vm)?;
-    p.vm_state(vm, execution);
+    p.vm_state(vm, execution)?;
     let payload = p.w.bytes;
 
     let mut out = Writer::default();

@@ -15,6 +15,7 @@ use crate::builtins::data_view::DataViewData;
 use crate::builtins::promise::{PromiseState, Status};
 use crate::builtins::regexp::RegExpData;
 use crate::builtins::typed_array::{ElementType, TypedArrayData};
+use crate::builtins::weak_ref::{FinalizationRegistryData, RegistryCell};
 use crate::heap::string::JsStr;
 use crate::heap::{
     Arena, BigIntId, Env, EnvId, ObjectId, RestoredCells, StringId, Symbol, SymbolId,
@@ -23,7 +24,7 @@ use crate::host::{Capability, CapabilityKind, HostValue, OutstandingCall, Pendin
 use crate::interpreter::generator::{
     AsyncGeneratorRequest, GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, SuspendKind,
 };
-use crate::interpreter::{CodeBlock, Recipe, Vm};
+use crate::interpreter::{CodeBlock, Job, Recipe, Vm};
 use crate::object::shape::{ShapeId, ShapeOrigin, ShapeTable};
 use crate::object::{
     Attrs, BoundFunction, Closure, Dictionary, Elements, ForInState, IterationKind, NativeFunction,
@@ -460,6 +461,23 @@ impl<'a> PayloadReader<'a> {
                 byte_offset: self.r.usize()?,
                 byte_length: self.r.option(|r| r.usize())?,
             })),
+            31 => ObjectKind::WeakRef(self.value()?),
+            32 => {
+                let cleanup = self.value()?;
+                let n = self.r.count(3)?;
+                let mut cells = Vec::with_capacity(n);
+                for _ in 0..n {
+                    cells.push(RegistryCell {
+                        target: self.value()?,
+                        held: self.value()?,
+                        token: self.value()?,
+                    });
+                }
+                ObjectKind::FinalizationRegistry(Box::new(FinalizationRegistryData {
+                    cleanup,
+                    cells,
+                }))
+            }
             _ => return Err(corrupt("unknown object kind")),
         })
     }
@@ -605,6 +623,14 @@ impl<'a> PayloadReader<'a> {
             .list(2, |r| Ok((StringId(r.u32()?), SymbolId(r.u32()?))))?;
         vm.symbol_registry = registry.into_iter().collect();
         vm.pinned = self.values()?;
+        let jobs = self.r.count(3)?;
+        for _ in 0..jobs {
+            vm.jobs.push_back(Job::Call {
+                func: self.value()?,
+                this: self.value()?,
+                arg: self.value()?,
+            });
+        }
         let execution = match self.r.u8()? {
             0 => None,
             1 => Some(self.value()?),
@@ -771,7 +797,11 @@ pub(super) fn validate(
         .chain(vm.intrinsics.all().into_iter().map(Value::object))
         .chain(vm.symbol_registry.values().map(|&s| Value::symbol(s)))
         .chain(vm.symbol_registry.keys().map(|&s| Value::string(s)))
-        .chain(vm.global_lexicals.keys().map(|&s| Value::string(s)));
+        .chain(vm.global_lexicals.keys().map(|&s| Value::string(s)))
+        .chain(vm.jobs.iter().flat_map(|job| match *job {
+            Job::Call { func, this, arg } => [func, this, arg],
+            _ => [Value::UNDEFINED; 3],
+        }));
     for v in roots {
         if !value_ok(v) {
             return fail("a root refers to a missing cell");
@@ -785,8 +815,7 @@ pub(super) fn validate(
     Ok(())
 }
 
-/// Add the ids an object's kind holds that its trace leaves out (weak keys, reaction
-/// records, the buffers of views are traced already).
+/// Add the ids an object's kind holds that its trace leaves out: what it holds weakly.
 fn check_kind_ids(o: &Object, values: &mut Vec<Value>) {
     match &o.kind {
         ObjectKind::WeakMap(m) | ObjectKind::WeakSet(m) => {
@@ -794,6 +823,10 @@ fn check_kind_ids(o: &Object, values: &mut Vec<Value>) {
                 values.push(k);
                 values.push(v);
             }
+        }
+        ObjectKind::WeakRef(target) => values.push(*target),
+        ObjectKind::FinalizationRegistry(r) => {
+            values.extend(r.cells.iter().flat_map(|c| [c.target, c.token]));
         }
         _ => {}
     }

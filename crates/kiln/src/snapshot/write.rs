@@ -15,7 +15,7 @@ use crate::host::HostValue;
 use crate::interpreter::generator::{
     GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, SuspendKind,
 };
-use crate::interpreter::{CodeBlock, Recipe, Vm};
+use crate::interpreter::{CodeBlock, Job, Recipe, Vm};
 use crate::object::shape::{ShapeId, ShapeOrigin};
 use crate::object::{Elements, IterationKind, Object, ObjectKind, PropertyKey};
 use crate::value::{Kind, Value};
@@ -518,6 +518,20 @@ impl<'a> PayloadWriter<'a> {
                 self.w.usize(d.byte_offset);
                 self.w.option(d.byte_length, |w, l| w.usize(l));
             }
+            ObjectKind::WeakRef(target) => {
+                self.w.u8(31);
+                self.value(*target);
+            }
+            ObjectKind::FinalizationRegistry(r) => {
+                self.w.u8(32);
+                self.value(r.cleanup);
+                self.w.usize(r.cells.len());
+                for c in &r.cells {
+                    self.value(c.target);
+                    self.value(c.held);
+                    self.value(c.token);
+                }
+            }
         }
         Ok(())
     }
@@ -619,7 +633,7 @@ impl<'a> PayloadWriter<'a> {
 
     /// Global bindings, the symbol registry, pinned values, the meter and the host's
     /// capabilities and outstanding calls.
-    pub fn vm_state(&mut self, vm: &Vm, execution: Option<Value>) {
+    pub fn vm_state(&mut self, vm: &Vm, execution: Option<Value>) -> Result<(), SnapshotError> {
         let mut lexicals: Vec<_> = vm.global_lexicals.iter().map(|(&k, &v)| (k, v)).collect();
         lexicals.sort_by_key(|&(_, index)| index);
         self.w.usize(lexicals.len());
@@ -640,6 +654,19 @@ impl<'a> PayloadWriter<'a> {
             self.w.u32(symbol.0);
         }
         self.values(&vm.pinned);
+        // only cleanup calls can be queued at rest (the collection before writing finds them)
+        self.w.usize(vm.jobs.len());
+        for job in &vm.jobs {
+            let (func, this, arg) = match *job {
+                Job::Call { func, this, arg } => (func, this, arg),
+                Job::Reaction { .. } | Job::ResolveThenable { .. } => {
+                    return Err(unsupported("promise jobs are queued"));
+                }
+            };
+            self.value(func);
+            self.value(this);
+            self.value(arg);
+        }
         match execution {
             None => self.w.u8(0),
             Some(v) => {
@@ -667,6 +694,7 @@ impl<'a> PayloadWriter<'a> {
             }
             self.w.u32(call.promise.0);
         }
+        Ok(())
     }
 }
 
