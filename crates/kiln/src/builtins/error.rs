@@ -18,6 +18,7 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.error_prototype = error_proto;
     let error = make_constructor(vm, "Error", error_constructor, 1, error_proto);
     vm.intrinsics.error = error;
+    vm.define_native(error, "isError", is_error, 1);
     set_name_and_message(vm, error_proto, "Error");
     vm.define_native(error_proto, "toString", to_string, 0);
     let natives: [(&str, crate::object::NativeFn, Slot); 6] = [
@@ -49,6 +50,16 @@ pub fn init(vm: &mut Vm) {
     let (ctor, proto) = native_error(vm, "AggregateError", aggregate_error, 2);
     vm.intrinsics.aggregate_error = ctor;
     vm.intrinsics.aggregate_error_prototype = proto;
+}
+
+/// [Error.isError](https://tc39.es/proposal-is-error/): whether the argument has an
+/// [[ErrorData]] slot (proxies of errors do not).
+fn is_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let arg = vm.arg(args, 0);
+    let error = arg
+        .as_object()
+        .is_some_and(|o| matches!(vm.heap.object(o).kind, ObjectKind::Error));
+    Ok(Value::bool(error))
 }
 
 fn set_name_and_message(vm: &mut Vm, proto: ObjectId, name: &str) {
