@@ -384,18 +384,9 @@ impl Vm {
         else {
             return Err(self.syntax_error("Invalid regular expression literal"));
         };
-        let flag_units: Vec<u16> = flags.encode_utf16().collect();
-        let Some(parsed) = Flags::parse(&flag_units) else {
-            return Err(self.syntax_error(format!("Invalid regular expression flags '{flags}'")));
-        };
-        let matcher = match compile(pattern, parsed) {
-            Ok(m) => m,
-            Err(e) => {
-                let p = String::from_utf16_lossy(pattern);
-                return Err(
-                    self.syntax_error(format!("Invalid regular expression: /{p}/{flags}: {e}"))
-                );
-            }
+        let (matcher, parsed) = match compile_literal(pattern, flags) {
+            Ok(compiled) => compiled,
+            Err(message) => return Err(self.syntax_error(message)),
         };
         let source = self.heap.alloc_units(pattern);
         let flags = self.heap.intern(flags);
@@ -404,6 +395,31 @@ impl Vm {
             self, proto, matcher, source, flags, parsed,
         )))
     }
+}
+
+/// Compile a regular expression literal; the message of its SyntaxError if it is invalid.
+fn compile_literal(pattern: &[u16], flags: &str) -> Result<(Rc<Compiled>, Flags), String> {
+    let flag_units: Vec<u16> = flags.encode_utf16().collect();
+    let parsed =
+        Flags::parse(&flag_units).ok_or(format!("Invalid regular expression flags '{flags}'"))?;
+    let matcher = compile(pattern, parsed).map_err(|e| {
+        let p = String::from_utf16_lossy(pattern);
+        format!("Invalid regular expression: /{p}/{flags}: {e}")
+    })?;
+    Ok((matcher, parsed))
+}
+
+/// The early errors of a script's regular expression literals: the first invalid one's
+/// message. (Compiling them now also fills the cache their evaluation reads.)
+pub fn literal_errors(script: &kiln_bytecode::Script) -> Result<(), String> {
+    for function in &script.functions {
+        for constant in &function.constants {
+            if let kiln_bytecode::Constant::RegExp { pattern, flags } = constant {
+                compile_literal(pattern, flags)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// RegExpAlloc + the slots RegExpInitialize sets, for a fresh object.

@@ -491,6 +491,9 @@ impl Vm {
                 return Err(self.syntax_error(msg));
             }
         };
+        if let Err(message) = crate::builtins::regexp::literal_errors(&script) {
+            return Err(self.syntax_error(format!("{message} ({name})")));
+        }
         Ok(self.load_compiled(script, Recipe::Compile { strict }))
     }
 

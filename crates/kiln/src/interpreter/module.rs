@@ -205,6 +205,9 @@ impl Vm {
                     return Err(self.syntax_error(msg));
                 }
             };
+            if let Err(message) = crate::builtins::regexp::literal_errors(&compiled) {
+                return Err(self.syntax_error(format!("{message} ({key})")));
+            }
             let info = compiled.module.take().map(|b| *b).unwrap_or_default();
             self.load_compiled(compiled, super::Recipe::Compile { strict: true });
             (Some(self.scripts.len() as u32 - 1), info)

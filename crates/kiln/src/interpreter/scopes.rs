@@ -128,6 +128,9 @@ impl Vm {
                 return Err(self.syntax_error(msg));
             }
         };
+        if let Err(message) = crate::builtins::regexp::literal_errors(&script) {
+            return Err(self.syntax_error(format!("{message} (<eval>)")));
+        }
         let caller_script = code.script;
         let caller_block = self.scripts[caller_script as usize]
             .blocks
