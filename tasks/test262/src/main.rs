@@ -174,19 +174,36 @@ fn test_files(root: &Path) -> Vec<String> {
 /// Proposal (not yet stage 4) features from features.txt.
 fn proposal_features(root: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(root.join("features.txt")).unwrap_or_default();
+    proposals_in(&text)
+}
+
+/// The feature names of the "Proposed language features" section. Sections are the
+/// `## … features` headings; other `##` lines (links, notes) are comments.
+fn proposals_in(features_txt: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_proposals = false;
-    for line in text.lines() {
-        if line.starts_with("## ") {
+    for line in features_txt.lines() {
+        if line.starts_with("## ") && line.to_ascii_lowercase().ends_with("features") {
             in_proposals = line.contains("Proposed");
             continue;
         }
-        let t = line.trim();
-        if in_proposals && !t.is_empty() && !t.starts_with('#') {
-            out.push(t.to_string());
+        let name = line.split('#').next().unwrap_or("").trim();
+        if in_proposals && !name.is_empty() {
+            out.push(name.to_string());
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notes_inside_the_proposals_section_do_not_end_it() {
+        let text = "## Proposed language features\n# A\nalpha\n\
+                    ## https://example.org/beta\nbeta  # a note\n## test262 special specifier\n\
+                    gamma\n\n## Standard language features\n#\ndelta\n";
+        assert_eq!(super::proposals_in(text), ["alpha", "beta", "gamma"]);
+    }
 }
 
 /// The scenarios of a test and, for tests not run, the reason.
