@@ -195,16 +195,6 @@ fn proposals_in(features_txt: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn notes_inside_the_proposals_section_do_not_end_it() {
-        let text = "## Proposed language features\n# A\nalpha\n\
-                    ## https://example.org/beta\nbeta  # a note\n## test262 special specifier\n\
-                    gamma\n\n## Standard language features\n#\ndelta\n";
-        assert_eq!(super::proposals_in(text), ["alpha", "beta", "gamma"]);
-    }
-}
 
 /// The scenarios of a test and, for tests not run, the reason.
 fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, metadata::Metadata) {
@@ -605,5 +595,16 @@ fn show(root: &Path, path: &str) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notes_inside_the_proposals_section_do_not_end_it() {
+        let text = "## Proposed language features\n# A\nalpha\n\
+                    ## https://example.org/beta\nbeta  # a note\n## test262 special specifier\n\
+                    gamma\n\n## Standard language features\n#\ndelta\n";
+        assert_eq!(super::proposals_in(text), ["alpha", "beta", "gamma"]);
     }
 }
