@@ -195,7 +195,6 @@ fn proposals_in(features_txt: &str) -> Vec<String> {
     out
 }
 
-
 /// The scenarios of a test and, for tests not run, the reason.
 fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, metadata::Metadata) {
     let source = std::fs::read_to_string(root.join(path)).unwrap_or_default();

@@ -131,7 +131,7 @@ impl<T: Default> Arena<T> {
     }
 
     /// Every slot in index order, None for a free one.
-    pub fn slots(&self) -> impl Iterator<Item = Option<&T>> + '_ {
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = Option<&T>> + '_ {
         self.items
             .iter()
             .zip(&self.live)
@@ -250,6 +250,17 @@ impl Heap {
         };
         heap.length_atom = heap.intern("length");
         heap
+    }
+
+    /// Take every cell out of the heap (a fresh one, which a snapshot then restores into).
+    pub(crate) fn take_cells(&mut self) -> (RestoredCells, Arena<Object>) {
+        let cells = RestoredCells {
+            strings: std::mem::replace(&mut self.strings, Arena::new()),
+            symbols: std::mem::replace(&mut self.symbols, Arena::new()),
+            bigints: std::mem::replace(&mut self.bigints, Arena::new()),
+            envs: std::mem::replace(&mut self.envs, Arena::new()),
+        };
+        (cells, std::mem::replace(&mut self.objects, Arena::new()))
     }
 
     /// Replace the strings, symbols, BigInts, environments and shapes (restoring a

@@ -187,34 +187,33 @@ impl ShapeTable {
         }
     }
 
-    /// The table whose shapes 1.. were made as `origins` say, with the same ids; None if
-    /// the origins are inconsistent (a parent not made before its child, a repeat).
-    pub fn rebuild(origins: &[ShapeOrigin]) -> Option<ShapeTable> {
-        let mut table = ShapeTable::new();
-        for (i, origin) in origins.iter().enumerate() {
-            let expected = ShapeId(i as u32 + 1);
+    /// Make the shapes `origins` describe, in order, as the next ids of this table;
+    /// false if they are inconsistent (a parent not made before its child, a repeat).
+    pub fn extend(&mut self, origins: &[ShapeOrigin]) -> bool {
+        for origin in origins {
+            let expected = ShapeId(self.shapes.len() as u32);
             let made = match *origin {
                 ShapeOrigin::Root(proto) => {
-                    if table.roots.contains_key(&proto) {
-                        return None;
+                    if self.roots.contains_key(&proto) {
+                        return false;
                     }
-                    table.root(proto)
+                    self.root(proto)
                 }
                 ShapeOrigin::Child(parent, key, attrs) => {
                     if parent == ShapeId::DICTIONARY
                         || parent.0 >= expected.0
-                        || table.get(parent).len >= MAX_SHAPE_LENGTH
+                        || self.get(parent).len >= MAX_SHAPE_LENGTH
                     {
-                        return None;
+                        return false;
                     }
-                    table.add(parent, key, attrs)
+                    self.add(parent, key, attrs)
                 }
             };
             if made != expected {
-                return None;
+                return false;
             }
         }
-        Some(table)
+        true
     }
 }
 

@@ -37,6 +37,7 @@ use crate::value::Value;
 use codec::{Reader, Writer};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
+use std::ops::Range;
 
 const MAGIC: &[u8; 8] = b"KILNSNAP";
 /// Bumped whenever the payload layout changes.
@@ -207,6 +208,69 @@ impl<'a> Snapshot<'a> {
     }
 }
 
+/// A fresh realm's cells as a snapshot encodes them: a snapshot writes a cell that is
+/// unchanged since realm creation as one byte, and restoring takes it from the fresh
+/// realm the snapshot is restored into.
+struct Pristine {
+    bytes: Vec<u8>,
+    strings: write::CellRanges,
+    symbols: write::CellRanges,
+    bigints: write::CellRanges,
+    envs: write::CellRanges,
+    objects: write::CellRanges,
+    /// every VM's shape table starts with these
+    shapes: usize,
+}
+
+impl Pristine {
+    fn with<R>(f: impl FnOnce(&Pristine) -> R) -> R {
+        thread_local! {
+            static PRISTINE: Pristine = Pristine::encode();
+        }
+        PRISTINE.with(f)
+    }
+
+    /// The pristine encoding with the cell ranges of one arena, as `arena` compares.
+    fn base<'a>(&'a self, cells: &'a [Option<Range<usize>>]) -> Option<write::Base<'a>> {
+        Some(write::Base {
+            bytes: &self.bytes,
+            cells,
+        })
+    }
+
+    fn encode() -> Pristine {
+        let vm = Vm::new();
+        let mut p = write::PayloadWriter::new(&vm, natives::Registry::get());
+        let heap = &vm.heap;
+        // A fresh realm has only flat strings, and its natives are the registry's.
+        let invariant = "a fresh realm can be encoded";
+        let strings = p
+            .arena(heap.strings.slots(), None, write::PayloadWriter::string)
+            .expect(invariant);
+        let symbols = p
+            .arena(heap.symbols.slots(), None, write::PayloadWriter::symbol)
+            .expect(invariant);
+        let bigints = p
+            .arena(heap.bigints.slots(), None, write::PayloadWriter::bigint)
+            .expect(invariant);
+        let envs = p
+            .arena(heap.envs.slots(), None, write::PayloadWriter::env)
+            .expect(invariant);
+        let objects = p
+            .arena(heap.objects.slots(), None, write::PayloadWriter::object)
+            .expect(invariant);
+        Pristine {
+            bytes: p.w.bytes,
+            strings,
+            symbols,
+            bigints,
+            envs,
+            objects,
+            shapes: heap.shapes.count(),
+        }
+    }
+}
+
 fn hmac_with(key: &[u8]) -> Hmac<Sha256> {
     <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes keys of any length")
 }
@@ -243,18 +307,50 @@ pub(crate) fn write(
     vm.collect_garbage();
 
     let registry = natives::Registry::get();
-    let mut p = write::PayloadWriter::new(vm, registry);
-    p.w.usize(registry.len());
-    p.w.usize(registry.fingerprint.len());
-    for &id in &registry.fingerprint {
-        p.w.u32(id);
-    }
-    p.cells(vm);
-    p.shapes(vm);
-    p.scripts(vm)?;
-    p.objects(vm)?;
-    p.vm_state(vm, execution)?;
-    let payload = p.w.bytes;
+    let payload = Pristine::with(|pristine| -> Result<Vec<u8>, SnapshotError> {
+        let mut p = write::PayloadWriter::new(vm, registry);
+        p.w.usize(registry.len());
+        p.w.usize(registry.fingerprint.len());
+        for &id in &registry.fingerprint {
+            p.w.u32(id);
+        }
+        let heap = &vm.heap;
+        if heap.shapes.count() < pristine.shapes {
+            return Err(SnapshotError::new(
+                SnapshotErrorKind::Unsupported,
+                "this runtime was not created from Kiln's realm",
+            ));
+        }
+        p.arena(
+            heap.strings.slots(),
+            pristine.base(&pristine.strings),
+            write::PayloadWriter::string,
+        )?;
+        p.arena(
+            heap.symbols.slots(),
+            pristine.base(&pristine.symbols),
+            write::PayloadWriter::symbol,
+        )?;
+        p.arena(
+            heap.bigints.slots(),
+            pristine.base(&pristine.bigints),
+            write::PayloadWriter::bigint,
+        )?;
+        p.arena(
+            heap.envs.slots(),
+            pristine.base(&pristine.envs),
+            write::PayloadWriter::env,
+        )?;
+        p.shapes(vm, pristine.shapes);
+        p.scripts(vm)?;
+        p.arena(
+            heap.objects.slots(),
+            pristine.base(&pristine.objects),
+            write::PayloadWriter::object,
+        )?;
+        p.vm_state(vm, execution)?;
+        Ok(p.w.bytes)
+    })?;
 
     let mut out = Writer::default();
     out.bytes.extend_from_slice(MAGIC);
@@ -281,8 +377,9 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
     let registry = natives::Registry::get();
     let mut p = read::PayloadReader::new(snapshot.payload, registry);
     p.fingerprint()?;
-    let cells = p.cells()?;
-    let shapes = p.shapes()?;
+    let (mut base, mut base_objects) = vm.heap.take_cells();
+    let cells = p.cells(&mut base)?;
+    let shapes = p.shapes(&vm.heap.shapes)?;
     vm.heap
         .restore(cells, shapes)
         .map_err(|e| SnapshotError::new(SnapshotErrorKind::Corrupt, e))?;
@@ -293,8 +390,7 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
         .iter_mut()
         .for_each(|e| e.2 = crate::interpreter::InlineCache::Empty);
     let templates = p.scripts(vm)?;
-    let objects = p.objects(vm)?;
-    vm.heap.objects = crate::heap::Arena::from_slots(objects);
+    vm.heap.objects = p.objects(vm, &mut base_objects)?;
     vm.heap.recount();
     let execution = p.vm_state(vm)?;
     if !p.r.is_at_end() {

@@ -7,7 +7,7 @@
 
 use super::codec::{Read, Reader, corrupt};
 use super::natives::Registry;
-use super::write::tag;
+use super::write::{slot_tag, tag};
 use super::{SnapshotError, SnapshotErrorKind};
 use crate::builtins::array_buffer::ArrayBufferData;
 use crate::builtins::collections::OrderedMap;
@@ -95,51 +95,44 @@ impl<'a> PayloadReader<'a> {
         Ok(())
     }
 
-    pub fn cells(&mut self) -> Read<RestoredCells> {
-        let strings = self.r.list(1, |r| {
-            let data = match r.u8()? {
-                0 => return Ok(None),
-                1 => JsStr::from_latin1(r.bytes()?.into()),
-                2 => JsStr::from_units(&r.units()?),
-                _ => return Err(corrupt("bad string tag")),
-            };
-            let mut s = data;
-            s.is_atom = r.bool()?;
-            Ok(Some(s))
-        })?;
-        let symbols = self.r.list(1, |r| {
-            r.option(|r| {
-                Ok(Symbol {
-                    description: r.option(|r| r.u32().map(StringId))?,
-                    is_private: r.bool()?,
-                    registered: r.bool()?,
-                })
-            })
-        })?;
-        let bigints = self.r.list(1, |r| {
-            r.option(|r| Ok(BigInt::from_signed_bytes_le(r.bytes()?)))
-        })?;
-        let envs = self.r.list(1, |r| {
-            r.option(|r| {
-                let parent = r.option(|r| r.u32().map(EnvId))?;
-                let slots = r.list(1, |r| value(r))?;
-                Ok(Env {
-                    parent,
-                    slots: slots.into_boxed_slice(),
-                })
-            })
-        })?;
+    /// Strings, symbols, BigInts and environments; cells the snapshot marks unchanged
+    /// are taken from `base`, the fresh realm's.
+    pub fn cells(&mut self, base: &mut RestoredCells) -> Read<RestoredCells> {
         Ok(RestoredCells {
-            strings: Arena::from_slots(strings),
-            symbols: Arena::from_slots(symbols),
-            bigints: Arena::from_slots(bigints),
-            envs: Arena::from_slots(envs),
+            strings: self.arena(&mut base.strings, |p| string(&mut p.r))?,
+            symbols: self.arena(&mut base.symbols, |p| symbol(&mut p.r))?,
+            bigints: self.arena(&mut base.bigints, |p| bigint(&mut p.r))?,
+            envs: self.arena(&mut base.envs, |p| env(&mut p.r))?,
         })
     }
 
-    pub fn shapes(&mut self) -> Read<ShapeTable> {
+    /// An arena written by `PayloadWriter::arena`.
+    pub fn arena<T: Default>(
+        &mut self,
+        base: &mut Arena<T>,
+        mut decode: impl FnMut(&mut Self) -> Read<T>,
+    ) -> Read<Arena<T>> {
+        let n = self.r.count(1)?;
+        let mut slots = Vec::with_capacity(n);
+        for i in 0..n as u32 {
+            slots.push(match self.r.u8()? {
+                slot_tag::FREE => None,
+                slot_tag::FULL => Some(decode(self)?),
+                slot_tag::PRISTINE if base.is_live(i) => Some(std::mem::take(base.get_mut(i))),
+                _ => return Err(corrupt("bad slot tag")),
+            });
+        }
+        Ok(Arena::from_slots(slots))
+    }
+
+    /// The shapes made after `base`'s, replayed on a copy of it.
+    pub fn shapes(&mut self, base: &ShapeTable) -> Read<ShapeTable> {
         let origins = self.r.list(2, shape_origin)?;
-        ShapeTable::rebuild(&origins).ok_or_else(|| corrupt("inconsistent shapes"))
+        let mut table = base.clone();
+        if !table.extend(&origins) {
+            return Err(corrupt("inconsistent shapes"));
+        }
+        Ok(table)
     }
 
     /// Compile every script again from its recipe, in order, and restore the template
@@ -227,17 +220,8 @@ impl<'a> PayloadReader<'a> {
             .ok_or_else(|| corrupt("a function names code that does not exist"))
     }
 
-    pub fn objects(&mut self, vm: &Vm) -> Read<Vec<Option<Object>>> {
-        let count = self.r.count(1)?;
-        let mut out = Vec::with_capacity(count);
-        for _ in 0..count {
-            out.push(match self.r.u8()? {
-                0 => None,
-                1 => Some(self.object(vm)?),
-                _ => return Err(corrupt("bad object tag")),
-            });
-        }
-        Ok(out)
+    pub fn objects(&mut self, vm: &Vm, base: &mut Arena<Object>) -> Read<Arena<Object>> {
+        self.arena(base, |p| p.object(vm))
     }
 
     fn object(&mut self, vm: &Vm) -> Read<Object> {
@@ -673,6 +657,37 @@ impl<'a> PayloadReader<'a> {
         vm.host.outstanding = outstanding;
         Ok(execution)
     }
+}
+
+fn string(r: &mut Reader<'_>) -> Read<JsStr> {
+    let mut s = match r.u8()? {
+        1 => JsStr::from_latin1(r.bytes()?.into()),
+        2 => JsStr::from_units(&r.units()?),
+        _ => return Err(corrupt("bad string tag")),
+    };
+    s.is_atom = r.bool()?;
+    Ok(s)
+}
+
+fn symbol(r: &mut Reader<'_>) -> Read<Symbol> {
+    Ok(Symbol {
+        description: r.option(|r| r.u32().map(StringId))?,
+        is_private: r.bool()?,
+        registered: r.bool()?,
+    })
+}
+
+fn bigint(r: &mut Reader<'_>) -> Read<BigInt> {
+    Ok(BigInt::from_signed_bytes_le(r.bytes()?))
+}
+
+fn env(r: &mut Reader<'_>) -> Read<Env> {
+    let parent = r.option(|r| r.u32().map(EnvId))?;
+    let slots = r.list(1, value)?;
+    Ok(Env {
+        parent,
+        slots: slots.into_boxed_slice(),
+    })
 }
 
 fn value(r: &mut Reader<'_>) -> Read<Value> {

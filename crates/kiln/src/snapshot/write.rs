@@ -10,7 +10,8 @@ use super::natives::Registry;
 use super::{SnapshotError, SnapshotErrorKind};
 use crate::builtins::promise::Status;
 use crate::builtins::typed_array::ElementType;
-use crate::heap::string::StrData;
+use crate::heap::string::{JsStr, StrData};
+use crate::heap::{Env, Symbol};
 use crate::host::HostValue;
 use crate::interpreter::generator::{
     GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, SuspendKind,
@@ -20,8 +21,28 @@ use crate::object::shape::{ShapeId, ShapeOrigin};
 use crate::object::{Elements, IterationKind, Object, ObjectKind, PropertyKey};
 use crate::value::{Kind, Value};
 use kiln_bytecode::ScriptKind;
+use num_bigint::BigInt;
 use rustc_hash::FxHashMap;
+use std::ops::Range;
 use std::rc::Rc;
+
+/// Where each cell of an arena was written in full (None: free or unchanged).
+pub(super) type CellRanges = Vec<Option<Range<usize>>>;
+
+/// A pristine realm's encoding and where each cell of one of its arenas is in it.
+#[derive(Clone, Copy)]
+pub(super) struct Base<'a> {
+    pub bytes: &'a [u8],
+    pub cells: &'a [Option<Range<usize>>],
+}
+
+/// How an arena slot is written.
+pub(super) mod slot_tag {
+    pub const FREE: u8 = 0;
+    pub const FULL: u8 = 1;
+    /// the same cell as the pristine realm's at this index
+    pub const PRISTINE: u8 = 2;
+}
 
 /// Tags of [`Value`] kinds.
 pub(super) mod tag {
@@ -179,11 +200,12 @@ impl<'a> PayloadWriter<'a> {
         Ok(())
     }
 
-    pub fn shapes(&mut self, vm: &Vm) {
+    /// The shapes made after the first `from` (which every VM's table starts with).
+    pub fn shapes(&mut self, vm: &Vm, from: usize) {
         let table = &vm.heap.shapes;
-        self.w.usize(table.count() - 1);
-        for id in 1..table.count() as u32 {
-            match table.origin(ShapeId(id)) {
+        self.w.usize(table.count() - from);
+        for id in from..table.count() {
+            match table.origin(ShapeId(id as u32)) {
                 Some(ShapeOrigin::Child(parent, key, attrs)) => {
                     self.w.u8(1);
                     self.w.u32(parent.0);
@@ -194,81 +216,85 @@ impl<'a> PayloadWriter<'a> {
                     self.w.u8(0);
                     self.w.option(proto, |w, p| w.u32(p.0));
                 }
-                // only shape 0 (dictionary mode) has no origin, and it is not written
+                // only shape 0 (dictionary mode) has no origin, and it is never written
                 None => {}
             }
         }
     }
 
-    /// Strings, symbols, BigInts and environments (every string must be flat).
-    pub fn cells(&mut self, vm: &Vm) {
-        let heap = &vm.heap;
-        self.w.usize(heap.strings.slots().count());
-        for s in heap.strings.slots() {
-            match s {
-                None => self.w.u8(0),
-                Some(s) => {
-                    match &s.data {
-                        StrData::Latin1(b) => {
-                            self.w.u8(1);
-                            self.w.bytes(b);
-                        }
-                        StrData::Utf16(u) => {
-                            self.w.u8(2);
-                            self.w.units(u);
-                        }
-                        // flattened before writing (see `Vm::prepare_snapshot`)
-                        StrData::Rope { .. } => {
-                            self.w.u8(1);
-                            self.w.bytes(&[]);
-                        }
-                    }
-                    self.w.bool(s.is_atom);
-                }
-            }
-        }
-        self.w.usize(heap.symbols.slots().count());
-        for s in heap.symbols.slots() {
-            self.w.option(s, |w, s| {
-                w.option(s.description, |w, d| w.u32(d.0));
-                w.bool(s.is_private);
-                w.bool(s.registered);
+    /// Write an arena slot by slot: free, in full, or unchanged from the pristine realm
+    /// (`base`: the pristine encoding and the range of each of its cells). Returns the
+    /// range of each cell written in full.
+    pub fn arena<'v, T: 'v>(
+        &mut self,
+        slots: impl ExactSizeIterator<Item = Option<&'v T>>,
+        base: Option<Base<'_>>,
+        mut encode: impl FnMut(&mut Self, &T) -> Result<(), SnapshotError>,
+    ) -> Result<CellRanges, SnapshotError> {
+        self.w.usize(slots.len());
+        let mut ranges = Vec::with_capacity(slots.len());
+        for (i, slot) in slots.enumerate() {
+            let Some(cell) = slot else {
+                self.w.u8(slot_tag::FREE);
+                ranges.push(None);
+                continue;
+            };
+            self.w.u8(slot_tag::FULL);
+            let start = self.w.bytes.len();
+            encode(self, cell)?;
+            let written = start..self.w.bytes.len();
+            let unchanged = base.is_some_and(|base| {
+                matches!(base.cells.get(i), Some(Some(r)) if base.bytes[r.clone()] == self.w.bytes[written.clone()])
             });
-        }
-        self.w.usize(heap.bigints.slots().count());
-        for b in heap.bigints.slots() {
-            self.w.option(b, |w, b| w.bytes(&b.to_signed_bytes_le()));
-        }
-        self.w.usize(heap.envs.slots().count());
-        let envs: Vec<_> = heap.envs.slots().collect();
-        for e in envs {
-            match e {
-                None => self.w.u8(0),
-                Some(e) => {
-                    self.w.u8(1);
-                    self.w.option(e.parent, |w, p| w.u32(p.0));
-                    self.values(&e.slots);
-                }
+            if unchanged {
+                self.w.bytes.truncate(start - 1);
+                self.w.u8(slot_tag::PRISTINE);
+                ranges.push(None);
+            } else {
+                ranges.push(Some(written));
             }
         }
+        Ok(ranges)
     }
 
-    pub fn objects(&mut self, vm: &Vm) -> Result<(), SnapshotError> {
-        let slots: Vec<Option<&Object>> = vm.heap.objects.slots().collect();
-        self.w.usize(slots.len());
-        for o in slots {
-            match o {
-                None => self.w.u8(0),
-                Some(o) => {
-                    self.w.u8(1);
-                    self.object(o)?;
-                }
+    /// A flat string (ropes are flattened before writing).
+    pub fn string(&mut self, s: &JsStr) -> Result<(), SnapshotError> {
+        match &s.data {
+            StrData::Latin1(b) => {
+                self.w.u8(1);
+                self.w.bytes(b);
+            }
+            StrData::Utf16(u) => {
+                self.w.u8(2);
+                self.w.units(u);
+            }
+            StrData::Rope { .. } => {
+                return Err(unsupported("a string was not flattened"));
             }
         }
+        self.w.bool(s.is_atom);
         Ok(())
     }
 
-    fn object(&mut self, o: &Object) -> Result<(), SnapshotError> {
+    pub fn symbol(&mut self, s: &Symbol) -> Result<(), SnapshotError> {
+        self.w.option(s.description, |w, d| w.u32(d.0));
+        self.w.bool(s.is_private);
+        self.w.bool(s.registered);
+        Ok(())
+    }
+
+    pub fn bigint(&mut self, b: &BigInt) -> Result<(), SnapshotError> {
+        self.w.bytes(&b.to_signed_bytes_le());
+        Ok(())
+    }
+
+    pub fn env(&mut self, e: &Env) -> Result<(), SnapshotError> {
+        self.w.option(e.parent, |w, p| w.u32(p.0));
+        self.values(&e.slots);
+        Ok(())
+    }
+
+    pub fn object(&mut self, o: &Object) -> Result<(), SnapshotError> {
         self.w.u32(o.shape.0);
         self.w.option(o.proto, |w, p| w.u32(p.0));
         self.values(&o.slots);
