@@ -160,17 +160,17 @@ impl ShapeTable {
 
     /// Every property of shape `id` in slot (= insertion) order.
     pub fn keys(&self, id: ShapeId) -> Vec<(PropertyKey, Attrs)> {
-        let mut out = Vec::with_capacity(self.get(id).len as usize);
-        let mut cur = Some(id);
-        while let Some(s) = cur {
-            let shape = self.get(s);
-            if let Some(k) = shape.key {
-                out.push(k);
-            }
-            cur = shape.parent;
-        }
+        let mut out: Vec<_> = self.chain(id).map(|(_, key, attrs)| (key, attrs)).collect();
         out.reverse();
         out
+    }
+
+    /// Every property of shape `id` as (slot, key, attributes), last added first.
+    pub fn chain(&self, id: ShapeId) -> impl Iterator<Item = (u32, PropertyKey, Attrs)> + '_ {
+        std::iter::successors(Some(id), |&s| self.get(s).parent).filter_map(|s| {
+            let shape = self.get(s);
+            shape.key.map(|(key, attrs)| (shape.len - 1, key, attrs))
+        })
     }
 
     pub fn count(&self) -> usize {

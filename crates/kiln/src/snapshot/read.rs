@@ -886,8 +886,8 @@ fn check_layout(vm: &Vm, o: &Object) -> Result<(), SnapshotError> {
         if shape.len as usize != o.slots.len() || shape.proto != o.proto {
             return fail("an object does not match its shape");
         }
-        for (slot, (_, attrs)) in heap.shapes.keys(o.shape).into_iter().enumerate() {
-            if attrs.is_accessor() && !is_pair(o.slots[slot]) {
+        for (slot, _, attrs) in heap.shapes.chain(o.shape) {
+            if attrs.is_accessor() && !is_pair(o.slots[slot as usize]) {
                 return fail("an accessor property holds no accessor pair");
             }
         }
@@ -953,8 +953,9 @@ fn check_chains(vm: &Vm) -> Result<(), SnapshotError> {
 fn has_cycle(n: usize, next: impl Fn(u32) -> Option<u32>) -> bool {
     // 0 = unvisited, 1 = on the current path, 2 = known to end
     let mut state = vec![0u8; n];
+    let mut path = Vec::new();
     for start in 0..n as u32 {
-        let mut path = Vec::new();
+        path.clear();
         let mut cur = Some(start);
         while let Some(i) = cur {
             match state.get(i as usize) {
@@ -967,7 +968,7 @@ fn has_cycle(n: usize, next: impl Fn(u32) -> Option<u32>) -> bool {
                 _ => break,
             }
         }
-        for i in path {
+        for &i in &path {
             state[i as usize] = 2;
         }
     }
