@@ -384,6 +384,10 @@ pub enum Instr {
     /// r[iter] and yield its result objects as they are; the instruction re-executes on every
     /// resumption until the inner iterator is done, then `r[dst] = the final value`
     YieldDelegate { dst: Reg, iter: Reg },
+    /// `yield*` in an async generator: like `YieldDelegate` over the async iterator r[iter]
+    /// (next method r[iter+1]), awaiting each inner result and yielding its value; r[iter+2]
+    /// holds which await the instruction is suspended in across resumptions
+    YieldDelegateAsync { dst: Reg, iter: Reg },
 
     // ---- miscellany ----
     /// `debugger` statement: no effect

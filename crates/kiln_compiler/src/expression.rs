@@ -1703,14 +1703,16 @@ impl<'a> Compiler<'a> {
                 Some(a) => self.expr_reg(a)?,
                 None => return self.unsupported("yield* without an operand", y.span),
             };
-            let iter = self.fs.alloc_n(2)?;
             self.pos(y.span);
             if is_async {
+                let iter = self.fs.alloc_n(3)?;
                 self.emit(Instr::GetAsyncIterator { iter, src });
+                self.emit(Instr::YieldDelegateAsync { dst, iter });
             } else {
+                let iter = self.fs.alloc_n(2)?;
                 self.emit(Instr::GetIterator { iter, src });
+                self.emit(Instr::YieldDelegate { dst, iter });
             }
-            self.emit(Instr::YieldDelegate { dst, iter });
             return Ok(());
         }
         let v = self.fs.alloc()?;

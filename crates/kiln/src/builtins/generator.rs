@@ -219,9 +219,7 @@ fn async_generator_enqueue(
             promise,
         });
     }
-    let status = generator_status(vm, generator, SuspendKind::AsyncGenerator);
-    if status != Some(GeneratorStatus::Executing) && status != Some(GeneratorStatus::AwaitingReturn)
-    {
+    if generator_status(vm, generator, SuspendKind::AsyncGenerator).is_some_and(|s| !s.is_busy()) {
         async_generator_resume_next(vm, generator)?;
     }
     Ok(cap.promise)
@@ -235,7 +233,7 @@ fn async_generator_resume_next(vm: &mut Vm, generator: ObjectId) -> JsResult<()>
             _ => return Ok(()),
         };
         let Some(request) = head else { return Ok(()) };
-        if status == GeneratorStatus::Executing || status == GeneratorStatus::AwaitingReturn {
+        if status.is_busy() {
             return Ok(());
         }
         let mut status = status;
@@ -246,60 +244,88 @@ fn async_generator_resume_next(vm: &mut Vm, generator: ObjectId) -> JsResult<()>
             }
             status = GeneratorStatus::Completed;
         }
-        if status == GeneratorStatus::Completed {
-            match request.mode {
-                ResumeMode::Next => {
-                    settle_head(vm, generator, Ok(Value::UNDEFINED), true);
-                    continue;
-                }
-                ResumeMode::Throw => {
-                    settle_head(vm, generator, Err(request.value), true);
-                    continue;
-                }
-                ResumeMode::Return => {
-                    // Await the value, then resolve { value, done: true }.
-                    if let ObjectKind::Generator(g) = &mut vm.heap.object_mut(generator).kind {
-                        g.status = GeneratorStatus::AwaitingReturn;
+        match (request.mode, status) {
+            (ResumeMode::Next, GeneratorStatus::Completed) => {
+                settle_head(vm, generator, Ok(Value::UNDEFINED), true);
+            }
+            (ResumeMode::Throw, GeneratorStatus::Completed) => {
+                settle_head(vm, generator, Err(request.value), true);
+            }
+            // The value of a `return` request is awaited first: by AsyncGeneratorAwaitReturn
+            // when the generator has completed, by AsyncGeneratorUnwrapYieldResumption (inside
+            // the body, so a rejection is thrown at the yield) when it is suspended.
+            (ResumeMode::Return, _) => {
+                let intrinsic = Value::object(vm.intrinsics.promise);
+                return match vm.promise_resolve(intrinsic, request.value) {
+                    Ok(promise) => {
+                        vm.async_generator_await_return(generator, promise);
+                        Ok(())
                     }
-                    await_return(vm, generator, request.value)?;
-                    return Ok(());
-                }
+                    Err(_) => {
+                        let e = vm.take_exception();
+                        return_awaited(vm, generator, Err(e))
+                    }
+                };
+            }
+            (mode, _) => {
+                return vm
+                    .resume_suspended(generator, mode, request.value)
+                    .map(drop);
             }
         }
-        vm.resume_suspended(generator, request.mode, request.value)?;
-        return Ok(());
     }
 }
 
-fn await_return(vm: &mut Vm, generator: ObjectId, value: Value) -> JsResult<()> {
-    let promise = match vm.promise_resolve(Value::object(vm.intrinsics.promise), value) {
-        Ok(p) => p,
-        Err(_) => {
-            let e = vm.take_exception();
-            if let ObjectKind::Generator(g) = &mut vm.heap.object_mut(generator).kind {
-                g.status = GeneratorStatus::Completed;
-            }
-            settle_head(vm, generator, Err(e), true);
-            return async_generator_resume_next(vm, generator);
+/// A `return` request's value has been awaited: a generator suspended at a yield resumes
+/// with it (a rejection is thrown at the yield); a completed one settles the request.
+fn return_awaited(vm: &mut Vm, generator: ObjectId, outcome: Result<Value, Value>) -> JsResult<()> {
+    let suspended = match &mut vm.heap.object_mut(generator).kind {
+        ObjectKind::Generator(g) if g.frame.is_some() => {
+            g.status = GeneratorStatus::SuspendedYield;
+            true
         }
+        ObjectKind::Generator(g) => {
+            g.status = GeneratorStatus::Completed;
+            false
+        }
+        _ => return Ok(()),
     };
-    let empty = Value::string(vm.atoms.empty);
-    let on_ok = vm.new_native_with_data(
-        await_return_fulfilled,
-        empty,
-        1,
-        false,
-        Box::new([Value::object(generator)]),
-    );
-    let on_err = vm.new_native_with_data(
-        await_return_rejected,
-        empty,
-        1,
-        false,
-        Box::new([Value::object(generator)]),
-    );
-    vm.perform_then(promise, Value::object(on_ok), Value::object(on_err), None);
-    Ok(())
+    if suspended {
+        let (mode, value) = match outcome {
+            Ok(v) => (ResumeMode::Return, v),
+            Err(e) => (ResumeMode::Throw, e),
+        };
+        return vm.resume_suspended(generator, mode, value).map(drop);
+    }
+    settle_head(vm, generator, outcome, true);
+    async_generator_resume_next(vm, generator)
+}
+
+impl Vm {
+    /// Wait for `promise`, the awaited value of the `return` request at the head of the
+    /// queue; until it settles the generator is busy.
+    pub(crate) fn async_generator_await_return(&mut self, generator: ObjectId, promise: ObjectId) {
+        if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
+            g.status = GeneratorStatus::AwaitingReturn;
+        }
+        let vm = self;
+        let empty = Value::string(vm.atoms.empty);
+        let on_ok = vm.new_native_with_data(
+            await_return_fulfilled,
+            empty,
+            1,
+            false,
+            Box::new([Value::object(generator)]),
+        );
+        let on_err = vm.new_native_with_data(
+            await_return_rejected,
+            empty,
+            1,
+            false,
+            Box::new([Value::object(generator)]),
+        );
+        vm.perform_then(promise, Value::object(on_ok), Value::object(on_err), None);
+    }
 }
 
 fn await_return_settled(
@@ -310,11 +336,7 @@ fn await_return_settled(
     let generator = vm.native_data(vm.native_callee)[0]
         .as_object()
         .expect("generator");
-    if let ObjectKind::Generator(g) = &mut vm.heap.object_mut(generator).kind {
-        g.status = GeneratorStatus::Completed;
-    }
-    settle_head(vm, generator, outcome(vm.arg(args, 0)), true);
-    async_generator_resume_next(vm, generator)?;
+    return_awaited(vm, generator, outcome(vm.arg(args, 0)))?;
     Ok(Value::UNDEFINED)
 }
 

@@ -182,19 +182,6 @@ fn iterator_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
     ))
 }
 
-/// GetMethod(v, key): undefined for nullish, a TypeError for a non-callable.
-pub(crate) fn get_method(vm: &mut Vm, v: Value, key: PropertyKey) -> JsResult<Option<Value>> {
-    let f = vm.get(v, key)?;
-    if f.is_nullish() {
-        return Ok(None);
-    }
-    if !vm.is_callable(f) {
-        let k = vm.key_to_display(key);
-        return Err(vm.type_error(format!("{k} is not a function")));
-    }
-    Ok(Some(f))
-}
-
 /// [GetIteratorFlattenable](https://tc39.es/ecma262/#sec-getiteratorflattenable):
 /// `(iterator, next)`; strings are iterated only when `strings` is true.
 fn get_iterator_flattenable(vm: &mut Vm, obj: Value, strings: bool) -> JsResult<(Value, Value)> {
@@ -202,7 +189,7 @@ fn get_iterator_flattenable(vm: &mut Vm, obj: Value, strings: bool) -> JsResult<
         let what = vm.display(obj);
         return Err(vm.type_error(format!("{what} is not an iterator or iterable")));
     }
-    let method = get_method(vm, obj, PropertyKey::Symbol(vm.symbols.iterator))?;
+    let method = vm.get_method(obj, PropertyKey::Symbol(vm.symbols.iterator))?;
     let iterator = match method {
         None => obj,
         Some(m) => vm.call(m, obj, &[])?,
@@ -278,7 +265,7 @@ fn wrap_return(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let key = registry_symbol(vm, REG_WRAP_SYMBOL);
     let cell = cell_of(vm, this, key, "%WrapForValidIteratorPrototype%.return")?;
     let iterator = cell_get(vm, cell, 0);
-    match get_method(vm, iterator, PropertyKey::String(vm.atoms.return_))? {
+    match vm.get_method(iterator, PropertyKey::String(vm.atoms.return_))? {
         None => Ok(vm.iter_result(Value::UNDEFINED, true)),
         Some(f) => vm.call(f, iterator, &[]),
     }

@@ -272,19 +272,6 @@ pub(crate) fn is_regexp(vm: &mut Vm, v: Value) -> JsResult<bool> {
     Ok(matches!(vm.heap.object(o).kind, ObjectKind::RegExp(_)))
 }
 
-/// [GetMethod](https://tc39.es/ecma262/#sec-getmethod): undefined when null or undefined.
-fn get_method(vm: &mut Vm, v: Value, key: PropertyKey) -> JsResult<Value> {
-    let f = vm.get(v, key)?;
-    if f.is_nullish() {
-        return Ok(Value::UNDEFINED);
-    }
-    if !vm.is_callable(f) {
-        let k = vm.key_to_display(key);
-        return Err(vm.type_error(format!("{k} is not a function")));
-    }
-    Ok(f)
-}
-
 fn no_regexp(vm: &mut Vm, v: Value, method: &str) -> JsResult<()> {
     if is_regexp(vm, v)? {
         return Err(vm.type_error(format!(
@@ -912,11 +899,10 @@ fn match_or_search(vm: &mut Vm, this: Value, args: Args, search: bool) -> JsResu
         vm.symbols.match_
     };
     // 2. If regexp is an Object, delegate to its Symbol.match / Symbol.search method.
-    if regexp.is_object() {
-        let f = get_method(vm, regexp, PropertyKey::Symbol(symbol))?;
-        if !f.is_undefined() {
-            return vm.call(f, regexp, &[this]);
-        }
+    if regexp.is_object()
+        && let Some(f) = vm.get_method(regexp, PropertyKey::Symbol(symbol))?
+    {
+        return vm.call(f, regexp, &[this]);
     }
     // 3-5. Let S be ? ToString(O); rx be ? RegExpCreate(regexp, undefined); Invoke it.
     let s = this_str(vm, this, method)?;
@@ -963,8 +949,7 @@ fn match_all(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let regexp = vm.arg(args, 0);
     if regexp.is_object() {
         require_global_flag(vm, regexp, "matchAll")?;
-        let f = get_method(vm, regexp, PropertyKey::Symbol(vm.symbols.match_all))?;
-        if !f.is_undefined() {
+        if let Some(f) = vm.get_method(regexp, PropertyKey::Symbol(vm.symbols.match_all))? {
             return vm.call(f, regexp, &[this]);
         }
     }
@@ -1096,8 +1081,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
         if all {
             require_global_flag(vm, search_value, method)?;
         }
-        let f = get_method(vm, search_value, PropertyKey::Symbol(vm.symbols.replace))?;
-        if !f.is_undefined() {
+        if let Some(f) = vm.get_method(search_value, PropertyKey::Symbol(vm.symbols.replace))? {
             return vm.call(f, search_value, &[this, replace_value]);
         }
     }
@@ -1183,11 +1167,10 @@ fn split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let separator = vm.arg(args, 0);
     let limit = vm.arg(args, 1);
     // 2. If separator is an Object, delegate to its Symbol.split method.
-    if separator.is_object() {
-        let f = get_method(vm, separator, PropertyKey::Symbol(vm.symbols.split))?;
-        if !f.is_undefined() {
-            return vm.call(f, separator, &[this, limit]);
-        }
+    if separator.is_object()
+        && let Some(f) = vm.get_method(separator, PropertyKey::Symbol(vm.symbols.split))?
+    {
+        return vm.call(f, separator, &[this, limit]);
     }
     let s = this_str(vm, this, "split")?;
     let lim = if limit.is_undefined() {

@@ -731,7 +731,7 @@ fn construct(vm: &mut Vm, args: Args, t: ElementType) -> JsResult<Value> {
         }
         _ => {
             let iter_key = PropertyKey::Symbol(vm.symbols.iterator);
-            let using_iterator = super::iterator_helpers::get_method(vm, first, iter_key)?;
+            let using_iterator = vm.get_method(first, iter_key)?;
             let values = match using_iterator {
                 Some(method) => Some(iterator_to_list(vm, first, method)?),
                 None => None,
@@ -928,7 +928,7 @@ fn from(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Err(vm.type_error("TypedArray.from: mapper is not a function"));
     }
     let iter_key = PropertyKey::Symbol(vm.symbols.iterator);
-    let using_iterator = super::iterator_helpers::get_method(vm, source, iter_key)?;
+    let using_iterator = vm.get_method(source, iter_key)?;
     if let Some(method) = using_iterator {
         let values = iterator_to_list(vm, source, method)?;
         let len = values.len();

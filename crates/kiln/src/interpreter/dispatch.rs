@@ -970,6 +970,27 @@ impl Vm {
                             }
                         }
                     }
+                    Instr::YieldDelegateAsync { dst, iter } => {
+                        let resumption = self.take_resumption();
+                        let (it, next, state) = (reg!(iter), reg!(iter + 1), reg!(iter + 2));
+                        sync!();
+                        match tri!(self.yield_delegate_async_step(it, next, state, resumption)) {
+                            AsyncDelegateStep::Done(v) => reg!(dst) = v,
+                            AsyncDelegateStep::Return(v) => flow!(self.return_through_finally(v)),
+                            AsyncDelegateStep::Await(v, state) => {
+                                reg!(iter + 2) = Value::int(state as i32);
+                                pc -= 1;
+                                sync!();
+                                flow!(self.await_value(v));
+                            }
+                            AsyncDelegateStep::Yield(v) => {
+                                reg!(iter + 2) = Value::int(AsyncDelegateState::AtYield as i32);
+                                pc -= 1;
+                                sync!();
+                                flow!(self.yield_value(v));
+                            }
+                        }
+                    }
 
                     Instr::Debugger => {}
                     Instr::ImportDynamic { dst, src, source } => {
@@ -1354,15 +1375,28 @@ impl Vm {
             .expect("generator frame");
         let is_async = matches!(&self.heap.object(generator).kind, ObjectKind::Generator(g) if g.kind == SuspendKind::AsyncGenerator);
         if is_async {
-            if let Some(next) = self.async_generator_settle_yield(generator, v) {
-                // Another request is waiting: resume right here with it (the frame's pc is at
-                // this Yield, which consumes the resumption).
-                if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
-                    g.resume = Some(next);
+            let Some((mode, value)) = self.async_generator_settle_yield(generator, v) else {
+                return self.yield_raw(Value::UNDEFINED);
+            };
+            // Another request is waiting: resume right here with it (the frame's pc is at
+            // this instruction, which consumes the resumption); a `return` request's value is
+            // awaited first (AsyncGeneratorUnwrapYieldResumption), with the frame suspended.
+            let next = if mode == ResumeMode::Return {
+                match self.promise_resolve(Value::object(self.intrinsics.promise), value) {
+                    Ok(promise) => {
+                        let flow = self.yield_raw(Value::UNDEFINED)?;
+                        self.async_generator_await_return(generator, promise);
+                        return Ok(flow);
+                    }
+                    Err(_) => (ResumeMode::Throw, self.take_exception()),
                 }
-                return Ok(Flow::Continue);
+            } else {
+                (mode, value)
+            };
+            if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
+                g.resume = Some(next);
             }
-            return self.yield_raw(Value::UNDEFINED);
+            return Ok(Flow::Continue);
         }
         let result = self.iter_result(v, false);
         self.yield_raw(result)
@@ -1398,7 +1432,7 @@ impl Vm {
         self.suspend_top_frame(generator);
         let promise = match &mut self.heap.object_mut(generator).kind {
             ObjectKind::Generator(g) => {
-                g.status = GeneratorStatus::SuspendedYield;
+                g.status = GeneratorStatus::Awaiting;
                 g.promise
             }
             _ => None,
@@ -1427,7 +1461,7 @@ impl Vm {
                 let throw = self.get(iter, PropertyKey::String(self.atoms.throw))?;
                 if throw.is_nullish() {
                     self.iterator_close(iter)?;
-                    return Err(self.type_error("The iterator does not provide a 'throw' method"));
+                    return Err(self.no_throw_method());
                 }
                 self.call(throw, iter, &[received])?
             }
@@ -1457,6 +1491,91 @@ impl Vm {
             return Ok(DelegateStep::Done(v));
         }
         Ok(DelegateStep::Yield(result))
+    }
+
+    /// One step of `yield*` in an async generator (the async branches of
+    /// [the yield* evaluation](https://tc39.es/ecma262/#sec-generator-function-definitions-runtime-semantics-evaluation)):
+    /// `state` says which await, if any, `resumption` answers.
+    fn yield_delegate_async_step(
+        &mut self,
+        iter: Value,
+        next: Value,
+        state: Value,
+        resumption: Option<(ResumeMode, Value)>,
+    ) -> JsResult<AsyncDelegateStep> {
+        use AsyncDelegateState as S;
+        let Some((mode, received)) = resumption else {
+            // First entry: received is NormalCompletion(undefined).
+            let inner = self.call(next, iter, &[Value::UNDEFINED])?;
+            return Ok(AsyncDelegateStep::Await(inner, S::InnerResult));
+        };
+        let state = match state.as_int() {
+            Some(0) => S::AtYield,
+            Some(1) => S::InnerResult,
+            Some(2) => S::ReturnResult,
+            Some(3) => S::CloseResult,
+            _ => S::ReturnValue,
+        };
+        if state != S::AtYield && mode == ResumeMode::Throw {
+            // An awaited promise rejected.
+            return Err(self.throw(received));
+        }
+        match state {
+            S::AtYield => match mode {
+                ResumeMode::Next => {
+                    let inner = self.call(next, iter, &[received])?;
+                    Ok(AsyncDelegateStep::Await(inner, S::InnerResult))
+                }
+                ResumeMode::Throw => {
+                    if let Some(throw) =
+                        self.get_method(iter, PropertyKey::String(self.atoms.throw))?
+                    {
+                        let inner = self.call(throw, iter, &[received])?;
+                        return Ok(AsyncDelegateStep::Await(inner, S::InnerResult));
+                    }
+                    // AsyncIteratorClose, then the TypeError.
+                    match self.get_method(iter, PropertyKey::String(self.atoms.return_))? {
+                        Some(ret) => {
+                            let inner = self.call(ret, iter, &[])?;
+                            Ok(AsyncDelegateStep::Await(inner, S::CloseResult))
+                        }
+                        None => Err(self.no_throw_method()),
+                    }
+                }
+                ResumeMode::Return => {
+                    match self.get_method(iter, PropertyKey::String(self.atoms.return_))? {
+                        Some(ret) => {
+                            let inner = self.call(ret, iter, &[received])?;
+                            Ok(AsyncDelegateStep::Await(inner, S::ReturnResult))
+                        }
+                        None => Ok(AsyncDelegateStep::Await(received, S::ReturnValue)),
+                    }
+                }
+            },
+            S::InnerResult | S::ReturnResult => {
+                if !received.is_object() {
+                    return Err(self.type_error("iterator result is not an object"));
+                }
+                let done = self.get(received, PropertyKey::String(self.atoms.done))?;
+                let value = self.get(received, PropertyKey::String(self.atoms.value))?;
+                Ok(match (self.to_boolean(done), state) {
+                    (true, S::ReturnResult) => AsyncDelegateStep::Return(value),
+                    (true, _) => AsyncDelegateStep::Done(value),
+                    (false, _) => AsyncDelegateStep::Yield(value),
+                })
+            }
+            S::CloseResult => {
+                if !received.is_object() {
+                    return Err(self.type_error("iterator result is not an object"));
+                }
+                Err(self.no_throw_method())
+            }
+            S::ReturnValue => Ok(AsyncDelegateStep::Return(received)),
+        }
+    }
+
+    fn no_throw_method(&mut self) -> crate::Thrown {
+        self.type_error("The iterator does not provide a 'throw' method")
     }
 
     // ---- property fast paths ----
@@ -2381,6 +2500,31 @@ fn loose_equals_fast(a: Value, b: Value) -> Option<bool> {
         return Some(false);
     }
     None
+}
+
+/// The outcome of one `yield*` step in an async generator.
+enum AsyncDelegateStep {
+    Done(Value),
+    Return(Value),
+    /// yield this value (not awaited again)
+    Yield(Value),
+    /// await this value, then step again in this state
+    Await(Value, AsyncDelegateState),
+}
+
+/// Where a suspended async `yield*` stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AsyncDelegateState {
+    /// at a yield (or not started)
+    AtYield = 0,
+    /// awaiting the result of the inner `next` or `throw`
+    InnerResult = 1,
+    /// awaiting the result of the inner `return`
+    ReturnResult = 2,
+    /// awaiting the inner `return` called because the inner iterator has no `throw`
+    CloseResult = 3,
+    /// awaiting the value of a `return` request the inner iterator cannot take
+    ReturnValue = 4,
 }
 
 /// The outcome of one `yield*` step.

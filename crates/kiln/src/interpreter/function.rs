@@ -527,15 +527,15 @@ impl Vm {
         mode: ResumeMode,
         value: Value,
     ) -> JsResult<Exit> {
-        let saved = match &mut self.heap.object_mut(generator).kind {
+        let (saved, status) = match &mut self.heap.object_mut(generator).kind {
             ObjectKind::Generator(g) => {
                 // A fresh generator starts after InitialYield, which takes no resumption value.
-                let fresh = g.status == GeneratorStatus::SuspendedStart;
+                let status = g.status;
                 g.status = GeneratorStatus::Executing;
-                g.resume = if fresh { None } else { Some((mode, value)) };
-                g.frame.take()
+                g.resume = (status != GeneratorStatus::SuspendedStart).then_some((mode, value));
+                (g.frame.take(), status)
             }
-            _ => None,
+            _ => (None, GeneratorStatus::Completed),
         };
         let Some(saved) = saved else {
             return Err(self.type_error("Generator is not suspended"));
@@ -545,7 +545,7 @@ impl Vm {
         {
             if let ObjectKind::Generator(g) = &mut self.heap.object_mut(generator).kind {
                 g.frame = Some(saved);
-                g.status = GeneratorStatus::SuspendedYield;
+                g.status = status;
                 g.resume = None;
             }
             return Err(self.stack_overflow());

@@ -21,9 +21,26 @@ pub enum GeneratorStatus {
     SuspendedStart,
     SuspendedYield,
     Executing,
-    /// an async generator waiting for an awaited promise (its queue holds the request)
+    /// suspended at `await`: the frame is saved, but requests to an async generator wait
+    /// as they would while it runs
+    Awaiting,
+    /// an async generator awaiting the value of the `return` request at the head of its
+    /// queue: when its frame is saved it resumes with the result, when it has completed it
+    /// settles the request
     AwaitingReturn,
     Completed,
+}
+
+impl GeneratorStatus {
+    /// Whether an async generator is busy: a new request waits in its queue.
+    pub fn is_busy(self) -> bool {
+        matches!(
+            self,
+            GeneratorStatus::Executing
+                | GeneratorStatus::Awaiting
+                | GeneratorStatus::AwaitingReturn
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

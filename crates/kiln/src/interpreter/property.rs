@@ -65,6 +65,20 @@ impl Vm {
         })
     }
 
+    /// [GetMethod](https://tc39.es/ecma262/#sec-getmethod): `None` for null or undefined, a
+    /// TypeError for anything else that is not callable.
+    pub fn get_method(&mut self, v: Value, key: PropertyKey) -> JsResult<Option<Value>> {
+        let f = self.get(v, key)?;
+        if f.is_nullish() {
+            return Ok(None);
+        }
+        if !self.is_callable(f) {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("{k} is not a function")));
+        }
+        Ok(Some(f))
+    }
+
     /// `v[key]` for any value (GetV for primitives).
     pub fn get(&mut self, v: Value, key: PropertyKey) -> JsResult<Value> {
         self.charge(1)?;

@@ -496,6 +496,7 @@ impl<'a> PayloadReader<'a> {
             1 => GeneratorStatus::SuspendedYield,
             2 => GeneratorStatus::AwaitingReturn,
             3 => GeneratorStatus::Completed,
+            4 => GeneratorStatus::Awaiting,
             _ => return Err(corrupt("bad generator status")),
         };
         let frame = match self.r.u8()? {

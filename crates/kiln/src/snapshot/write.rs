@@ -576,6 +576,7 @@ impl<'a> PayloadWriter<'a> {
             }
             GeneratorStatus::AwaitingReturn => 2,
             GeneratorStatus::Completed => 3,
+            GeneratorStatus::Awaiting => 4,
         });
         match &g.frame {
             None => self.w.u8(0),
