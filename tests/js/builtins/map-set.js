@@ -69,3 +69,15 @@ try { wm.set(1, 2) } catch (e) { print(e.name) } // expect: TypeError
 try { new WeakSet().add(Symbol.for('registered')) } catch (e) { print(e.name) } // expect: TypeError
 const sym = Symbol('local');
 print(new WeakSet([sym]).has(sym), wm.get(1)) // expect: true undefined
+
+// getOrInsert / getOrInsertComputed
+const counts = new Map();
+for (const w of ["a", "b", "a"]) counts.set(w, counts.getOrInsert(w, 0) + 1);
+print([...counts].join(";")); // expect: a,2;b,1
+const computed = new Map();
+print(computed.getOrInsertComputed(-0, (k) => Object.is(k, 0)), computed.has(0)); // expect: true true
+print(computed.getOrInsertComputed(0, () => "not called")); // expect: true
+const cache = new WeakMap();
+const weakKey = {};
+print(cache.getOrInsertComputed(weakKey, () => 42), cache.getOrInsert(weakKey, 7)); // expect: 42 42
+try { cache.getOrInsert(1, 2); } catch (e) { print(e.name); } // expect: TypeError

@@ -469,11 +469,13 @@ pub fn init(vm: &mut Vm) {
     let map_ctor = make_constructor(vm, "Map", map_constructor, 0, map_proto);
     vm.define_native(map_ctor, "groupBy", map_group_by, 2);
     define_species(vm, map_ctor);
-    let methods: [(&str, NativeFn, u32); 7] = [
+    let methods: [(&str, NativeFn, u32); 9] = [
         ("clear", map_clear, 0),
         ("delete", map_delete, 1),
         ("forEach", map_for_each, 1),
         ("get", map_get, 1),
+        ("getOrInsert", map_get_or_insert, 2),
+        ("getOrInsertComputed", map_get_or_insert_computed, 2),
         ("has", map_has, 1),
         ("set", map_set, 2),
         ("keys", map_keys, 0),
@@ -537,6 +539,13 @@ pub fn init(vm: &mut Vm) {
     make_constructor(vm, "WeakMap", weakmap_constructor, 0, weakmap_proto);
     vm.define_native(weakmap_proto, "delete", weakmap_delete, 1);
     vm.define_native(weakmap_proto, "get", weakmap_get, 1);
+    vm.define_native(weakmap_proto, "getOrInsert", weakmap_get_or_insert, 2);
+    vm.define_native(
+        weakmap_proto,
+        "getOrInsertComputed",
+        weakmap_get_or_insert_computed,
+        2,
+    );
     vm.define_native(weakmap_proto, "has", weakmap_has, 1);
     vm.define_native(weakmap_proto, "set", weakmap_set, 2);
     define_to_string_tag(vm, weakmap_proto, "WeakMap");
@@ -719,6 +728,54 @@ fn map_delete(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn map_get(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_map(vm, this, "Map.prototype.get")?;
     Ok(table_get(vm, m, vm.arg(args, 0)).unwrap_or(Value::UNDEFINED))
+}
+
+/// [Map.prototype.getOrInsert](https://tc39.es/proposal-upsert/#sec-map.prototype.getOrInsert)
+fn map_get_or_insert(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let m = this_map(vm, this, "Map.prototype.getOrInsert")?;
+    Ok(get_or_insert(vm, m, vm.arg(args, 0), vm.arg(args, 1)))
+}
+
+/// [Map.prototype.getOrInsertComputed](https://tc39.es/proposal-upsert/#sec-map.prototype.getOrInsertComputed)
+fn map_get_or_insert_computed(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let m = this_map(vm, this, "Map.prototype.getOrInsertComputed")?;
+    let callback = require_callback(vm, vm.arg(args, 1), "Map.prototype.getOrInsertComputed")?;
+    get_or_insert_computed(vm, m, vm.arg(args, 0), callback)
+}
+
+/// The entry for `key`, or a new one holding `value`.
+fn get_or_insert(vm: &mut Vm, m: ObjectId, key: Value, value: Value) -> Value {
+    if let Some(v) = table_get(vm, m, key) {
+        return v;
+    }
+    table_set(vm, m, key, value);
+    value
+}
+
+/// The entry for `key`, or a new one holding `callback(key)`. The callback may have added
+/// the key meanwhile; its result overwrites that entry.
+fn get_or_insert_computed(
+    vm: &mut Vm,
+    m: ObjectId,
+    key: Value,
+    callback: Value,
+) -> JsResult<Value> {
+    // CanonicalizeKeyedCollectionKey: -0 is +0, also as the callback's argument.
+    let (key, _) = prepare_key(vm, key);
+    if let Some(v) = table_get(vm, m, key) {
+        return Ok(v);
+    }
+    let value = vm.call(callback, Value::UNDEFINED, &[key])?;
+    table_set(vm, m, key, value);
+    Ok(value)
+}
+
+fn require_callback(vm: &mut Vm, f: Value, method: &str) -> JsResult<Value> {
+    if vm.is_callable(f) {
+        return Ok(f);
+    }
+    let what = vm.display(f);
+    Err(vm.type_error(format!("{method}: {what} is not a function")))
 }
 
 /// [Map.prototype.has](https://tc39.es/ecma262/#sec-map.prototype.has)
@@ -1241,6 +1298,31 @@ fn weakmap_get(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     Ok(table_get(vm, m, key).unwrap_or(Value::UNDEFINED))
 }
 
+/// [WeakMap.prototype.getOrInsert](https://tc39.es/proposal-upsert/#sec-weakmap.prototype.getOrInsert)
+fn weakmap_get_or_insert(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let m = this_weakmap(vm, this, "WeakMap.prototype.getOrInsert")?;
+    let key = weak_key(vm, vm.arg(args, 0))?;
+    Ok(get_or_insert(vm, m, key, vm.arg(args, 1)))
+}
+
+/// [WeakMap.prototype.getOrInsertComputed](https://tc39.es/proposal-upsert/#sec-weakmap.prototype.getOrInsertComputed)
+fn weakmap_get_or_insert_computed(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let method = "WeakMap.prototype.getOrInsertComputed";
+    let m = this_weakmap(vm, this, method)?;
+    let key = weak_key(vm, vm.arg(args, 0))?;
+    let callback = require_callback(vm, vm.arg(args, 1), method)?;
+    get_or_insert_computed(vm, m, key, callback)
+}
+
+/// A key a weak map can hold, else a TypeError.
+fn weak_key(vm: &mut Vm, key: Value) -> JsResult<Value> {
+    if can_be_held_weakly(vm, key) {
+        return Ok(key);
+    }
+    let what = vm.display(key);
+    Err(vm.type_error(format!("Invalid value used as weak map key: {what}")))
+}
+
 /// [WeakMap.prototype.has](https://tc39.es/ecma262/#sec-weakmap.prototype.has)
 fn weakmap_has(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_weakmap(vm, this, "WeakMap.prototype.has")?;
@@ -1254,11 +1336,7 @@ fn weakmap_has(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 /// [WeakMap.prototype.set](https://tc39.es/ecma262/#sec-weakmap.prototype.set)
 fn weakmap_set(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_weakmap(vm, this, "WeakMap.prototype.set")?;
-    let key = vm.arg(args, 0);
-    if !can_be_held_weakly(vm, key) {
-        let what = vm.display(key);
-        return Err(vm.type_error(format!("Invalid value used as weak map key: {what}")));
-    }
+    let key = weak_key(vm, vm.arg(args, 0))?;
     table_set(vm, m, key, vm.arg(args, 1));
     Ok(this)
 }
