@@ -16,3 +16,9 @@ let calls = 0;
 Math.max({ valueOf() { calls++; return NaN; } }, { valueOf() { calls++; return 1; } });
 print(calls); // expect: 2
 print(Math.max.length, Math.hypot.length, Math.abs.name); // expect: 2 2 abs
+
+// Math.sumPrecise adds exactly and rounds once.
+print(Math.sumPrecise([1e20, 0.1, -1e20])); // expect: 0.1
+print(Math.sumPrecise([1e308, 1e308, -1e308])); // expect: 1e+308
+print(Object.is(Math.sumPrecise([]), -0), Math.sumPrecise([Infinity, -Infinity])); // expect: true NaN
+try { Math.sumPrecise([1, "2"]); } catch (e) { print(e.name); } // expect: TypeError

@@ -505,10 +505,7 @@ fn from(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
                 create_at(vm, a, k, mapped)
             })();
             if let Err(thrown) = step {
-                let saved = vm.exception;
-                let _ = vm.iterator_close(iter);
-                vm.exception = saved;
-                return Err(thrown);
+                return Err(vm.iterator_close_after_throw(iter, thrown));
             }
             k += 1.0;
         }

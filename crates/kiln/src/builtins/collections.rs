@@ -669,18 +669,9 @@ fn add_from_iterable(
             vm.call(adder, Value::object(target), &[item])
         };
         if let Err(t) = r {
-            close_after_error(vm, iter);
-            return Err(t);
+            return Err(vm.iterator_close_after_throw(iter, t));
         }
     }
-}
-
-/// IteratorClose for a throw completion: the original exception wins.
-fn close_after_error(vm: &mut Vm, iter: Value) {
-    let saved = vm.exception;
-    vm.roots.push(saved);
-    let _ = vm.iterator_close(iter);
-    vm.exception = saved;
 }
 
 // ---- Map ----

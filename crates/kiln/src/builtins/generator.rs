@@ -444,14 +444,10 @@ fn from_sync_continuation(
         let value = vm.get(result, PropertyKey::String(vm.atoms.value))?;
         let wrapper = match vm.promise_resolve(Value::object(vm.intrinsics.promise), value) {
             Ok(p) => p,
-            Err(t) => {
-                if !done && close_on_reject {
-                    let saved = vm.exception;
-                    let _ = vm.iterator_close(iter);
-                    vm.exception = saved;
-                }
-                return Err(t);
+            Err(t) if !done && close_on_reject => {
+                return Err(vm.iterator_close_after_throw(iter, t));
             }
+            Err(t) => return Err(t),
         };
         let empty = Value::string(vm.atoms.empty);
         let unwrap =

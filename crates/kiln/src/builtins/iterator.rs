@@ -136,12 +136,7 @@ pub fn group_by(
                 }
             }) {
             Ok(key) => key,
-            Err(t) => {
-                let saved = vm.exception;
-                let _ = vm.iterator_close(iter);
-                vm.exception = saved;
-                return Err(t);
-            }
+            Err(t) => return Err(vm.iterator_close_after_throw(iter, t)),
         };
         vm.roots.push(key);
         let mut found = false;
@@ -280,6 +275,20 @@ impl Vm {
     /// The original %ArrayIteratorPrototype%.next (a replaced one is not the fast path's).
     fn array_iterator_next_fn(&mut self) -> ObjectId {
         self.intrinsics.array_iterator_next
+    }
+
+    /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a throw completion:
+    /// `return` is called, but the original error wins over anything it does.
+    pub fn iterator_close_after_throw(
+        &mut self,
+        iter: Value,
+        error: crate::Thrown,
+    ) -> crate::Thrown {
+        let saved = self.exception;
+        self.roots.push(saved);
+        let _ = self.iterator_close(iter);
+        self.exception = saved;
+        error
     }
 
     /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) for a normal completion.

@@ -273,19 +273,10 @@ fn wrap_return(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 // ---- closing ----
 
-/// IteratorClose(iterator, throw completion): the original error wins.
-fn close_with_error(vm: &mut Vm, iterator: Value, error: Thrown) -> Thrown {
-    let saved = vm.exception;
-    vm.roots.push(saved);
-    let _ = vm.iterator_close(iterator);
-    vm.exception = saved;
-    error
-}
-
 /// Throw a TypeError after closing `iterator` (argument validation of the helpers).
 fn close_with_type_error(vm: &mut Vm, iterator: Value, msg: &str) -> Thrown {
     let e = vm.type_error(msg);
-    close_with_error(vm, iterator, e)
+    vm.iterator_close_after_throw(iterator, e)
 }
 
 /// The receiver of an Iterator.prototype method, which must be an object.
@@ -381,25 +372,25 @@ fn flat_map(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn limit_arg(vm: &mut Vm, o: Value, limit: Value, method: &str) -> JsResult<f64> {
     let n = match vm.to_number(limit) {
         Ok(n) => n,
-        Err(e) => return Err(close_with_error(vm, o, e)),
+        Err(e) => return Err(vm.iterator_close_after_throw(o, e)),
     };
     if n.is_nan() {
         let e = vm.range_error(format!("Iterator.prototype.{method}: the limit is NaN"));
-        return Err(close_with_error(vm, o, e));
+        return Err(vm.iterator_close_after_throw(o, e));
     }
     // (ES2026 also rejects finite limits above 2^53 - 1; test262 follows it.)
     if n.is_finite() && n > 9007199254740991.0 {
         let e = vm.range_error(format!(
             "Iterator.prototype.{method}: the limit is too large"
         ));
-        return Err(close_with_error(vm, o, e));
+        return Err(vm.iterator_close_after_throw(o, e));
     }
     let n = crate::interpreter::convert::f64_to_integer(n);
     if n < 0.0 {
         let e = vm.range_error(format!(
             "Iterator.prototype.{method}: the limit is negative"
         ));
-        return Err(close_with_error(vm, o, e));
+        return Err(vm.iterator_close_after_throw(o, e));
     }
     Ok(n)
 }
@@ -472,7 +463,7 @@ fn call_with_counter(vm: &mut Vm, cell: ObjectId, value: Value) -> JsResult<Valu
     let r = vm.call(f, Value::UNDEFINED, &[value, counter]);
     let n = counter.as_number().unwrap_or(0.0);
     cell_set(vm, cell, Slot::Counter as usize, Value::number(n + 1.0));
-    r.map_err(|e| close_with_error(vm, iterator, e))
+    r.map_err(|e| vm.iterator_close_after_throw(iterator, e))
 }
 
 /// One step of the helper's closure: Some(value) to yield, None when it returns.
@@ -550,7 +541,7 @@ fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
                 let inner_next = cell_get(vm, cell, Slot::InnerNext as usize);
                 let (value, done) = vm
                     .iterator_step(inner, inner_next)
-                    .map_err(|e| close_with_error(vm, iterator, e))?;
+                    .map_err(|e| vm.iterator_close_after_throw(iterator, e))?;
                 if !done {
                     return Ok(Some(value));
                 }
@@ -564,7 +555,7 @@ fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
             let mapped = call_with_counter(vm, cell, value)?;
             vm.roots.push(mapped);
             let (inner, inner_next) = get_iterator_flattenable(vm, mapped, false)
-                .map_err(|e| close_with_error(vm, iterator, e))?;
+                .map_err(|e| vm.iterator_close_after_throw(iterator, e))?;
             cell_set(vm, cell, Slot::Inner as usize, inner);
             cell_set(vm, cell, Slot::InnerNext as usize, inner_next);
         },
@@ -591,7 +582,7 @@ fn helper_return(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
             let r = (|| {
                 if inner.is_object() {
                     vm.iterator_close(inner)
-                        .map_err(|e| close_with_error(vm, iterator, e))?;
+                        .map_err(|e| vm.iterator_close_after_throw(iterator, e))?;
                 }
                 vm.iterator_close(iterator)
             })();
@@ -631,7 +622,7 @@ fn consume(
                 return Ok(result);
             }
             Ok(None) => {}
-            Err(e) => return Err(close_with_error(vm, o, e)),
+            Err(e) => return Err(vm.iterator_close_after_throw(o, e)),
         }
         counter += 1.0;
     }
@@ -703,7 +694,7 @@ fn reduce(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
                 Value::UNDEFINED,
                 &[accumulator, value, Value::number(counter)],
             )
-            .map_err(|e| close_with_error(vm, o, e))?;
+            .map_err(|e| vm.iterator_close_after_throw(o, e))?;
         counter += 1.0;
     }
 }

@@ -25,7 +25,7 @@ pub fn init(vm: &mut Vm) {
         let key = vm.key(name);
         vm.define_builtin(math, key, Value::number(v), Attrs::NONE);
     }
-    let functions: [(&str, crate::object::NativeFn, u32); 36] = [
+    let functions: [(&str, crate::object::NativeFn, u32); 37] = [
         ("abs", abs, 1),
         ("acos", acos, 1),
         ("acosh", acosh, 1),
@@ -59,6 +59,7 @@ pub fn init(vm: &mut Vm) {
         ("sin", sin, 1),
         ("sinh", sinh, 1),
         ("sqrt", sqrt, 1),
+        ("sumPrecise", sum_precise, 1),
         ("tan", tan, 1),
         ("tanh", tanh, 1),
         ("trunc", trunc, 1),
@@ -222,6 +223,166 @@ fn min(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::number(r))
 }
 
+/// [Math.sumPrecise](https://tc39.es/proposal-math-sum/#sec-math.sumprecise): the exact sum
+/// of the numbers an iterable yields, rounded once.
+fn sum_precise(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let items = vm.arg(args, 0);
+    // 1. RequireObjectCoercible(items); 2. GetIterator(items, sync).
+    if items.is_nullish() {
+        return Err(vm.type_error("Math.sumPrecise requires an iterable"));
+    }
+    let (iter, next) = vm.get_iterator(items)?;
+    vm.roots.push(iter);
+    vm.roots.push(next);
+    let mut sum = ExactSum::default();
+    // 3. Let state be minus-zero.
+    let mut state = SumState::MinusZero;
+    loop {
+        let (item, done) = vm.iterator_step(iter, next)?;
+        if done {
+            break;
+        }
+        vm.charge(1)?;
+        let Some(n) = item.as_number() else {
+            let what = vm.display(item);
+            let e = vm.type_error(format!("Math.sumPrecise: {what} is not a number"));
+            return Err(vm.iterator_close_after_throw(iter, e));
+        };
+        state = match state {
+            SumState::NaN => SumState::NaN,
+            _ if n.is_nan() => SumState::NaN,
+            SumState::MinusInfinity if n == f64::INFINITY => SumState::NaN,
+            SumState::PlusInfinity if n == f64::NEG_INFINITY => SumState::NaN,
+            _ if n == f64::INFINITY => SumState::PlusInfinity,
+            _ if n == f64::NEG_INFINITY => SumState::MinusInfinity,
+            SumState::PlusInfinity | SumState::MinusInfinity => state,
+            _ if n == 0.0 && n.is_sign_negative() => state,
+            _ => {
+                sum.add(n);
+                SumState::Finite
+            }
+        };
+    }
+    Ok(Value::number(match state {
+        SumState::NaN => f64::NAN,
+        SumState::PlusInfinity => f64::INFINITY,
+        SumState::MinusInfinity => f64::NEG_INFINITY,
+        SumState::MinusZero => -0.0,
+        SumState::Finite => sum.to_f64(),
+    }))
+}
+
+#[derive(Clone, Copy)]
+enum SumState {
+    MinusZero,
+    Finite,
+    PlusInfinity,
+    MinusInfinity,
+    NaN,
+}
+
+/// Limbs of [`ExactSum`]: finite doubles span 2^-1074 to 2^1024 (2098 bits); the rest
+/// leaves room for carries from 2^53 terms and the sign.
+const SUM_LIMBS: usize = 34;
+
+/// An exact sum of finite doubles: a two's-complement integer counting units of 2^-1074,
+/// the smallest subnormal, so every double is an integer in it and no addition rounds.
+struct ExactSum {
+    limbs: [u64; SUM_LIMBS],
+}
+
+impl Default for ExactSum {
+    fn default() -> Self {
+        ExactSum {
+            limbs: [0; SUM_LIMBS],
+        }
+    }
+}
+
+impl ExactSum {
+    fn add(&mut self, x: f64) {
+        let bits = x.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as usize;
+        let fraction = bits & ((1 << 52) - 1);
+        // x = mantissa * 2^(shift - 1074)
+        let (mantissa, shift) = if biased == 0 {
+            (fraction, 0)
+        } else {
+            (fraction | 1 << 52, biased - 1)
+        };
+        let wide = (mantissa as u128) << (shift % 64);
+        let at = shift / 64;
+        let parts = [wide as u64, (wide >> 64) as u64];
+        // Add (or subtract) the term and ripple the carry (or borrow) upwards.
+        let step = if x < 0.0 {
+            u64::overflowing_sub
+        } else {
+            u64::overflowing_add
+        };
+        let mut carry = false;
+        for (i, limb) in self.limbs.iter_mut().enumerate().skip(at) {
+            let part = parts.get(i - at).copied().unwrap_or(0);
+            let (d, c1) = step(*limb, part);
+            let (d, c2) = step(d, carry as u64);
+            *limb = d;
+            carry = c1 || c2;
+            if !carry && i > at {
+                break;
+            }
+        }
+    }
+
+    /// The sum rounded to the nearest double, ties to even (+0 for an exact zero).
+    fn to_f64(&self) -> f64 {
+        let negative = self.limbs[SUM_LIMBS - 1] >> 63 == 1;
+        let mut magnitude = self.limbs;
+        if negative {
+            // Two's complement: invert and add one.
+            let mut carry = true;
+            for limb in magnitude.iter_mut() {
+                let (d, c) = (!*limb).overflowing_add(carry as u64);
+                *limb = d;
+                carry = c;
+            }
+        }
+        let Some(top) = magnitude.iter().rposition(|&l| l != 0) else {
+            return 0.0;
+        };
+        let width = top * 64 + 64 - magnitude[top].leading_zeros() as usize;
+        let bit = |i: usize| magnitude[i / 64] >> (i % 64) & 1;
+        let value = if width <= 53 {
+            // Exactly representable: a multiple of 2^-1074 below 2^-1021.
+            magnitude[0] as f64 * f64::from_bits(1)
+        } else {
+            let mut shift = width - 53;
+            let mut q = (shift..width).rev().fold(0u64, |q, i| q << 1 | bit(i));
+            let half = bit(shift - 1) == 1;
+            let sticky = (0..shift - 1).any(|i| bit(i) == 1);
+            if half && (sticky || q & 1 == 1) {
+                q += 1;
+                if q == 1 << 53 {
+                    q >>= 1;
+                    shift += 1;
+                }
+            }
+            let exponent = shift as i32 - 1074;
+            if exponent > 971 {
+                f64::INFINITY
+            } else {
+                // 2^exponent is a normal double or a subnormal power of two, and q scaled
+                // by it is normal: the product is exact.
+                let scale = if exponent >= -1022 {
+                    f64::from_bits(((exponent + 1023) as u64) << 52)
+                } else {
+                    f64::from_bits(1 << (exponent + 1074))
+                };
+                q as f64 * scale
+            }
+        };
+        if negative { -value } else { value }
+    }
+}
+
 /// [Math.random](https://tc39.es/ecma262/#sec-math.random): xorshift64* on `vm.random_state`.
 fn random(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
     let mut x = vm.random_state;
@@ -250,5 +411,31 @@ mod tests {
         assert_eq!(round_to_f16(65519.0), 65504.0);
         assert_eq!(round_to_f16(65520.0), f64::INFINITY);
         assert_eq!(round_to_f16(5.960464477539063e-8), 5.960464477539063e-8);
+    }
+
+    fn exact(xs: &[f64]) -> f64 {
+        let mut sum = ExactSum::default();
+        for &x in xs {
+            sum.add(x);
+        }
+        sum.to_f64()
+    }
+
+    #[test]
+    fn exact_sums() {
+        assert_eq!(exact(&[0.1, 0.2, 0.3]), 0.6);
+        assert_eq!(exact(&[1e20, 0.1, -1e20]), 0.1);
+        assert_eq!(exact(&[1e308, 1e308, -1e308]), 1e308);
+        assert_eq!(exact(&[f64::MAX, f64::MAX]), f64::INFINITY);
+        assert_eq!(exact(&[-f64::MAX, -f64::MAX]), f64::NEG_INFINITY);
+        assert_eq!(exact(&[5e-324, 5e-324, -1.0, 1.0]), 1e-323);
+        assert_eq!(exact(&[1.0, -1.0]).to_bits(), 0.0f64.to_bits());
+        // ties to even at 2^53: 2^53 + 1 is exactly between two doubles
+        assert_eq!(exact(&[9007199254740992.0, 1.0]), 9007199254740992.0);
+        assert_eq!(
+            exact(&[9007199254740992.0, 1.0, 1e-300]),
+            9007199254740994.0
+        );
+        assert_eq!(exact(&[-3.5, 1.25]), -2.25);
     }
 }

@@ -437,11 +437,8 @@ fn from_entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
             let key = vm.to_property_key(k)?;
             vm.create_data_property_or_throw(obj, key, v)
         })();
-        if r.is_err() {
-            let saved = vm.exception;
-            let _ = vm.iterator_close(iter);
-            vm.exception = saved;
-            return r.map(|_| Value::UNDEFINED);
+        if let Err(t) = r {
+            return Err(vm.iterator_close_after_throw(iter, t));
         }
     }
     Ok(Value::object(obj))

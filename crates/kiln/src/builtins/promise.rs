@@ -735,10 +735,7 @@ fn combinator_body(
             Ok(())
         })();
         if let Err(t) = step {
-            let saved = vm.exception;
-            let _ = vm.iterator_close(iter);
-            vm.exception = saved;
-            return Err(t);
+            return Err(vm.iterator_close_after_throw(iter, t));
         }
         index += 1;
     }

@@ -911,9 +911,7 @@ impl Vm {
                     }
                     Instr::IteratorCloseOnThrow { iter } => {
                         let it = reg!(iter);
-                        let saved = self.exception;
-                        let _ = self.iterator_close(it);
-                        self.exception = saved;
+                        self.iterator_close_after_throw(it, crate::Thrown);
                     }
                     Instr::ForInPrepare { dst, src } => {
                         let v = reg!(src);
