@@ -54,3 +54,17 @@ const own = Object.create(Iterator.prototype);
 own[Symbol.toStringTag] = 'Mine';
 print(Object.prototype.toString.call(own)) // expect: [object Mine]
 try { Iterator.prototype[Symbol.toStringTag] = 'x' } catch (e) { print(e.name) } // expect: TypeError
+
+// Iterator.concat, zip, zipKeyed, chunks, windows, includes
+print(Iterator.concat([1, 2], new Set([3]), "ab".split("")).toArray().join()); // expect: 1,2,3,a,b
+print(JSON.stringify(Iterator.zip([[1, 2, 3], ["a", "b"]]).toArray())); // expect: [[1,"a"],[2,"b"]]
+print(JSON.stringify(Iterator.zip([[1, 2], ["a"]], { mode: "longest", padding: [0, "z"] }).toArray())); // expect: [[1,"a"],[2,"z"]]
+try { Iterator.zip([[1, 2], ["a"]], { mode: "strict" }).toArray(); } catch (e) { print(e.name); } // expect: TypeError
+print(JSON.stringify(Iterator.zipKeyed({ n: [1, 2], s: ["x", "y"] }).toArray())); // expect: [{"n":1,"s":"x"},{"n":2,"s":"y"}]
+print(JSON.stringify([1, 2, 3, 4, 5].values().chunks(2).toArray())); // expect: [[1,2],[3,4],[5]]
+print(JSON.stringify([1, 2, 3, 4].values().windows(3).toArray())); // expect: [[1,2,3],[2,3,4]]
+print(JSON.stringify([1, 2].values().windows(3, "allow-partial").toArray())); // expect: [[1,2]]
+print([1, NaN, 3].values().includes(NaN), [1, 2, 3].values().includes(1, 1)); // expect: true false
+let includesClosed = 0;
+const counting = { next: () => ({ value: 1, done: false }), return() { includesClosed++; return {}; }, __proto__: Iterator.prototype };
+print(counting.includes(1), includesClosed); // expect: true 1

@@ -1,8 +1,10 @@
-//! The `Iterator` constructor and the iterator helpers of ES2025
+//! The `Iterator` constructor and the iterator helpers
 //! ([spec](https://tc39.es/ecma262/#sec-iterator-objects)): `Iterator.from`,
 //! `Iterator.prototype.map` / `filter` / `take` / `drop` / `flatMap` (lazy,
 //! returning Iterator Helper objects) and `reduce` / `toArray` / `forEach` /
-//! `some` / `every` / `find` (eager).
+//! `some` / `every` / `find` / `includes` (eager); `Iterator.concat`, `zip` and
+//! `zipKeyed` (in `combine.rs`) and `chunks` / `windows` (in `chunk.rs`) are
+//! Iterator Helpers too.
 //!
 //! # Representation
 //!
@@ -16,6 +18,9 @@
 //! record the same way under a second private symbol. The private symbols,
 //! prototypes and `Iterator` itself are kept in a registry cell every native
 //! here receives as its data.
+
+mod chunk;
+mod combine;
 
 use super::define_to_string_tag;
 use crate::heap::{ObjectId, Symbol, SymbolId};
@@ -51,6 +56,10 @@ const FILTER: i32 = 1;
 const TAKE: i32 = 2;
 const DROP: i32 = 3;
 const FLAT_MAP: i32 = 4;
+const CONCAT: i32 = 5;
+const CHUNKS: i32 = 6;
+const WINDOWS: i32 = 7;
+const ZIP: i32 = 8;
 
 /// [[GeneratorState]] values.
 const SUSPENDED_START: i32 = 0;
@@ -97,7 +106,10 @@ pub fn init(vm: &mut Vm) {
         vm.define_builtin(obj, key, Value::object(func), Attrs::HIDDEN);
     };
     define(vm, ctor, "from", iterator_from, 1);
-    let methods: [(&str, NativeFn, u32); 11] = [
+    define(vm, ctor, "concat", combine::concat, 0);
+    define(vm, ctor, "zip", combine::zip, 1);
+    define(vm, ctor, "zipKeyed", combine::zip_keyed, 1);
+    let methods: [(&str, NativeFn, u32); 14] = [
         ("map", map, 1),
         ("filter", filter, 1),
         ("take", take, 1),
@@ -109,6 +121,9 @@ pub fn init(vm: &mut Vm) {
         ("some", some, 1),
         ("every", every, 1),
         ("find", find, 1),
+        ("includes", includes, 1),
+        ("chunks", chunk::chunks, 1),
+        ("windows", chunk::windows, 1),
     ];
     for (name, f, len) in methods {
         define(vm, proto, name, f, len);
@@ -466,6 +481,19 @@ fn call_with_counter(vm: &mut Vm, cell: ObjectId, value: Value) -> JsResult<Valu
     r.map_err(|e| vm.iterator_close_after_throw(iterator, e))
 }
 
+/// Take one from the helper's remaining count (which stays at 0 or infinity); the count
+/// before.
+fn count_down(vm: &mut Vm, cell: ObjectId) -> f64 {
+    let remaining = cell_get(vm, cell, Slot::Remaining as usize)
+        .as_number()
+        .unwrap_or(0.0);
+    if remaining > 0.0 && remaining != f64::INFINITY {
+        let left = Value::number(remaining - 1.0);
+        cell_set(vm, cell, Slot::Remaining as usize, left);
+    }
+    remaining
+}
+
 /// One step of the helper's closure: Some(value) to yield, None when it returns.
 fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
     let kind = cell_get(vm, cell, Slot::Kind as usize)
@@ -492,40 +520,15 @@ fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
             }
         },
         TAKE => {
-            let remaining = cell_get(vm, cell, Slot::Remaining as usize)
-                .as_number()
-                .unwrap_or(0.0);
-            if remaining == 0.0 {
+            if count_down(vm, cell) == 0.0 {
                 vm.iterator_close(iterator)?;
                 return Ok(None);
-            }
-            if remaining != f64::INFINITY {
-                cell_set(
-                    vm,
-                    cell,
-                    Slot::Remaining as usize,
-                    Value::number(remaining - 1.0),
-                );
             }
             let (value, done) = vm.iterator_step(iterator, next)?;
             Ok((!done).then_some(value))
         }
         DROP => {
-            loop {
-                let remaining = cell_get(vm, cell, Slot::Remaining as usize)
-                    .as_number()
-                    .unwrap_or(0.0);
-                if remaining <= 0.0 {
-                    break;
-                }
-                if remaining != f64::INFINITY {
-                    cell_set(
-                        vm,
-                        cell,
-                        Slot::Remaining as usize,
-                        Value::number(remaining - 1.0),
-                    );
-                }
+            while count_down(vm, cell) > 0.0 {
                 let (_, done) = vm.iterator_step(iterator, next)?;
                 if done {
                     return Ok(None);
@@ -534,6 +537,10 @@ fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
             let (value, done) = vm.iterator_step(iterator, next)?;
             Ok((!done).then_some(value))
         }
+        CONCAT => combine::concat_step(vm, cell),
+        CHUNKS => chunk::buffered_step(vm, cell, false),
+        WINDOWS => chunk::buffered_step(vm, cell, true),
+        ZIP => combine::zip_step(vm, cell),
         _ => loop {
             // flatMap: drain the inner iterator, then map the next outer value.
             let inner = cell_get(vm, cell, Slot::Inner as usize);
@@ -565,32 +572,62 @@ fn helper_step(vm: &mut Vm, cell: ObjectId) -> JsResult<Option<Value>> {
 /// [%IteratorHelperPrototype%.return](https://tc39.es/ecma262/#sec-%iteratorhelperprototype%.return)
 fn helper_return(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let cell = helper_cell(vm, this, "%IteratorHelperPrototype%.return")?;
-    let iterator = cell_get(vm, cell, Slot::Iterator as usize);
-    match state_of(vm, cell) {
+    let state = state_of(vm, cell);
+    match state {
         EXECUTING => Err(vm.type_error("Iterator helper is already running")),
         COMPLETED => Ok(vm.iter_result(Value::UNDEFINED, true)),
-        SUSPENDED_START => {
-            set_state(vm, cell, COMPLETED);
-            vm.iterator_close(iterator)?;
-            Ok(vm.iter_result(Value::UNDEFINED, true))
-        }
         _ => {
-            // Resume the suspended closure with a return completion: close the inner
-            // iterator of flatMap (if any), then the underlying one.
-            set_state(vm, cell, EXECUTING);
-            let inner = cell_get(vm, cell, Slot::Inner as usize);
-            let r = (|| {
-                if inner.is_object() {
-                    vm.iterator_close(inner)
-                        .map_err(|e| vm.iterator_close_after_throw(iterator, e))?;
-                }
-                vm.iterator_close(iterator)
-            })();
+            // Before the start: completed, then IteratorCloseAll of the underlying
+            // iterators. Suspended at a yield: the closure resumes with a return completion,
+            // which closes flatMap's inner iterator (if any) and then the underlying ones.
+            let started = state == SUSPENDED_YIELD;
+            set_state(vm, cell, if started { EXECUTING } else { COMPLETED });
+            let iterators = underlying_iterators(vm, cell, started);
+            let r = close_all(vm, &iterators);
             set_state(vm, cell, COMPLETED);
             r?;
             Ok(vm.iter_result(Value::UNDEFINED, true))
         }
     }
+}
+
+/// The iterators a helper's return closes, innermost last (they close last first).
+fn underlying_iterators(vm: &Vm, cell: ObjectId, started: bool) -> Vec<Value> {
+    let kind = cell_get(vm, cell, Slot::Kind as usize).as_int();
+    if kind == Some(ZIP) {
+        return combine::zip_open_iterators(vm, cell);
+    }
+    let mut iterators = Vec::with_capacity(2);
+    let iterator = cell_get(vm, cell, Slot::Iterator as usize);
+    if iterator.is_object() {
+        iterators.push(iterator);
+    }
+    let inner = cell_get(vm, cell, Slot::Inner as usize);
+    if started && kind == Some(FLAT_MAP) && inner.is_object() {
+        iterators.push(inner);
+    }
+    iterators
+}
+
+/// [IteratorCloseAll](https://tc39.es/ecma262/#sec-iteratorcloseall) for a normal
+/// completion: last first; once one fails, the rest are closed with its error.
+fn close_all(vm: &mut Vm, iterators: &[Value]) -> JsResult<()> {
+    let mut result = Ok(());
+    for &iterator in iterators.iter().rev() {
+        result = match result {
+            Ok(()) => vm.iterator_close(iterator),
+            Err(e) => Err(vm.iterator_close_after_throw(iterator, e)),
+        };
+    }
+    result
+}
+
+/// IteratorCloseAll for a throw completion: the error wins.
+fn close_all_after_throw(vm: &mut Vm, iterators: &[Value], error: Thrown) -> Thrown {
+    for &iterator in iterators.iter().rev() {
+        vm.iterator_close_after_throw(iterator, error);
+    }
+    error
 }
 
 // ---- eager methods ----
@@ -665,6 +702,48 @@ fn find(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let r = vm.call(f, Value::UNDEFINED, &[v, Value::number(n)])?;
         Ok(vm.to_boolean(r).then_some(v))
     })
+}
+
+/// [Iterator.prototype.includes](https://tc39.es/proposal-iterator-includes/#sec-iterator.prototype.includes)
+fn includes(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let o = this_iterator(vm, this, "includes")?;
+    let search = vm.arg(args, 0);
+    let skipped = vm.arg(args, 1);
+    // 4-8. skippedElements: undefined (0), ±Infinity or an integral Number, not negative
+    // and not above 2^53 - 1; the receiver is closed on failure.
+    let to_skip = if skipped.is_undefined() {
+        0.0
+    } else {
+        match skipped.as_number() {
+            Some(n) if n.is_infinite() || (!n.is_nan() && n.fract() == 0.0) => n,
+            _ => {
+                let what = vm.display(skipped);
+                let e = vm.type_error(format!(
+                    "Iterator.prototype.includes: {what} is not an integer"
+                ));
+                return Err(vm.iterator_close_after_throw(o, e));
+            }
+        }
+    };
+    if to_skip < 0.0 || (to_skip.is_finite() && to_skip > 9007199254740991.0) {
+        let e = vm.range_error("Iterator.prototype.includes: skippedElements is out of range");
+        return Err(vm.iterator_close_after_throw(o, e));
+    }
+    vm.roots.push(search);
+    let next = next_method(vm, o)?;
+    let mut skipped = 0.0;
+    loop {
+        let (value, done) = vm.iterator_step(o, next)?;
+        if done {
+            return Ok(Value::FALSE);
+        }
+        if skipped < to_skip {
+            skipped += 1.0;
+        } else if vm.same_value_zero(value, search) {
+            vm.iterator_close(o)?;
+            return Ok(Value::TRUE);
+        }
+    }
 }
 
 /// [Iterator.prototype.reduce](https://tc39.es/ecma262/#sec-iterator.prototype.reduce)
