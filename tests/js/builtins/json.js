@@ -49,3 +49,9 @@ const order = [];
 JSON.parse('{"x": [0], "y": 1}', (k, v) => { order.push(k); return v; });
 print(order.join(",")); // expect: 0,x,y,
 print(Object.prototype.toString.call(JSON), JSON.parse.length, JSON.stringify.length); // expect: [object JSON] 2 3
+
+// Source text for revivers; raw JSON text in stringify.
+print(JSON.parse('[1.0, "a", 9007199254740993]', (k, v, { source }) => (source === undefined ? v : source)).join("|")); // expect: 1.0|"a"|9007199254740993
+print(JSON.stringify({ big: JSON.rawJSON("12345678901234567890") })); // expect: {"big":12345678901234567890}
+print(JSON.isRawJSON(JSON.rawJSON("null")), JSON.isRawJSON({})); // expect: true false
+try { JSON.rawJSON("{}"); } catch (e) { print(e.name); } // expect: SyntaxError

@@ -5,6 +5,11 @@
 //! caps nesting at [`MAX_PARSE_DEPTH`]. The reviver walk and `JSON.stringify`
 //! recurse once per nesting level and stop at [`MAX_RECURSION_DEPTH`] with a
 //! RangeError.
+//!
+//! With a reviver, the parser also builds a [`ParseRecord`] tree (the spec's JSON
+//! Parse Records) so the reviver's `context` argument can carry the source text of
+//! each primitive value it is given unmodified. `JSON.rawJSON` objects are the
+//! `RawJson` object kind; `JSON.stringify` writes their text as is.
 
 use super::{define_global, define_to_string_tag, new_plain_object};
 use crate::JsResult;
@@ -22,7 +27,9 @@ pub const MAX_RECURSION_DEPTH: usize = 4_000;
 
 pub fn init(vm: &mut Vm) {
     let json = new_plain_object(vm);
+    vm.define_native(json, "isRawJSON", is_raw_json, 1);
     vm.define_native(json, "parse", parse, 2);
+    vm.define_native(json, "rawJSON", raw_json, 1);
     vm.define_native(json, "stringify", stringify, 3);
     define_to_string_tag(vm, json, "JSON");
     define_global(vm, "JSON", Value::object(json));
@@ -40,6 +47,21 @@ enum Open {
 struct Parser<'a> {
     src: &'a [u16],
     pos: usize,
+    /// the parse records of the open containers' finished members, when tracked
+    records: Option<Vec<Vec<ParseRecord>>>,
+}
+
+/// A [JSON Parse Record](https://tc39.es/proposal-json-parse-with-source/#sec-json-parse-record):
+/// a parsed value with the source text of a primitive, or the records of a container's
+/// members.
+struct ParseRecord {
+    /// the key this value was parsed under (an index for array elements)
+    key: PropertyKey,
+    value: Value,
+    /// the source text of a primitive (code unit range)
+    source: std::ops::Range<usize>,
+    /// an array's elements or an object's entries (the last of duplicate keys)
+    members: Vec<ParseRecord>,
 }
 
 /// A parse failure: message and position, turned into a SyntaxError by the caller.
@@ -237,6 +259,7 @@ impl<'a> Parser<'a> {
         let mut stack: Vec<Open> = Vec::new();
         'value: loop {
             self.skip_whitespace();
+            let start = self.pos;
             let mut value = match self.peek() {
                 Some(0x7B) => {
                     self.pos += 1;
@@ -251,6 +274,7 @@ impl<'a> Parser<'a> {
                         }
                         let key = self.key(vm)?;
                         stack.push(Open::Object(obj, key));
+                        self.open_records();
                         continue 'value;
                     }
                 }
@@ -265,6 +289,7 @@ impl<'a> Parser<'a> {
                             return Err(self.too_deep());
                         }
                         stack.push(Open::Array(Vec::new()));
+                        self.open_records();
                         continue 'value;
                     }
                 }
@@ -292,7 +317,19 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected()),
             };
             // Attach the finished value to the open containers, closing those that end.
+            let mut members = Vec::new();
             loop {
+                let key = match stack.last() {
+                    None => PropertyKey::String(vm.atoms.empty),
+                    Some(Open::Array(items)) => PropertyKey::Index(items.len() as u32),
+                    Some(Open::Object(_, key)) => *key,
+                };
+                self.record(ParseRecord {
+                    key,
+                    value,
+                    source: start..self.pos,
+                    members: std::mem::take(&mut members),
+                });
                 match stack.last_mut() {
                     None => {
                         self.skip_whitespace();
@@ -315,6 +352,7 @@ impl<'a> Parser<'a> {
                                     unreachable!("the top container is this array")
                                 };
                                 value = Value::object(vm.array_from_values(items));
+                                members = self.close_records();
                             }
                             _ => return Err(self.unexpected()),
                         }
@@ -337,12 +375,40 @@ impl<'a> Parser<'a> {
                                 self.pos += 1;
                                 stack.pop();
                                 value = Value::object(obj);
+                                members = self.close_records();
                             }
                             _ => return Err(self.unexpected()),
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// A container opens: its members' records collect apart.
+    fn open_records(&mut self) {
+        if let Some(records) = &mut self.records {
+            records.push(Vec::new());
+        }
+    }
+
+    /// A container closes: the records of its members.
+    fn close_records(&mut self) -> Vec<ParseRecord> {
+        self.records
+            .as_mut()
+            .and_then(|r| r.pop())
+            .unwrap_or_default()
+    }
+
+    /// A value is finished: its record joins the innermost open container's (the last of
+    /// duplicate object keys replaces the earlier).
+    fn record(&mut self, record: ParseRecord) {
+        let Some(open) = self.records.as_mut().and_then(|r| r.last_mut()) else {
+            return;
+        };
+        match open.iter_mut().find(|r| r.key == record.key) {
+            Some(earlier) => *earlier = record,
+            None => open.push(record),
         }
     }
 
@@ -363,23 +429,49 @@ pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // parsing is linear in the text: about four code units per unit of fuel
     vm.charge(units.len() as u64 / 4)?;
     // 2-6. Parse (ECMA-404) and evaluate.
+    let revive = vm.is_callable(reviver);
     let mut parser = Parser {
         src: &units,
         pos: 0,
+        // the root's record lands in the outermost list
+        records: revive.then(|| vec![Vec::new()]),
     };
     let unfiltered = match parser.parse_text(vm) {
         Ok(v) => v,
         Err(ParseError(msg)) => return Err(vm.syntax_error(msg)),
     };
     // 7. If IsCallable(reviver), walk the result with InternalizeJSONProperty.
-    if !vm.is_callable(reviver) {
+    let Some(root_record) = parser.close_records().pop() else {
         return Ok(unfiltered);
-    }
+    };
+    // The records' values are compared with what the reviver sees; they stay rooted so
+    // no other object can take their place.
+    root_record.root_values(vm);
     let root = new_plain_object(vm);
     vm.roots.push(Value::object(root));
     let root_name = PropertyKey::String(vm.atoms.empty);
     vm.create_data_property_or_throw(root, root_name, unfiltered)?;
-    internalize_json_property(vm, root, root_name, reviver, 0)
+    let walk = Walk {
+        reviver,
+        units: &units,
+    };
+    walk.internalize(vm, root, root_name, Some(&root_record), 0)
+}
+
+impl ParseRecord {
+    fn root_values(&self, vm: &mut Vm) {
+        vm.roots.push(self.value);
+        for m in &self.members {
+            m.root_values(vm);
+        }
+    }
+}
+
+/// A reviver walk over parsed text.
+struct Walk<'a> {
+    reviver: Value,
+    /// the parsed text, for the source of primitive values
+    units: &'a [u16],
 }
 
 /// The string-keyed enumerable own property keys of `o`
@@ -399,55 +491,117 @@ fn enumerable_own_keys(vm: &mut Vm, o: ObjectId) -> JsResult<Vec<PropertyKey>> {
     Ok(out)
 }
 
-/// [InternalizeJSONProperty](https://tc39.es/ecma262/#sec-internalizejsonproperty)
-fn internalize_json_property(
-    vm: &mut Vm,
-    holder: ObjectId,
-    name: PropertyKey,
-    reviver: Value,
-    depth: usize,
-) -> JsResult<Value> {
-    if depth > MAX_RECURSION_DEPTH {
-        return Err(vm.range_error("JSON.parse: reviver walk nested too deeply"));
-    }
-    let mark = vm.roots.len();
-    // 1. Let val be ? Get(holder, name).
-    let val = vm.get(Value::object(holder), name)?;
-    vm.roots.push(val);
-    // 2. If val is an Object, revive its elements or properties first.
-    if let Some(o) = val.as_object() {
-        let revive = |vm: &mut Vm, key: PropertyKey| -> JsResult<()> {
-            let new_element = internalize_json_property(vm, o, key, reviver, depth + 1)?;
-            if new_element.is_undefined() {
-                vm.delete_property(o, key)?;
-            } else {
-                vm.create_data_property(o, key, new_element)?;
-            }
-            Ok(())
-        };
-        if super::object::is_array(vm, val)? {
-            let len = vm.length_of_array_like(val)?;
-            let mut i = 0.0;
-            while i < len {
-                let key = if i < u32::MAX as f64 {
-                    PropertyKey::Index(i as u32)
+impl Walk<'_> {
+    /// [InternalizeJSONProperty](https://tc39.es/proposal-json-parse-with-source/#sec-internalizejsonproperty)
+    fn internalize(
+        &self,
+        vm: &mut Vm,
+        holder: ObjectId,
+        name: PropertyKey,
+        record: Option<&ParseRecord>,
+        depth: usize,
+    ) -> JsResult<Value> {
+        if depth > MAX_RECURSION_DEPTH {
+            return Err(vm.range_error("JSON.parse: reviver walk nested too deeply"));
+        }
+        let mark = vm.roots.len();
+        // 1. Let val be ? Get(holder, name).
+        let val = vm.get(Value::object(holder), name)?;
+        vm.roots.push(val);
+        // 2-4. The context; a record still describing val gives a primitive its source.
+        let context = new_plain_object(vm);
+        vm.roots.push(Value::object(context));
+        let record = record.filter(|r| vm.same_value(r.value, val));
+        if let Some(r) = record
+            && !val.is_object()
+        {
+            let source = vm.heap.alloc_units(&self.units[r.source.clone()]);
+            let key = vm.key("source");
+            vm.create_data_property_or_throw(context, key, Value::string(source))?;
+        }
+        let members: &[ParseRecord] = record.map_or(&[], |r| &r.members);
+        // 5. If val is an Object, revive its elements or properties first.
+        if let Some(o) = val.as_object() {
+            let revive = |vm: &mut Vm, key: PropertyKey| -> JsResult<()> {
+                let member = members.iter().find(|m| m.key == key);
+                let new_element = self.internalize(vm, o, key, member, depth + 1)?;
+                if new_element.is_undefined() {
+                    vm.delete_property(o, key)?;
                 } else {
-                    vm.key(&number_to_string(i))
-                };
-                revive(vm, key)?;
-                i += 1.0;
-            }
-        } else {
-            for key in enumerable_own_keys(vm, o)? {
-                revive(vm, key)?;
+                    vm.create_data_property(o, key, new_element)?;
+                }
+                Ok(())
+            };
+            if super::object::is_array(vm, val)? {
+                let len = vm.length_of_array_like(val)?;
+                let mut i = 0.0;
+                while i < len {
+                    let key = if i < u32::MAX as f64 {
+                        PropertyKey::Index(i as u32)
+                    } else {
+                        vm.key(&number_to_string(i))
+                    };
+                    revive(vm, key)?;
+                    i += 1.0;
+                }
+            } else {
+                for key in enumerable_own_keys(vm, o)? {
+                    revive(vm, key)?;
+                }
             }
         }
+        // 6. Return ? Call(reviver, holder, « name, val, context »).
+        let name_value = vm.key_to_value(name);
+        let r = vm.call(
+            self.reviver,
+            Value::object(holder),
+            &[name_value, val, Value::object(context)],
+        );
+        vm.roots.truncate(mark);
+        r
     }
-    // 3. Return ? Call(reviver, holder, « name, val »).
-    let name_value = vm.key_to_value(name);
-    let r = vm.call(reviver, Value::object(holder), &[name_value, val]);
-    vm.roots.truncate(mark);
-    r
+}
+
+/// [JSON.rawJSON](https://tc39.es/proposal-json-parse-with-source/#sec-json.rawjson)
+fn raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    // 1. Let jsonString be ? ToString(text).
+    let text = vm.to_string(vm.arg(args, 0))?;
+    let units = vm.heap.units(text).to_vec();
+    // 2. Not empty, and no whitespace at either end.
+    let blank = |c: Option<&u16>| matches!(c, None | Some(0x09 | 0x0A | 0x0D | 0x20));
+    if blank(units.first()) || blank(units.last()) {
+        return Err(
+            vm.syntax_error("JSON.rawJSON: the text is empty or starts or ends with whitespace")
+        );
+    }
+    // 3. A JSON text whose value is not an object or array.
+    if matches!(units[0], 0x5B | 0x7B) {
+        return Err(vm.syntax_error("JSON.rawJSON: the text is an object or array"));
+    }
+    vm.charge(units.len() as u64 / 4)?;
+    let mut parser = Parser {
+        src: &units,
+        pos: 0,
+        records: None,
+    };
+    if let Err(ParseError(msg)) = parser.parse_text(vm) {
+        return Err(vm.syntax_error(msg));
+    }
+    // 4-8. A frozen null-prototype object with [[IsRawJSON]] and a rawJSON property.
+    let obj = vm.heap.new_object(None, ObjectKind::RawJson);
+    let key = vm.key("rawJSON");
+    vm.create_data_property_or_throw(obj, key, Value::string(text))?;
+    super::object::set_integrity_level(vm, obj, true)?;
+    Ok(Value::object(obj))
+}
+
+/// [JSON.isRawJSON](https://tc39.es/proposal-json-parse-with-source/#sec-json.israwjson)
+fn is_raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    let raw = vm
+        .arg(args, 0)
+        .as_object()
+        .is_some_and(|o| matches!(vm.heap.object(o).kind, ObjectKind::RawJson));
+    Ok(Value::bool(raw))
 }
 
 // ---- JSON.stringify ----
@@ -544,9 +698,19 @@ impl Serializer {
             value = vm.call(self.replacer_function, Value::object(holder), &[k, value])?;
             vm.roots.push(value);
         }
-        // 4. Unwrap Number, String, Boolean and BigInt objects.
+        // 4. Unwrap Number, String, Boolean and BigInt objects; a raw JSON object is its
+        // text.
         if let Some(o) = value.as_object() {
             match vm.heap.object(o).kind {
+                ObjectKind::RawJson => {
+                    let key = vm.key("rawJSON");
+                    let text = vm.get(value, key)?;
+                    if let Some(t) = text.as_string() {
+                        self.out.extend(vm.heap.units(t).iter());
+                    }
+                    self.check_length(vm)?;
+                    return Ok(true);
+                }
                 ObjectKind::Number(_) => value = Value::number(vm.to_number(value)?),
                 ObjectKind::String(_) => value = Value::string(vm.to_string(value)?),
                 ObjectKind::Boolean(b) => value = Value::bool(b),

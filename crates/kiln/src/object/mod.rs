@@ -291,6 +291,8 @@ pub enum ObjectKind {
     WeakRef(Value),
     /// a FinalizationRegistry: its cleanup callback and cells
     FinalizationRegistry(Box<crate::builtins::weak_ref::FinalizationRegistryData>),
+    /// an object made by `JSON.rawJSON` (the [[IsRawJSON]] slot)
+    RawJson,
 }
 
 /// The keys still to visit in a `for-in` loop.
@@ -461,6 +463,7 @@ impl Object {
             | ObjectKind::Ordinary
             | ObjectKind::Array { .. }
             | ObjectKind::Error
+            | ObjectKind::RawJson
             | ObjectKind::Boolean(_)
             | ObjectKind::Number(_)
             | ObjectKind::Date(_) => {}

@@ -306,6 +306,7 @@ impl<'a> PayloadReader<'a> {
                 set: self.value()?,
             },
             6 => ObjectKind::Error,
+            33 => ObjectKind::RawJson,
             7 => ObjectKind::Boolean(self.r.bool()?),
             8 => ObjectKind::Number(self.r.f64()?),
             9 => ObjectKind::String(StringId(self.r.u32()?)),

@@ -371,6 +371,7 @@ impl<'a> PayloadWriter<'a> {
                 self.value(*set);
             }
             ObjectKind::Error => self.w.u8(6),
+            ObjectKind::RawJson => self.w.u8(33),
             ObjectKind::Boolean(b) => {
                 self.w.u8(7);
                 self.w.bool(*b);
