@@ -2,7 +2,7 @@
 //! per-iteration environments and iterator closing), switch, labels and
 //! try/catch/finally with the completion protocol of `EndFinally`.
 
-use kiln_bytecode::{Completion, Handler, Instr, Reg};
+use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
 use oxc_span::{GetSpan, Span};
 use oxc_syntax::scope::ScopeId;
@@ -279,7 +279,7 @@ impl<'a> Compiler<'a> {
     /// list before its binding is initialised
     /// ([InitializeReferencedBinding](https://tc39.es/proposal-explicit-resource-management/#sec-initializereferencedbinding)).
     fn using_declaration(&mut self, d: &VariableDeclaration<'a>, is_async: bool) -> R<()> {
-        let list = self.using_list(d.span)?;
+        let list = self.using_list(d.span, is_async)?;
         for decl in &d.declarations {
             let mark = self.fs.mark();
             let r = self.fs.alloc()?;
@@ -301,8 +301,18 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    /// The resource list of the scope a `using` declaration belongs to.
-    fn using_list(&self, span: Span) -> R<Reg> {
+    /// The resource list of the scope a `using` declaration belongs to. Early errors the
+    /// parser leaves to us: `using` outside such a scope (script top level, case clauses)
+    /// and `await using` where `await` is not allowed.
+    fn using_list(&self, span: Span, is_async: bool) -> R<Reg> {
+        let module_top =
+            self.script_kind == ScriptKind::Module && self.fs.kind == FunctionKind::Script;
+        if is_async && !self.fs.kind.is_async() && !module_top {
+            return Err(CompileError::new(
+                "'await using' is only valid in async functions and at the top level of modules",
+                span.start,
+            ));
+        }
         self.fs.using_list.ok_or_else(|| {
             CompileError::new(
                 "'using' declarations are only allowed in blocks, functions, loops and modules",
@@ -576,7 +586,7 @@ impl<'a> Compiler<'a> {
         match left {
             ForStatementLeft::VariableDeclaration(d) => {
                 if let Some(is_async) = using_kind(d) {
-                    let list = self.using_list(d.span)?;
+                    let list = self.using_list(d.span, is_async)?;
                     self.emit(Instr::AddDisposable {
                         list,
                         src: value,
