@@ -28,6 +28,13 @@
 //! [`Instr::GetGlobal`] / [`Instr::SetGlobal`] through a property site whose
 //! name is in [`FunctionCode::property_sites`].
 //!
+//! `try`/`finally` is a finally [`Handler`] plus the completion protocol of
+//! [`Instr::EndFinally`] (see [`Completion`]). A scope with `using`
+//! declarations is compiled the same way: its resource list lives in a register
+//! ([`Instr::AddDisposable`]) and its finally block is [`Instr::DisposeResources`]
+//! (in a loop with [`Instr::Await`] for `await using`), which rewrites the
+//! completion when a disposal throws.
+//!
 //! The hole value ([`Instr::LoadHole`]) marks an uninitialised lexical binding
 //! (temporal dead zone) and an elided array-literal element; it never escapes
 //! to JavaScript.
