@@ -24,6 +24,16 @@ pub enum StackBrand {
     AsyncDisposableStack,
 }
 
+impl StackBrand {
+    /// The constructor's name, for messages.
+    fn class_name(self) -> &'static str {
+        match self {
+            StackBrand::AsyncDisposableStack => "AsyncDisposableStack",
+            _ => "DisposableStack",
+        }
+    }
+}
+
 /// How a resource's dispose method is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DisposeCall {
@@ -308,23 +318,13 @@ impl Vm {
     /// `e`, or of a SuppressedError of `e` over the value it was already throwing.
     pub(crate) fn suppress_dispose_error(&mut self, error: &mut Option<Value>, e: Value) {
         let folded = match *error {
-            Some(suppressed) => Value::object(self.new_suppressed_error(e, suppressed)),
+            Some(suppressed) => {
+                Value::object(super::error::new_suppressed_error(self, e, suppressed))
+            }
             None => e,
         };
         self.roots.push(folded);
         *error = Some(folded);
-    }
-
-    /// A newly created SuppressedError with own `error` and `suppressed` properties.
-    pub(crate) fn new_suppressed_error(&mut self, error: Value, suppressed: Value) -> ObjectId {
-        let proto = self.intrinsics.suppressed_error_prototype;
-        let obj = self.heap.new_object(Some(proto), ObjectKind::Error);
-        let key = self.key("error");
-        self.define_builtin(obj, key, error, Attrs::HIDDEN);
-        let key = self.key("suppressed");
-        self.define_builtin(obj, key, suppressed, Attrs::HIDDEN);
-        self.attach_stack(obj);
-        obj
     }
 
     /// DisposeResources of a capability that never awaits (`using` resources only), to the
@@ -344,10 +344,7 @@ fn this_stack(vm: &mut Vm, this: Value, brand: StackBrand, name: &str) -> JsResu
     {
         return Ok(o);
     }
-    let class = match brand {
-        StackBrand::AsyncDisposableStack => "AsyncDisposableStack",
-        _ => "DisposableStack",
-    };
+    let class = brand.class_name();
     Err(vm.type_error(format!(
         "{class}.prototype.{name} called on an object that is not a {class}"
     )))
@@ -371,10 +368,7 @@ fn construct_stack(
 ) -> JsResult<Value> {
     // 1. If NewTarget is undefined, throw a TypeError exception.
     if args.new_target.is_undefined() {
-        let class = match brand {
-            StackBrand::AsyncDisposableStack => "AsyncDisposableStack",
-            _ => "DisposableStack",
-        };
+        let class = brand.class_name();
         return Err(vm.type_error(format!("Constructor {class} requires 'new'")));
     }
     let proto = vm.prototype_from_constructor(args.new_target, default)?;

@@ -176,14 +176,26 @@ fn aggregate_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 fn suppressed_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1-3. OrdinaryCreateFromConstructor, then the message.
     let obj = construct_error(vm, args, |i| i.suppressed_error_prototype, 2, false)?;
-    // 4. CreateNonEnumerableDataPropertyOrThrow(O, "error", error).
-    let key = vm.key("error");
-    vm.define_builtin(obj, key, vm.arg(args, 0), Attrs::HIDDEN);
-    // 5. CreateNonEnumerableDataPropertyOrThrow(O, "suppressed", suppressed).
-    let key = vm.key("suppressed");
-    vm.define_builtin(obj, key, vm.arg(args, 1), Attrs::HIDDEN);
-    vm.attach_stack(obj);
+    let (error, suppressed) = (vm.arg(args, 0), vm.arg(args, 1));
+    define_suppressed(vm, obj, error, suppressed);
     Ok(Value::object(obj))
+}
+
+/// The SuppressedError DisposeResources creates when a disposal throws on top of a throw.
+pub(crate) fn new_suppressed_error(vm: &mut Vm, error: Value, suppressed: Value) -> ObjectId {
+    let proto = vm.intrinsics.suppressed_error_prototype;
+    let obj = vm.heap.new_object(Some(proto), ObjectKind::Error);
+    define_suppressed(vm, obj, error, suppressed);
+    obj
+}
+
+/// CreateNonEnumerableDataPropertyOrThrow of `error`, then of `suppressed`; then the stack.
+fn define_suppressed(vm: &mut Vm, obj: ObjectId, error: Value, suppressed: Value) {
+    let key = vm.key("error");
+    vm.define_builtin(obj, key, error, Attrs::HIDDEN);
+    let key = vm.key("suppressed");
+    vm.define_builtin(obj, key, suppressed, Attrs::HIDDEN);
+    vm.attach_stack(obj);
 }
 
 /// [Error.prototype.toString](https://tc39.es/ecma262/#sec-error.prototype.tostring)
