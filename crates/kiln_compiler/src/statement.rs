@@ -1,6 +1,7 @@
 //! Statements: blocks and declarations, control flow, loops (with
-//! per-iteration environments and iterator closing), switch, labels and
-//! try/catch/finally with the completion protocol of `EndFinally`.
+//! per-iteration environments and iterator closing), switch, labels,
+//! try/catch/finally with the completion protocol of `EndFinally`, and the
+//! scopes of `using` declarations, which dispose through that same protocol.
 
 use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
@@ -172,19 +173,10 @@ impl<'a> Compiler<'a> {
                 _ => None,
             })
             .reduce(|a, b| a || b);
+        let statements = |c: &mut Self| body.iter().try_for_each(|s| c.statement(s));
         match using {
-            Some(is_async) => self.using_scope(is_async, |c| {
-                for s in body {
-                    c.statement(s)?;
-                }
-                Ok(())
-            }),
-            None => {
-                for s in body {
-                    self.statement(s)?;
-                }
-                Ok(())
-            }
+            Some(is_async) => self.using_scope(is_async, statements),
+            None => statements(self),
         }
     }
 
