@@ -59,6 +59,12 @@ intrinsics!(
     uri_error,
     aggregate_error_prototype,
     aggregate_error,
+    suppressed_error_prototype,
+    suppressed_error,
+    disposable_stack_prototype,
+    disposable_stack,
+    async_disposable_stack_prototype,
+    async_disposable_stack,
     iterator_prototype,
     async_iterator_prototype,
     array_iterator_prototype,
@@ -210,7 +216,9 @@ macro_rules! well_known_symbols {
 }
 
 well_known_symbols!(
+    async_dispose = "Symbol.asyncDispose",
     async_iterator = "Symbol.asyncIterator",
+    dispose = "Symbol.dispose",
     has_instance = "Symbol.hasInstance",
     is_concat_spreadable = "Symbol.isConcatSpreadable",
     iterator = "Symbol.iterator",

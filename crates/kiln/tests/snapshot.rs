@@ -194,9 +194,16 @@ registry.register(state, 'state', state);
 "#;
 
 fn stateful_result(snapshot_first: bool) -> String {
+    let reply = HostValue::object([("amount", 32.into()), ("note", "done".into())]);
+    finish_after_wait(STATEFUL, "state.js", snapshot_first, reply)
+}
+
+/// Run `source` until its one `tools.wait` call, carry it through a snapshot when
+/// `snapshot_first`, then answer `reply`: the result as JSON.
+fn finish_after_wait(source: &str, name: &str, snapshot_first: bool, reply: HostValue) -> String {
     let mut rt = Runtime::new();
     rt.register_async("tools.wait");
-    let calls = suspended(rt.start(STATEFUL, "state.js"));
+    let calls = suspended(rt.start(source, name));
     assert_eq!(calls.len(), 1);
     if snapshot_first {
         let bytes = rt.snapshot(None).unwrap();
@@ -205,7 +212,6 @@ fn stateful_result(snapshot_first: bool) -> String {
         rt = Runtime::restore(&snapshot, Options::default()).unwrap();
         rt.register_async("tools.wait");
     }
-    let reply = HostValue::object([("amount", 32.into()), ("note", "done".into())]);
     match rt.resume(calls[0].id, Ok(reply)).unwrap() {
         Outcome::Complete(v) => serde_json::to_string(&v).unwrap(),
         other => panic!("expected a result, got {other:?}"),
@@ -220,6 +226,38 @@ fn restored_state_behaves_like_the_original() {
         r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done",true,true]"#
     );
     assert_eq!(stateful_result(true), direct);
+}
+
+/// Resources held across a host call: a `using` scope's resource list, a DisposableStack,
+/// and an AsyncDisposableStack whose `disposeAsync` is waiting for the host.
+const DISPOSING: &str = r#"
+(async () => {
+    const log = [];
+    const stack = new DisposableStack();
+    stack.defer(() => log.push('stack'));
+    const asyncStack = new AsyncDisposableStack();
+    asyncStack.adopt('adopted', async (v) => { log.push(v); });
+    asyncStack.defer(async () => { log.push(await tools.wait()); });
+    {
+        using a = { [Symbol.dispose]() { log.push('a'); } };
+        await using b = { async [Symbol.asyncDispose]() { log.push('b'); } };
+        await using nothing = null;
+        await asyncStack.disposeAsync();
+    }
+    stack.dispose();
+    return log.join(' ');
+})()
+"#;
+
+fn disposing_result(snapshot_first: bool) -> String {
+    finish_after_wait(DISPOSING, "dispose.js", snapshot_first, "body".into())
+}
+
+#[test]
+fn resources_survive_a_snapshot() {
+    let direct = disposing_result(false);
+    assert_eq!(direct, r#""body adopted b a stack""#);
+    assert_eq!(disposing_result(true), direct);
 }
 
 #[test]

@@ -28,6 +28,13 @@
 //! [`Instr::GetGlobal`] / [`Instr::SetGlobal`] through a property site whose
 //! name is in [`FunctionCode::property_sites`].
 //!
+//! `try`/`finally` is a finally [`Handler`] plus the completion protocol of
+//! [`Instr::EndFinally`] (see [`Completion`]). A scope with `using`
+//! declarations is compiled the same way: its resource list lives in a register
+//! ([`Instr::AddDisposable`]) and its finally block is [`Instr::DisposeResources`]
+//! (in a loop with [`Instr::Await`] for `await using`), which rewrites the
+//! completion when a disposal throws.
+//!
 //! The hole value ([`Instr::LoadHole`]) marks an uninitialised lexical binding
 //! (temporal dead zone) and an elided array-literal element; it never escapes
 //! to JavaScript.
@@ -372,6 +379,22 @@ pub enum Instr {
     ForInPrepare { dst: Reg, src: Reg },
     /// `r[dst] = next for-in key of r[iter]`, `r[dst+1] = done`
     ForInNext { dst: Reg, iter: Reg },
+
+    // ---- explicit resource management (`using`, `await using`) ----
+    /// AddDisposableResource(r[list], r[src], sync or async hint): r[list] is the scope's
+    /// resource list, created here on first use (undefined until then); null and undefined
+    /// are skipped (`await using` records them, so that disposal still awaits); TypeError for
+    /// another non-object or a missing dispose method
+    AddDisposable { list: Reg, src: Reg, is_async: bool },
+    /// DisposeResources(r[list], completion r[kind], r[kind+1]) (r[list] undefined: nothing to
+    /// dispose): calls the dispose methods in reverse order, folding each throw into the
+    /// completion (a throw on top of a throw becomes a SuppressedError); stops at the first
+    /// disposal to await with `r[dst] = the value to await`, else `r[dst] = <hole>` once the
+    /// list is empty
+    DisposeResources { dst: Reg, list: Reg, kind: Reg },
+    /// fold exception r[src] into the completion r[kind], r[kind+1] as DisposeResources does
+    /// (an awaited disposal that rejected)
+    SuppressError { kind: Reg, src: Reg },
 
     // ---- generators and async functions ----
     /// suspend a fresh generator after parameter initialisation; the call returns the generator

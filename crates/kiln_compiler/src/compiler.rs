@@ -1010,10 +1010,7 @@ impl<'a> Compiler<'a> {
             }
         }
         self.hoist_functions(statements)?;
-        for s in statements {
-            self.statement(s)?;
-        }
-        Ok(())
+        self.statement_list(statements)
     }
 
     /// Create the closures of function declarations directly in `statements`.

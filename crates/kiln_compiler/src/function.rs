@@ -113,6 +113,9 @@ pub(crate) struct FnState {
     pub has_home: bool,
     /// parameters not yet initialised while compiling the parameter list (TDZ)
     pub uninitialized_params: std::collections::HashSet<SymbolId>,
+    /// the register holding the resource list of the innermost scope with `using`
+    /// declarations (see `Instr::AddDisposable`)
+    pub using_list: Option<Reg>,
 }
 
 impl FnState {
@@ -154,6 +157,7 @@ impl FnState {
                     | FunctionKind::DerivedConstructor
             ),
             uninitialized_params: Default::default(),
+            using_list: None,
         }
     }
 

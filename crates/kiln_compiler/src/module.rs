@@ -367,9 +367,7 @@ pub(crate) fn compile_module<'a>(
         Some(ContextKey::Scope(root)),
         None,
     )?;
-    for s in body {
-        c.statement(s)?;
-    }
+    c.statement_list(body)?;
     c.end_function(Vec::new(), 0, 0, whole)?;
     if let Some(top) = c.functions.pop() {
         c.functions[0] = top;

@@ -1,8 +1,9 @@
 //! Statements: blocks and declarations, control flow, loops (with
-//! per-iteration environments and iterator closing), switch, labels and
-//! try/catch/finally with the completion protocol of `EndFinally`.
+//! per-iteration environments and iterator closing), switch, labels,
+//! try/catch/finally with the completion protocol of `EndFinally`, and the
+//! scopes of `using` declarations, which dispose through that same protocol.
 
-use kiln_bytecode::{Completion, Handler, Instr, Reg};
+use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
 use oxc_span::{GetSpan, Span};
 use oxc_syntax::scope::ScopeId;
@@ -157,19 +158,84 @@ impl<'a> Compiler<'a> {
     pub(crate) fn block(&mut self, scope: Option<ScopeId>, body: &[Statement<'a>]) -> R<()> {
         let pushed = self.enter_scope(scope)?;
         self.hoist_functions(body)?;
-        for s in body {
-            self.statement(s)?;
-        }
+        self.statement_list(body)?;
         self.leave_scope(pushed);
         Ok(())
     }
 
+    /// The statements of a block, function body, static block or module: a scope whose
+    /// `using` declarations dispose their resources when it is left.
+    pub(crate) fn statement_list(&mut self, body: &[Statement<'a>]) -> R<()> {
+        let using = body
+            .iter()
+            .filter_map(|s| match s {
+                Statement::VariableDeclaration(d) => using_kind(d),
+                _ => None,
+            })
+            .reduce(|a, b| a || b);
+        let statements = |c: &mut Self| body.iter().try_for_each(|s| c.statement(s));
+        match using {
+            Some(is_async) => self.using_scope(is_async, statements),
+            None => statements(self),
+        }
+    }
+
+    /// Compile `body` as a scope holding `using` declarations: a resource list register
+    /// (see `Instr::AddDisposable`) and a finally region that disposes the resources on every
+    /// way out ([DisposeResources](https://tc39.es/proposal-explicit-resource-management/#sec-disposeresources)).
+    /// `is_async`: the scope has an `await using`, so disposal may await.
+    fn using_scope(&mut self, is_async: bool, body: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
+        let list = self.fs.alloc()?;
+        self.emit(Instr::LoadUndefined { dst: list });
+        let outer = self.fs.using_list.replace(list);
+        let result = self.with_finally(body, |c, kind| c.dispose_resources(list, kind, is_async));
+        self.fs.using_list = outer;
+        result
+    }
+
+    /// The finally block of a `using` scope. Synchronous disposal is one instruction; an
+    /// asynchronous one loops, awaiting each value DisposeResources hands back and folding a
+    /// rejection into the completion.
+    fn dispose_resources(&mut self, list: Reg, kind: Reg, is_async: bool) -> R<()> {
+        let value = self.fs.alloc()?;
+        let top = self.fs.pc();
+        self.emit(Instr::DisposeResources {
+            dst: value,
+            list,
+            kind,
+        });
+        if !is_async {
+            return Ok(());
+        }
+        let done = self.emit(Instr::JumpIfHole {
+            src: value,
+            offset: 0,
+        });
+        let start = self.fs.pc();
+        self.emit(Instr::Await {
+            dst: value,
+            src: value,
+        });
+        let end = self.fs.pc();
+        self.fs.loop_to(top);
+        let exc = self.fs.alloc()?;
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: self.fs.pc() as u32,
+            env_depth: self.env_depth(),
+            reg: exc,
+            is_finally: false,
+        });
+        self.emit(Instr::SuppressError { kind, src: exc });
+        self.fs.loop_to(top);
+        self.fs.patch_here(done);
+        Ok(())
+    }
+
     pub(crate) fn variable_declaration(&mut self, d: &VariableDeclaration<'a>) -> R<()> {
-        if matches!(
-            d.kind,
-            VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing
-        ) {
-            return self.unsupported("using declarations", d.span);
+        if let Some(is_async) = using_kind(d) {
+            return self.using_declaration(d, is_async);
         }
         for decl in &d.declarations {
             let mark = self.fs.mark();
@@ -199,6 +265,52 @@ impl<'a> Compiler<'a> {
             self.fs.release(mark);
         }
         Ok(())
+    }
+
+    /// `using x = v, ...` / `await using x = v, ...`: each value joins the scope's resource
+    /// list before its binding is initialised
+    /// ([InitializeReferencedBinding](https://tc39.es/proposal-explicit-resource-management/#sec-initializereferencedbinding)).
+    fn using_declaration(&mut self, d: &VariableDeclaration<'a>, is_async: bool) -> R<()> {
+        let list = self.using_list(d.span, is_async)?;
+        for decl in &d.declarations {
+            let mark = self.fs.mark();
+            let r = self.fs.alloc()?;
+            match &decl.init {
+                Some(init) => self.expr_named(init, r, binding_name(&decl.id).as_deref())?,
+                None => {
+                    self.emit(Instr::LoadUndefined { dst: r });
+                }
+            }
+            self.pos(decl.span);
+            self.emit(Instr::AddDisposable {
+                list,
+                src: r,
+                is_async,
+            });
+            self.bind_pattern(&decl.id, r, true)?;
+            self.fs.release(mark);
+        }
+        Ok(())
+    }
+
+    /// The resource list of the scope a `using` declaration belongs to. Early errors the
+    /// parser leaves to us: `using` outside such a scope (script top level, case clauses)
+    /// and `await using` where `await` is not allowed.
+    fn using_list(&self, span: Span, is_async: bool) -> R<Reg> {
+        let module_top =
+            self.script_kind == ScriptKind::Module && self.fs.kind == FunctionKind::Script;
+        if is_async && !self.fs.kind.is_async() && !module_top {
+            return Err(CompileError::new(
+                "'await using' is only valid in async functions and at the top level of modules",
+                span.start,
+            ));
+        }
+        self.fs.using_list.ok_or_else(|| {
+            CompileError::new(
+                "'using' declarations are only allowed in blocks, functions, loops and modules",
+                span.start,
+            )
+        })
     }
 
     fn return_statement(&mut self, r: &ReturnStatement<'a>) -> R<()> {
@@ -389,7 +501,42 @@ impl<'a> Compiler<'a> {
     fn for_statement(&mut self, f: &ForStatement<'a>) -> R<()> {
         let labels = std::mem::take(&mut self.fs.pending_labels);
         let pushed = self.enter_scope(f.scope_id.get())?;
-        let outer_depth = self.env_depth() - pushed as u16;
+        let using = match &f.init {
+            Some(ForStatementInit::VariableDeclaration(d)) => using_kind(d),
+            _ => None,
+        };
+        match using {
+            // `for (using x = ...; ; )`: the resources are disposed once, when the loop ends,
+            // so `break` leaves through the disposal.
+            Some(is_async) => {
+                self.using_scope(is_async, |c| {
+                    let depth = c.env_depth();
+                    let breaks = c.for_loop(f, labels, pushed, depth)?;
+                    c.fs.patch_all_here(&breaks);
+                    Ok(())
+                })?;
+                self.leave_scope(pushed);
+            }
+            None => {
+                let outer_depth = self.env_depth() - pushed as u16;
+                let breaks = self.for_loop(f, labels, pushed, outer_depth)?;
+                self.leave_scope(pushed);
+                self.fs.patch_all_here(&breaks);
+            }
+        }
+        Ok(())
+    }
+
+    /// A `for (init; test; update)` loop inside its head's scope (`pushed`: it has an
+    /// environment, copied per iteration). `break` leaves at environment depth `break_depth`;
+    /// returns the break jumps for the caller to place.
+    fn for_loop(
+        &mut self,
+        f: &ForStatement<'a>,
+        labels: Vec<String>,
+        pushed: bool,
+        break_depth: u16,
+    ) -> R<Vec<usize>> {
         match &f.init {
             Some(ForStatementInit::VariableDeclaration(d)) => self.variable_declaration(d)?,
             Some(init) => {
@@ -404,7 +551,7 @@ impl<'a> Compiler<'a> {
         }
         self.push_ctl(CtlKind::Loop { iterator: None }, labels);
         if let Some(c) = self.fs.ctl.last_mut() {
-            c.env_depth = outer_depth;
+            c.env_depth = break_depth;
         }
         let top = self.fs.pc();
         let exits = match &f.test {
@@ -423,20 +570,20 @@ impl<'a> Compiler<'a> {
         }
         self.fs.loop_to(top);
         self.fs.patch_all_here(&exits);
-        self.leave_scope(pushed);
-        self.fs.patch_all_here(&ctl.break_jumps);
-        Ok(())
+        Ok(ctl.break_jumps)
     }
 
     /// Assign the loop value r[value] to the for-in/for-of left-hand side.
     fn for_left(&mut self, left: &ForStatementLeft<'a>, value: Reg) -> R<()> {
         match left {
             ForStatementLeft::VariableDeclaration(d) => {
-                if matches!(
-                    d.kind,
-                    VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing
-                ) {
-                    return self.unsupported("using declarations", d.span);
+                if let Some(is_async) = using_kind(d) {
+                    let list = self.using_list(d.span, is_async)?;
+                    self.emit(Instr::AddDisposable {
+                        list,
+                        src: value,
+                        is_async,
+                    });
                 }
                 if let Some(decl) = d.declarations.first() {
                     self.bind_pattern(&decl.id, value, true)?;
@@ -565,8 +712,22 @@ impl<'a> Compiler<'a> {
         if let Some(c) = self.fs.ctl.last_mut() {
             c.continue_depth += pushed as u16;
         }
-        self.for_left(&f.left, pair)?;
-        self.statement(&f.body)?;
+        // `for (using x of ...)`: each iteration's value is disposed at the end of the
+        // iteration, before the iterator is stepped or closed.
+        let using = match &f.left {
+            ForStatementLeft::VariableDeclaration(d) => using_kind(d),
+            _ => None,
+        };
+        match using {
+            Some(is_async) => self.using_scope(is_async, |c| {
+                c.for_left(&f.left, pair)?;
+                c.statement(&f.body)
+            })?,
+            None => {
+                self.for_left(&f.left, pair)?;
+                self.statement(&f.body)?;
+            }
+        }
         let ctl = self.pop_ctl();
         self.fs.patch_all_here(&ctl.continue_jumps);
         self.leave_scope(pushed);
@@ -652,6 +813,22 @@ impl<'a> Compiler<'a> {
         let Some(finalizer) = &t.finalizer else {
             return self.try_catch(t, depth);
         };
+        self.with_finally(
+            |c| c.try_catch(t, depth),
+            |c, _| c.block(finalizer.scope_id.get(), &finalizer.body),
+        )
+    }
+
+    /// Compile `body` as the protected part of a finally region and `finalizer` as its
+    /// finally block: every way out of `body` (its end, a throw, break/continue/return, a
+    /// generator's `return()`) enters `finalizer` with the completion in r[kind], r[kind+1]
+    /// (see [`Completion`]), and `EndFinally` then resumes that way out.
+    fn with_finally(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> R<()>,
+        finalizer: impl FnOnce(&mut Self, Reg) -> R<()>,
+    ) -> R<()> {
+        let depth = self.env_depth();
         let kind = self.fs.alloc_n(2)?;
         self.push_ctl(
             CtlKind::Finally {
@@ -662,7 +839,7 @@ impl<'a> Compiler<'a> {
             Vec::new(),
         );
         let start = self.fs.pc();
-        self.try_catch(t, depth)?;
+        body(self)?;
         self.emit(Instr::LoadInt {
             dst: kind,
             value: Completion::Normal as i32,
@@ -686,7 +863,7 @@ impl<'a> Compiler<'a> {
         self.fs.patch_all_here(&entry_jumps);
         // The completion register must survive the finally body.
         let saved_completion = self.fs.completion;
-        self.block(finalizer.scope_id.get(), &finalizer.body)?;
+        finalizer(self, kind)?;
         self.fs.completion = saved_completion;
         self.emit(Instr::EndFinally { kind });
         for (n, exit) in exits.into_iter().enumerate() {
@@ -747,13 +924,20 @@ impl<'a> Compiler<'a> {
             self.bind_pattern(&param.pattern, exc, true)?;
         }
         self.hoist_functions(&handler.body.body)?;
-        for s in &handler.body.body {
-            self.statement(s)?;
-        }
+        self.statement_list(&handler.body.body)?;
         self.leave_scope(body_pushed);
         self.leave_scope(pushed);
         self.fs.release(mark);
         self.fs.patch_here(skip);
         Ok(())
+    }
+}
+
+/// `Some(is_async)` for a `using` / `await using` declaration.
+fn using_kind(d: &VariableDeclaration<'_>) -> Option<bool> {
+    match d.kind {
+        VariableDeclarationKind::Using => Some(false),
+        VariableDeclarationKind::AwaitUsing => Some(true),
+        _ => None,
     }
 }

@@ -225,6 +225,65 @@ fn try_finally_routes_break_and_return() {
 }
 
 #[test]
+fn using_scopes_dispose_through_a_finally_region() {
+    // Sync: one DisposeResources in the finally block; no await loop.
+    let s = ok("{ using a = x, b = y; }");
+    let top = &s.functions[0];
+    let adds = top
+        .instructions
+        .iter()
+        .filter(|i| {
+            matches!(
+                i,
+                Instr::AddDisposable {
+                    is_async: false,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(adds, 2);
+    assert!(top.handlers.iter().any(|h| h.is_finally));
+    assert!(
+        !top.instructions
+            .iter()
+            .any(|i| matches!(i, Instr::Await { .. }))
+    );
+    has("{ using a = x; }", "DisposeResources");
+    // Async: the disposal awaits, and a rejection is folded into the completion.
+    has(
+        "async function f() { await using a = x; }",
+        "is_async: true }",
+    );
+    has("async function f() { await using a = x; }", "SuppressError");
+    // Function bodies and for heads are scopes of their own; `return f()` there is not a
+    // tail call, since disposal runs after the call.
+    has(
+        "'use strict'; function f() { using a = x; return g(); }",
+        "EndFinally",
+    );
+    let s = ok("'use strict'; function f() { using a = x; return g(); }");
+    assert!(!s.functions.iter().any(|f| {
+        f.instructions
+            .iter()
+            .any(|i| matches!(i, Instr::TailCall { .. }))
+    }));
+    has("for (using a of b) {}", "AddDisposable");
+    has("for (using a = b; ; ) break;", "AddDisposable");
+}
+
+#[test]
+fn using_is_an_early_error_outside_blocks() {
+    err("using a = x;");
+    err("switch (0) { case 0: using a = x; }");
+    err("function f() { await using a = x; }");
+    err("{ using {a} = x; }");
+    err("for (using a in b) {}");
+    // Modules may use it at the top level.
+    compile("using a = x;", "m.js", ScriptKind::Module, false).expect("module using compiles");
+}
+
+#[test]
 fn const_assignment_throws() {
     has("function f() { const x = 1; x = 2; }", "ThrowError");
 }

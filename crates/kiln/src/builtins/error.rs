@@ -1,4 +1,4 @@
-//! `Error`, the native errors and `AggregateError`
+//! `Error`, the native errors, `AggregateError` and `SuppressedError`
 //! ([spec](https://tc39.es/ecma262/#sec-error-objects)).
 
 use super::make_constructor;
@@ -50,6 +50,9 @@ pub fn init(vm: &mut Vm) {
     let (ctor, proto) = native_error(vm, "AggregateError", aggregate_error, 2);
     vm.intrinsics.aggregate_error = ctor;
     vm.intrinsics.aggregate_error_prototype = proto;
+    let (ctor, proto) = native_error(vm, "SuppressedError", suppressed_error, 3);
+    vm.intrinsics.suppressed_error = ctor;
+    vm.intrinsics.suppressed_error_prototype = proto;
 }
 
 /// [Error.isError](https://tc39.es/proposal-is-error/): whether the argument has an
@@ -90,12 +93,14 @@ fn native_error(
 }
 
 /// The shared body of the error constructors: OrdinaryCreateFromConstructor, `message`,
-/// InstallErrorCause, and a captured `stack`.
+/// and InstallErrorCause (when `options`: the argument after the message). The callers add
+/// their own properties, then the captured `stack`.
 fn construct_error(
     vm: &mut Vm,
     args: Args,
     default: fn(&Intrinsics) -> ObjectId,
     message_index: usize,
+    options: bool,
 ) -> JsResult<ObjectId> {
     let new_target = if args.new_target.is_undefined() {
         Value::object(vm.native_callee)
@@ -115,7 +120,10 @@ fn construct_error(
             Attrs::HIDDEN,
         );
     }
-    let options = vm.arg(args, message_index + 1);
+    let options = match options {
+        true => vm.arg(args, message_index + 1),
+        false => Value::UNDEFINED,
+    };
     if let Some(o) = options.as_object() {
         let cause = PropertyKey::String(vm.atoms.cause);
         if vm.has_property(o, cause)? {
@@ -123,23 +131,21 @@ fn construct_error(
             vm.define_builtin(obj, cause, c, Attrs::HIDDEN);
         }
     }
-    vm.attach_stack(obj);
     Ok(obj)
 }
 
 fn error_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    Ok(Value::object(construct_error(
-        vm,
-        args,
-        |i| i.error_prototype,
-        0,
-    )?))
+    let obj = construct_error(vm, args, |i| i.error_prototype, 0, true)?;
+    vm.attach_stack(obj);
+    Ok(Value::object(obj))
 }
 
 macro_rules! native_error_constructor {
     ($name:ident, $proto:ident) => {
         fn $name(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-            Ok(Value::object(construct_error(vm, args, |i| i.$proto, 0)?))
+            let obj = construct_error(vm, args, |i| i.$proto, 0, true)?;
+            vm.attach_stack(obj);
+            Ok(Value::object(obj))
         }
     };
 }
@@ -152,7 +158,7 @@ native_error_constructor!(uri_error, uri_error_prototype);
 
 /// [AggregateError](https://tc39.es/ecma262/#sec-aggregate-error)
 fn aggregate_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let obj = construct_error(vm, args, |i| i.aggregate_error_prototype, 1)?;
+    let obj = construct_error(vm, args, |i| i.aggregate_error_prototype, 1, true)?;
     let errors = vm.iterable_to_list(vm.arg(args, 0))?;
     let arr = vm.array_from_values(errors);
     vm.define_builtin(
@@ -161,7 +167,35 @@ fn aggregate_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         Value::object(arr),
         Attrs::HIDDEN,
     );
+    vm.attach_stack(obj);
     Ok(Value::object(obj))
+}
+
+/// [SuppressedError](https://tc39.es/proposal-explicit-resource-management/#sec-suppressederror)(error,
+/// suppressed, message): no options argument, so no `cause`.
+fn suppressed_error(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+    // 1-3. OrdinaryCreateFromConstructor, then the message.
+    let obj = construct_error(vm, args, |i| i.suppressed_error_prototype, 2, false)?;
+    let (error, suppressed) = (vm.arg(args, 0), vm.arg(args, 1));
+    define_suppressed(vm, obj, error, suppressed);
+    Ok(Value::object(obj))
+}
+
+/// The SuppressedError DisposeResources creates when a disposal throws on top of a throw.
+pub(crate) fn new_suppressed_error(vm: &mut Vm, error: Value, suppressed: Value) -> ObjectId {
+    let proto = vm.intrinsics.suppressed_error_prototype;
+    let obj = vm.heap.new_object(Some(proto), ObjectKind::Error);
+    define_suppressed(vm, obj, error, suppressed);
+    obj
+}
+
+/// CreateNonEnumerableDataPropertyOrThrow of `error`, then of `suppressed`; then the stack.
+fn define_suppressed(vm: &mut Vm, obj: ObjectId, error: Value, suppressed: Value) {
+    let key = vm.key("error");
+    vm.define_builtin(obj, key, error, Attrs::HIDDEN);
+    let key = vm.key("suppressed");
+    vm.define_builtin(obj, key, suppressed, Attrs::HIDDEN);
+    vm.attach_stack(obj);
 }
 
 /// [Error.prototype.toString](https://tc39.es/ecma262/#sec-error.prototype.tostring)

@@ -22,6 +22,14 @@ pub fn init(vm: &mut Vm) {
         return_this,
         0,
     );
+    define_symbol_method(
+        vm,
+        iterator_proto,
+        vm.symbols.dispose,
+        "[Symbol.dispose]",
+        iterator_dispose,
+        0,
+    );
     let async_proto = vm
         .heap
         .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
@@ -32,6 +40,14 @@ pub fn init(vm: &mut Vm) {
         vm.symbols.async_iterator,
         "[Symbol.asyncIterator]",
         return_this,
+        0,
+    );
+    define_symbol_method(
+        vm,
+        async_proto,
+        vm.symbols.async_dispose,
+        "[Symbol.asyncDispose]",
+        async_iterator_dispose,
         0,
     );
     let array_iter = vm
@@ -45,6 +61,62 @@ pub fn init(vm: &mut Vm) {
 
 pub fn return_this(_vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     Ok(this)
+}
+
+/// [%IteratorPrototype% \[ @@dispose \]](https://tc39.es/proposal-explicit-resource-management/#sec-%iteratorprototype%-@@dispose):
+/// call `return` if there is one.
+fn iterator_dispose(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    // 2. Let return be ? GetMethod(O, "return").
+    let key = PropertyKey::String(vm.atoms.return_);
+    // 3. If return is not undefined, perform ? Call(return, O, « »).
+    if let Some(ret) = vm.get_method(this, key)? {
+        vm.call(ret, this, &[])?;
+    }
+    Ok(Value::UNDEFINED)
+}
+
+/// [%AsyncIteratorPrototype% \[ @@asyncDispose \]](https://tc39.es/proposal-explicit-resource-management/#sec-%asynciteratorprototype%-@@asyncdispose):
+/// a promise of `return()` settling, fulfilled with undefined.
+fn async_iterator_dispose(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    // 2. Let promiseCapability be ! NewPromiseCapability(%Promise%).
+    let promise = vm.new_promise();
+    vm.roots.push(Value::object(promise));
+    match return_undefined_promise(vm, this) {
+        // 6.c-g. resultWrapper.then(() => undefined) settles the promise.
+        Ok(Some(wrapper)) => {
+            let (resolve, reject) = vm.create_resolving_functions(promise);
+            let capability = super::promise::Capability {
+                promise: Value::object(promise),
+                resolve,
+                reject,
+            };
+            let unwrap = super::promise::value_thunk_function(vm, Value::UNDEFINED);
+            vm.perform_then(wrapper, unwrap, Value::UNDEFINED, Some(capability));
+        }
+        // 5.a. No `return` method: resolve with undefined.
+        Ok(None) => vm.resolve_promise(promise, Value::UNDEFINED)?,
+        // IfAbruptRejectPromise.
+        Err(thrown) => {
+            if vm.terminating() {
+                return Err(thrown);
+            }
+            let e = vm.take_exception();
+            vm.reject_promise(promise, e);
+        }
+    }
+    Ok(Value::object(promise))
+}
+
+/// Steps 3-6.c of %AsyncIteratorPrototype% [ @@asyncDispose ]: PromiseResolve of
+/// `this.return()`, or None without a `return` method.
+fn return_undefined_promise(vm: &mut Vm, this: Value) -> JsResult<Option<ObjectId>> {
+    let key = PropertyKey::String(vm.atoms.return_);
+    let Some(ret) = vm.get_method(this, key)? else {
+        return Ok(None);
+    };
+    let result = vm.call(ret, this, &[])?;
+    let promise = Value::object(vm.intrinsics.promise);
+    Ok(Some(vm.promise_resolve(promise, result)?))
 }
 
 /// %ArrayIteratorPrototype%.next

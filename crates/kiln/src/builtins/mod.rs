@@ -13,6 +13,7 @@ pub mod boolean;
 pub mod collections;
 pub mod data_view;
 pub mod date;
+pub mod disposable_stack;
 pub mod error;
 pub mod function;
 pub mod generator;
@@ -120,6 +121,7 @@ pub fn init(vm: &mut Vm) {
     data_view::init(vm);
     atomics::init(vm);
     promise::init(vm);
+    disposable_stack::init(vm);
     generator::init(vm);
     reflect::init(vm);
     proxy::init(vm);

@@ -564,6 +564,13 @@ fn finally_step(vm: &mut Vm, value: Value, rethrow: bool) -> JsResult<Value> {
     vm.call(then, Value::object(promise), &[Value::object(thunk)])
 }
 
+/// A function that returns `value` whatever it is called with.
+pub(crate) fn value_thunk_function(vm: &mut Vm, value: Value) -> Value {
+    let empty = Value::string(vm.atoms.empty);
+    let thunk = vm.new_native_with_data(value_thunk, empty, 0, false, Box::new([value]));
+    Value::object(thunk)
+}
+
 fn value_thunk(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
     Ok(vm.native_data(vm.native_callee)[0])
 }

@@ -19,7 +19,9 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(ctor, "keyFor", key_for, 1);
     let s = vm.symbols.clone();
     for (name, sym) in [
+        ("asyncDispose", s.async_dispose),
         ("asyncIterator", s.async_iterator),
+        ("dispose", s.dispose),
         ("hasInstance", s.has_instance),
         ("isConcatSpreadable", s.is_concat_spreadable),
         ("iterator", s.iterator),

@@ -925,6 +925,40 @@ impl Vm {
                         reg!(dst + 1) = Value::bool(done);
                     }
 
+                    // ---- explicit resource management ----
+                    Instr::AddDisposable {
+                        list,
+                        src,
+                        is_async,
+                    } => {
+                        let (l, v) = (reg!(list), reg!(src));
+                        reg!(list) = tri!(self.add_disposable_resource(l, v, is_async));
+                    }
+                    Instr::DisposeResources { dst, list, kind } => {
+                        let (l, k, v) = (reg!(list), reg!(kind), reg!(kind + 1));
+                        let mut error = (k == Value::int(Completion::Throw as i32)).then_some(v);
+                        let mark = self.roots.len();
+                        let step = match l.as_object() {
+                            Some(l) => self.dispose_resources_step(l, &mut error),
+                            None => Ok(None),
+                        };
+                        self.roots.truncate(mark);
+                        if let Some(e) = error {
+                            reg!(kind) = Value::int(Completion::Throw as i32);
+                            reg!(kind + 1) = e;
+                        }
+                        reg!(dst) = tri!(step).unwrap_or(Value::HOLE);
+                    }
+                    Instr::SuppressError { kind, src } => {
+                        let (k, v, e) = (reg!(kind), reg!(kind + 1), reg!(src));
+                        let mut error = (k == Value::int(Completion::Throw as i32)).then_some(v);
+                        let mark = self.roots.len();
+                        self.suppress_dispose_error(&mut error, e);
+                        self.roots.truncate(mark);
+                        reg!(kind) = Value::int(Completion::Throw as i32);
+                        reg!(kind + 1) = error.unwrap_or(e);
+                    }
+
                     // ---- generators and async ----
                     Instr::InitialYield => {
                         sync!();

@@ -291,6 +291,9 @@ pub enum ObjectKind {
     WeakRef(Value),
     /// a FinalizationRegistry: its cleanup callback and cells
     FinalizationRegistry(Box<crate::builtins::weak_ref::FinalizationRegistryData>),
+    /// a DisposableStack, an AsyncDisposableStack, or the internal resource list of a scope
+    /// with `using` declarations
+    DisposableStack(Box<crate::builtins::disposable_stack::DisposeCapability>),
     /// an object made by `JSON.rawJSON` (the [[IsRawJSON]] slot)
     RawJson,
 }
@@ -379,6 +382,7 @@ impl Object {
             ObjectKind::TypedArray(_) => 32,
             ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,
+            ObjectKind::DisposableStack(d) => 16 + d.resources.capacity() * 24,
             _ => 0,
         }
     }
@@ -459,6 +463,7 @@ impl Object {
             ObjectKind::ModuleNamespace(ns) => ns.trace(out, envs),
             ObjectKind::TypedArray(t) => out.push(Value::object(t.buffer)),
             ObjectKind::DataView(d) => out.push(Value::object(d.buffer)),
+            ObjectKind::DisposableStack(d) => d.trace(out),
             ObjectKind::ArrayBuffer(_)
             | ObjectKind::Ordinary
             | ObjectKind::Array { .. }

@@ -12,6 +12,9 @@ use super::{SnapshotError, SnapshotErrorKind};
 use crate::builtins::array_buffer::ArrayBufferData;
 use crate::builtins::collections::OrderedMap;
 use crate::builtins::data_view::DataViewData;
+use crate::builtins::disposable_stack::{
+    DisposableResource, DisposeCall, DisposeCapability, StackBrand,
+};
 use crate::builtins::promise::{PromiseState, Status};
 use crate::builtins::regexp::RegExpData;
 use crate::builtins::typed_array::{ElementType, TypedArrayData};
@@ -306,7 +309,7 @@ impl<'a> PayloadReader<'a> {
                 set: self.value()?,
             },
             6 => ObjectKind::Error,
-            33 => ObjectKind::RawJson,
+            34 => ObjectKind::RawJson,
             7 => ObjectKind::Boolean(self.r.bool()?),
             8 => ObjectKind::Number(self.r.f64()?),
             9 => ObjectKind::String(StringId(self.r.u32()?)),
@@ -462,6 +465,38 @@ impl<'a> PayloadReader<'a> {
                     cleanup,
                     cells,
                 }))
+            }
+            33 => {
+                let brand = match self.r.u8()? {
+                    0 => StackBrand::Scope,
+                    1 => StackBrand::DisposableStack,
+                    2 => StackBrand::AsyncDisposableStack,
+                    _ => return Err(corrupt("bad disposable stack brand")),
+                };
+                let mut d = DisposeCapability::new(brand);
+                d.disposed = self.r.bool()?;
+                d.needs_await = self.r.bool()?;
+                d.has_awaited = self.r.bool()?;
+                let n = self.r.count(4)?;
+                d.resources.reserve(n);
+                for _ in 0..n {
+                    let value = self.value()?;
+                    let method = self.value()?;
+                    let is_async = self.r.bool()?;
+                    let call = match self.r.u8()? {
+                        0 => DisposeCall::Method,
+                        1 => DisposeCall::FromSync,
+                        2 => DisposeCall::Adopt,
+                        _ => return Err(corrupt("bad disposable resource call")),
+                    };
+                    d.resources.push(DisposableResource {
+                        value,
+                        method,
+                        is_async,
+                        call,
+                    });
+                }
+                ObjectKind::DisposableStack(Box::new(d))
             }
             _ => return Err(corrupt("unknown object kind")),
         })

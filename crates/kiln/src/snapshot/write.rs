@@ -8,6 +8,7 @@
 use super::codec::Writer;
 use super::natives::Registry;
 use super::{SnapshotError, SnapshotErrorKind};
+use crate::builtins::disposable_stack::{DisposeCall, StackBrand};
 use crate::builtins::promise::Status;
 use crate::builtins::typed_array::ElementType;
 use crate::heap::string::{JsStr, StrData};
@@ -371,7 +372,7 @@ impl<'a> PayloadWriter<'a> {
                 self.value(*set);
             }
             ObjectKind::Error => self.w.u8(6),
-            ObjectKind::RawJson => self.w.u8(33),
+            ObjectKind::RawJson => self.w.u8(34),
             ObjectKind::Boolean(b) => {
                 self.w.u8(7);
                 self.w.bool(*b);
@@ -557,6 +558,28 @@ impl<'a> PayloadWriter<'a> {
                     self.value(c.target);
                     self.value(c.held);
                     self.value(c.token);
+                }
+            }
+            ObjectKind::DisposableStack(d) => {
+                self.w.u8(33);
+                self.w.u8(match d.brand {
+                    StackBrand::Scope => 0,
+                    StackBrand::DisposableStack => 1,
+                    StackBrand::AsyncDisposableStack => 2,
+                });
+                self.w.bool(d.disposed);
+                self.w.bool(d.needs_await);
+                self.w.bool(d.has_awaited);
+                self.w.usize(d.resources.len());
+                for r in &d.resources {
+                    self.value(r.value);
+                    self.value(r.method);
+                    self.w.bool(r.is_async);
+                    self.w.u8(match r.call {
+                        DisposeCall::Method => 0,
+                        DisposeCall::FromSync => 1,
+                        DisposeCall::Adopt => 2,
+                    });
                 }
             }
         }
