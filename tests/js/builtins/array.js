@@ -110,3 +110,15 @@ print(new Tracked(1, 2).filter(() => true) instanceof Tracked); // expect: false
 // limits
 try { new Array(2 ** 32 - 1).push(1); } catch (e) { print(e.constructor.name); } // expect: RangeError
 try { [1].concat({ length: 2 ** 53 - 1, [Symbol.isConcatSpreadable]: true }); } catch (e) { print(e.constructor.name); } // expect: TypeError
+
+// Array.fromAsync awaits each value (and each mapped value).
+async function* letters() { yield "a"; yield "b"; }
+// (printed as each settles: the fewer awaits, the sooner)
+Array.fromAsync(letters(), (x, i) => Promise.resolve(x + i)).then((a) => print(a.join()));
+Array.fromAsync([Promise.resolve(1), 2]).then((a) => print(a.join()));
+Array.fromAsync({ length: 2, 0: "x", 1: Promise.resolve("y") }).then((a) => print(a.join()));
+Array.fromAsync(null).catch((e) => print(e.name));
+// expect: TypeError
+// expect: x,y
+// expect: 1,2
+// expect: a0,b1

@@ -37,6 +37,7 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.array = ctor;
     vm.define_native(ctor, "isArray", is_array, 1);
     vm.define_native(ctor, "from", from, 1);
+    vm.define_native(ctor, "fromAsync", super::array_from_async::from_async, 1);
     vm.define_native(ctor, "of", of, 0);
     define_species_getter(vm, ctor);
 
@@ -240,7 +241,7 @@ fn set_key(vm: &mut Vm, o: ObjectId, key: PropertyKey, v: Value) -> JsResult<()>
 }
 
 /// Set(O, "length", len, true)
-fn set_length(vm: &mut Vm, o: ObjectId, len: f64) -> JsResult<()> {
+pub(super) fn set_length(vm: &mut Vm, o: ObjectId, len: f64) -> JsResult<()> {
     let key = PropertyKey::String(vm.atoms.length);
     set_key(vm, o, key, Value::number(len))
 }
@@ -256,7 +257,7 @@ fn delete_at(vm: &mut Vm, o: ObjectId, k: f64) -> JsResult<()> {
 }
 
 /// CreateDataPropertyOrThrow(A, k, v)
-fn create_at(vm: &mut Vm, a: ObjectId, k: f64, v: Value) -> JsResult<()> {
+pub(super) fn create_at(vm: &mut Vm, a: ObjectId, k: f64, v: Value) -> JsResult<()> {
     let key = index_key(vm, k);
     vm.create_data_property_or_throw(a, key, v)
 }
@@ -399,7 +400,11 @@ fn array_species_create(vm: &mut Vm, original: ObjectId, len: f64) -> JsResult<(
 }
 
 /// `this` as a constructor for Array.from / Array.of, or ArrayCreate.
-fn construct_this_or_array(vm: &mut Vm, c: Value, len: Option<f64>) -> JsResult<ObjectId> {
+pub(super) fn construct_this_or_array(
+    vm: &mut Vm,
+    c: Value,
+    len: Option<f64>,
+) -> JsResult<ObjectId> {
     // Construct(%Array%) is ArrayCreate: %Array%.prototype cannot change.
     if vm.is_constructor(c) && c != Value::object(vm.intrinsics.array) {
         let args: Vec<Value> = len.map(Value::number).into_iter().collect();

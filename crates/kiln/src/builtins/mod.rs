@@ -7,6 +7,7 @@
 
 pub mod array;
 pub mod array_buffer;
+pub mod array_from_async;
 pub mod atomics;
 pub mod bigint;
 pub mod boolean;

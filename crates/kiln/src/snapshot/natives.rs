@@ -54,6 +54,7 @@ impl Registry {
             .chain(&crate::builtins::generator::DYNAMIC_NATIVES)
             .chain(&crate::builtins::proxy::DYNAMIC_NATIVES)
             .chain(&crate::builtins::disposable_stack::DYNAMIC_NATIVES)
+            .chain(&crate::builtins::array_from_async::DYNAMIC_NATIVES)
             .chain(&crate::host::DYNAMIC_NATIVES);
         for &f in dynamic {
             registry.add(f);
