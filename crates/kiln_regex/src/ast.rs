@@ -7,17 +7,25 @@ use crate::charset::CharSet;
 pub enum Node {
     Empty,
     /// one character (code point with `u`/`v`, otherwise code unit)
-    Char { c: u32, ignore_case: bool },
+    Char {
+        c: u32,
+        ignore_case: bool,
+    },
     /// a character class
     Class(Box<Class>),
     /// `.`
-    Dot { dot_all: bool },
+    Dot {
+        dot_all: bool,
+    },
     /// terms matched one after the other
     Seq(Vec<Node>),
     /// alternatives tried in order
     Alt(Vec<Node>),
     /// a capturing group (index from 1)
-    Capture { index: u32, body: Box<Node> },
+    Capture {
+        index: u32,
+        body: Box<Node>,
+    },
     Look {
         behind: bool,
         negate: bool,
@@ -26,9 +34,15 @@ pub enum Node {
     Repeat(Box<Repeat>),
     Assert(Assertion),
     /// a backreference: the groups it may refer to (several for a duplicated name)
-    BackRef { groups: Vec<u32>, ignore_case: bool },
+    BackRef {
+        groups: Vec<u32>,
+        ignore_case: bool,
+    },
     /// a named backreference, resolved once all groups are known
-    NamedBackRef { name: String, ignore_case: bool },
+    NamedBackRef {
+        name: String,
+        ignore_case: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -62,5 +76,8 @@ pub enum Assertion {
     End,
     LineEnd,
     /// `\b` / `\B`; `unicode_ignore_case` selects the word characters of `/ui`
-    WordBoundary { negate: bool, unicode_ignore_case: bool },
+    WordBoundary {
+        negate: bool,
+        unicode_ignore_case: bool,
+    },
 }

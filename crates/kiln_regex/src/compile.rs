@@ -27,7 +27,10 @@ pub enum CharTest {
 #[derive(Clone, Copy, Debug)]
 pub enum Inst {
     /// consume one character passing the test
-    One { test: CharTest, back: bool },
+    One {
+        test: CharTest,
+        back: bool,
+    },
     /// consume `min..=max` characters passing the test, greedily or lazily
     Star {
         test: CharTest,
@@ -37,14 +40,23 @@ pub enum Inst {
         back: bool,
     },
     /// consume the literal `strings[i]` (case-sensitive)
-    Literal { index: u32, back: bool },
+    Literal {
+        index: u32,
+        back: bool,
+    },
     /// go on at `next`; on failure, resume at `alt`
-    Split { next: u32, alt: u32 },
+    Split {
+        next: u32,
+        alt: u32,
+    },
     Jump(u32),
     /// captures[slot] = position
     Save(u32),
     /// clear capture slots `from..to` (a quantified group's captures, each iteration)
-    ClearCaptures { from: u32, to: u32 },
+    ClearCaptures {
+        from: u32,
+        to: u32,
+    },
     Assert(Assertion),
     BackRef {
         /// groups in `group_lists[i]`
@@ -54,8 +66,15 @@ pub enum Inst {
     },
     /// start a lookaround: registers[reg] = backtrack height; the body follows; `end`
     /// is the instruction after its `LookEnd`
-    LookStart { reg: u32, negate: bool, end: u32 },
-    LookEnd { reg: u32, negate: bool },
+    LookStart {
+        reg: u32,
+        negate: bool,
+        end: u32,
+    },
+    LookEnd {
+        reg: u32,
+        negate: bool,
+    },
     /// registers[reg] = 0 (a quantifier's iteration count)
     ZeroCounter(u32),
     /// decide on another iteration of a general quantifier; the body follows, `exit`

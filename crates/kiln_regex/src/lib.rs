@@ -115,6 +115,8 @@ impl Match {
 pub struct Regex {
     program: compile::Program,
     names: Vec<Option<String>>,
+    /// backtrack stack and registers of the last search, reused by the next
+    scratch: std::cell::RefCell<vm::Scratch>,
 }
 
 impl std::fmt::Debug for Regex {
@@ -145,6 +147,7 @@ impl Regex {
         Ok(Regex {
             program,
             names: parsed.names,
+            scratch: Default::default(),
         })
     }
 
@@ -188,12 +191,15 @@ impl Regex {
         anchored: bool,
         meter: &mut dyn FnMut(u64) -> bool,
     ) -> Result<Option<Match>, MatchError> {
-        let mut m = vm::Matcher::new(&self.program, text, meter);
-        let found = m.search(start, anchored);
-        m.flush()?;
-        Ok(found?.then(|| Match {
-            slots: std::mem::take(&mut m.captures),
-        }))
+        let scratch = self.scratch.take();
+        let mut m = vm::Matcher::new(&self.program, text, scratch, meter);
+        let found = m.search(start, anchored).and_then(|found| {
+            m.flush()?;
+            Ok(found)
+        });
+        let slots = std::mem::take(&mut m.captures);
+        *self.scratch.borrow_mut() = m.into_scratch();
+        Ok(found?.then_some(Match { slots }))
     }
 }
 

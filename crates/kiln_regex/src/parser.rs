@@ -284,11 +284,12 @@ impl<'a> Parser<'a> {
         }
         // Lookarounds
         if c == '(' as u32 && self.peek_at_is(1, '?') {
-            let behind = self.peek_at_is(2, '<')
-                && (self.peek_at_is(3, '=') || self.peek_at_is(3, '!'));
+            let behind =
+                self.peek_at_is(2, '<') && (self.peek_at_is(3, '=') || self.peek_at_is(3, '!'));
             let ahead = self.peek_at_is(2, '=') || self.peek_at_is(2, '!');
             if behind || ahead {
-                let negate = self.unit_at(self.pos + if behind { 3 } else { 2 }) == Some('!' as u32);
+                let negate =
+                    self.unit_at(self.pos + if behind { 3 } else { 2 }) == Some('!' as u32);
                 self.pos += if behind { 4 } else { 3 };
                 let body = self.parse_group_body()?;
                 let node = Node::Look {
@@ -377,7 +378,11 @@ impl<'a> Parser<'a> {
     fn parse_decimal(&mut self) -> Option<u64> {
         let start = self.pos;
         let mut value: u64 = 0;
-        while let Some(d) = self.peek().and_then(char::from_u32).and_then(|c| c.to_digit(10)) {
+        while let Some(d) = self
+            .peek()
+            .and_then(char::from_u32)
+            .and_then(|c| c.to_digit(10))
+        {
             value = value.saturating_mul(10).saturating_add(d as u64);
             self.pos += 1;
         }
@@ -680,7 +685,9 @@ impl<'a> Parser<'a> {
                         self.pos = save;
                         return Ok(None);
                     }
-                    if self.sets && value.is_none() && unicode::property(&name, None, true).is_some()
+                    if self.sets
+                        && value.is_none()
+                        && unicode::property(&name, None, true).is_some()
                     {
                         return Err("Invalid property name: negated property of strings".into());
                     }
@@ -919,7 +926,9 @@ impl<'a> Parser<'a> {
             return Some(value);
         }
         let hex4 = |p: &Self, at: usize| -> Option<u32> {
-            (0..4).try_fold(0u32, |acc, i| Some(acc * 16 + p.unit_at(at + i).and_then(hex_value)?))
+            (0..4).try_fold(0u32, |acc, i| {
+                Some(acc * 16 + p.unit_at(at + i).and_then(hex_value)?)
+            })
         };
         let Some(v) = hex4(self, self.pos) else {
             self.pos = start;
@@ -1295,7 +1304,9 @@ fn count_groups(p: &[u16], nested_classes: bool) -> u32 {
             }
             0x28 if class_depth == 0 => {
                 if at(i + 1) != '?' as u16
-                    || (at(i + 2) == '<' as u16 && at(i + 3) != '=' as u16 && at(i + 3) != '!' as u16)
+                    || (at(i + 2) == '<' as u16
+                        && at(i + 3) != '=' as u16
+                        && at(i + 3) != '!' as u16)
                 {
                     count += 1;
                 }

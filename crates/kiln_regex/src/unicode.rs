@@ -331,7 +331,10 @@ mod tests {
         assert_eq!(legacy.canonicalize(0xDF), 0xDF);
         let k = u.closure(&CharSet::single('k' as u32));
         assert_eq!(k.ranges(), &[(0x4B, 0x4B), (0x6B, 0x6B), (0x212A, 0x212A)]);
-        assert_eq!(legacy.closure(&CharSet::single('k' as u32)).ranges().len(), 2);
+        assert_eq!(
+            legacy.closure(&CharSet::single('k' as u32)).ranges().len(),
+            2
+        );
     }
 
     #[test]

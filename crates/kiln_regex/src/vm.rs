@@ -39,7 +39,9 @@ fn find_units(text: &[u16], from: usize, units: &[u16]) -> Option<usize> {
     let (&first, rest) = units.split_first()?;
     let mut p = from;
     while p + units.len() <= text.len() {
-        let i = text[p..=text.len() - units.len()].iter().position(|&u| u == first)?;
+        let i = text[p..=text.len() - units.len()]
+            .iter()
+            .position(|&u| u == first)?;
         p += i;
         if text[p + 1..p + units.len()] == *rest {
             return Some(p);
@@ -121,7 +123,10 @@ impl Text for Utf16<'_> {
             && let Some(&t) = self.0.get(pos + 1)
             && (0xDC00..0xE000).contains(&t)
         {
-            return Some((0x10000 + ((u - 0xD800) << 10) + (t as u32 - 0xDC00), pos + 2));
+            return Some((
+                0x10000 + ((u - 0xD800) << 10) + (t as u32 - 0xDC00),
+                pos + 2,
+            ));
         }
         Some((u, pos + 1))
     }
@@ -158,15 +163,36 @@ impl Text for Utf16<'_> {
 #[derive(Clone, Copy, Debug)]
 enum Backtrack {
     /// resume at `pc` with the position `pos`
-    Branch { pc: u32, pos: usize },
-    Capture { slot: u32, old: usize },
-    Register { reg: u32, old: usize },
+    Branch {
+        pc: u32,
+        pos: usize,
+    },
+    Capture {
+        slot: u32,
+        old: usize,
+    },
+    Register {
+        reg: u32,
+        old: usize,
+    },
     /// a greedy `Star` at `pc` that may give back characters down to `min_pos`
-    Greedy { pc: u32, min_pos: usize, pos: usize },
+    Greedy {
+        pc: u32,
+        min_pos: usize,
+        pos: usize,
+    },
     /// a lazy `Star` at `pc` that may take one more character (it has taken `count`)
-    Lazy { pc: u32, pos: usize, count: u64 },
+    Lazy {
+        pc: u32,
+        pos: usize,
+        count: u64,
+    },
     /// a lookaround's start: the position to return to
-    Look { end: u32, pos: usize, negate: bool },
+    Look {
+        end: u32,
+        pos: usize,
+        negate: bool,
+    },
 }
 
 /// The state of one search, reused across start positions.
@@ -181,17 +207,48 @@ pub struct Matcher<'p, 'm, T: Text> {
     meter: &'m mut dyn FnMut(u64) -> bool,
 }
 
+/// Memory a search needs besides the captures, kept between searches.
+#[derive(Default)]
+pub struct Scratch {
+    registers: Vec<usize>,
+    stack: Vec<Backtrack>,
+}
+
 impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
-    pub fn new(prog: &'p Program, text: T, meter: &'m mut dyn FnMut(u64) -> bool) -> Self {
+    pub fn new(
+        prog: &'p Program,
+        text: T,
+        scratch: Scratch,
+        meter: &'m mut dyn FnMut(u64) -> bool,
+    ) -> Self {
+        let Scratch {
+            mut registers,
+            mut stack,
+        } = scratch;
+        registers.clear();
+        registers.resize(prog.registers, 0);
+        stack.clear();
         Matcher {
             prog,
             text,
             captures: vec![UNSET; (prog.groups + 1) * 2],
-            registers: vec![0; prog.registers],
-            stack: Vec::new(),
+            registers,
+            stack,
             steps: 0,
             reported: 0,
             meter,
+        }
+    }
+
+    /// The memory to keep for the next search (a huge backtrack stack is let go).
+    pub fn into_scratch(self) -> Scratch {
+        let mut stack = self.stack;
+        if stack.capacity() > 1 << 16 {
+            stack = Vec::new();
+        }
+        Scratch {
+            registers: self.registers,
+            stack,
         }
     }
 
@@ -220,7 +277,11 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
         let len = self.text.len();
         let mut pos = start;
         if self.prog.anchored_start && !anchored {
-            return if start == 0 { self.attempt(0) } else { Ok(false) };
+            return if start == 0 {
+                self.attempt(0)
+            } else {
+                Ok(false)
+            };
         }
         loop {
             if !anchored {
@@ -348,8 +409,11 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
     fn backref(&self, groups: u32, ignore_case: bool, back: bool, pos: usize) -> Option<usize> {
         let list = &self.prog.group_lists[groups as usize];
         let Some((s, e)) = list.iter().find_map(|&g| {
-            let (s, e) = (self.captures[g as usize * 2], self.captures[g as usize * 2 + 1]);
-            (s != UNSET && e != UNSET).then_some((s, e))
+            let (s, e) = (
+                self.captures[g as usize * 2],
+                self.captures[g as usize * 2 + 1],
+            );
+            (s != UNSET && e != UNSET && s <= e).then_some((s, e))
         }) else {
             return Some(pos);
         };
@@ -448,7 +512,11 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
                     } else {
                         if greedy {
                             if count > min {
-                                self.push(Backtrack::Greedy { pc, min_pos, pos: p })?;
+                                self.push(Backtrack::Greedy {
+                                    pc,
+                                    min_pos,
+                                    pos: p,
+                                })?;
                             }
                         } else if count < max {
                             self.push(Backtrack::Lazy { pc, pos: p, count })?;
@@ -515,7 +583,9 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
                 }
                 Inst::LookEnd { reg, negate } => {
                     let at = self.registers[reg as usize];
-                    let Some(&Backtrack::Look { end, pos: at_pos, .. }) = self.stack.get(at)
+                    let Some(&Backtrack::Look {
+                        end, pos: at_pos, ..
+                    }) = self.stack.get(at)
                     else {
                         return Err(MatchError::BacktrackLimit);
                     };
@@ -533,8 +603,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
                         let mut keep = at;
                         for i in at + 1..self.stack.len() {
                             let e = self.stack[i];
-                            if matches!(e, Backtrack::Capture { .. } | Backtrack::Register { .. })
-                            {
+                            if matches!(e, Backtrack::Capture { .. } | Backtrack::Register { .. }) {
                                 self.stack[keep] = e;
                                 keep += 1;
                             }

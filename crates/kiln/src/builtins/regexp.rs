@@ -140,11 +140,12 @@ thread_local! {
 
 const COMPILED_CACHE_LIMIT: usize = 512;
 
-/// A compiled pattern and the name of each capture group ("" when unnamed).
+/// A compiled pattern and the name of each capture group ("" when unnamed; no names at
+/// all when no group has one).
 #[derive(Debug)]
 pub struct Compiled {
     pub regex: kiln_regex::Regex,
-    pub group_names: Vec<String>,
+    pub group_names: Rc<[String]>,
 }
 
 /// Compile a pattern (UTF-16) with flags, through the shared cache.
@@ -164,11 +165,15 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
         },
     )
     .map_err(|e| e.0)?;
-    let group_names = regex
-        .group_names()
-        .iter()
-        .map(|n| n.clone().unwrap_or_default())
-        .collect();
+    let names = regex.group_names();
+    let group_names = if names.iter().any(Option::is_some) {
+        names
+            .iter()
+            .map(|n| n.clone().unwrap_or_default())
+            .collect()
+    } else {
+        Rc::from([])
+    };
     let compiled = Rc::new(Compiled { regex, group_names });
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
@@ -538,12 +543,17 @@ struct MatchRecord {
     /// one per capture group
     captures: Vec<Option<(usize, usize)>>,
     /// the name of each capture group ("" for unnamed), empty if the pattern has none
-    names: Vec<String>,
+    names: Rc<[String]>,
 }
 
 /// Run the matcher of `r` on `s` from `start` (at `start` only when sticky), charging
 /// fuel for each step; a budget running out ends the run.
-fn run_matcher(vm: &mut Vm, r: ObjectId, s: StringId, start: usize) -> JsResult<Option<MatchRecord>> {
+fn run_matcher(
+    vm: &mut Vm,
+    r: ObjectId,
+    s: StringId,
+    start: usize,
+) -> JsResult<Option<MatchRecord>> {
     let Some(data) = regexp_data(vm, r) else {
         return Ok(None);
     };
@@ -576,14 +586,12 @@ fn find(
             return Err(vm.terminate(stopped.unwrap_or(Termination::Interrupted)));
         }
         Err(kiln_regex::MatchError::BacktrackLimit) => {
-            return Err(vm.range_error("Regular expression too complex: backtracking limit reached"));
+            return Err(
+                vm.range_error("Regular expression too complex: backtracking limit reached")
+            );
         }
     };
-    let names = if compiled.group_names.iter().any(|n| !n.is_empty()) {
-        compiled.group_names.clone()
-    } else {
-        Vec::new()
-    };
+    let names = compiled.group_names.clone();
     Ok(Some(MatchRecord {
         start: m.start(),
         end: m.end(),
