@@ -31,7 +31,11 @@ print(/^\p{RGI_Emoji}$/v.test('\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'), /^[\q{
 // quantifier bounds up to 2^53 - 1
 print(/x{9007199254740991}/.test('x'), /(?:){9007199254740991}/.test('')) // expect: false true
 
-// Annex B syntax without u
+// [^\W] under /ui: no member of \W folds to s, so the negated class matches U+017F
+print(/[^\W]/iu.test('\u017f'), /[^\W]/iu.test('!')) // expect: true false
+
+// Annex B syntax without u (\u{2} is u repeated twice)
+print(/^\u{2}$/.test('uu')) // expect: true
 print(/\c1/.test('\\c1'), /[\c1]/.test('\u0011'), /a{/.test('a{'), /]/.test(']'), /\8/.test('8')) // expect: true true true true true
 
 // early errors are SyntaxErrors
