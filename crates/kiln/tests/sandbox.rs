@@ -293,6 +293,51 @@ fn another_thread_can_cancel_a_run() {
     assert_eq!(complete(rt.start("1 + 1", "t.js")), 2.into());
 }
 
+/// Catastrophic backtracking: (a+)+ tries every split of the a's before failing at "b".
+const CATASTROPHIC_REGEX: &str = "/(a+)+$/.test('a'.repeat(40) + 'b')";
+
+#[test]
+fn fuel_stops_a_catastrophic_regular_expression() {
+    let mut rt = with_limits(Limits {
+        fuel: Some(1_000_000),
+        ..Limits::default()
+    });
+    let e = rt.start(CATASTROPHIC_REGEX, "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfFuel);
+    // the matcher reports its steps every few thousand: it stops close to the budget
+    assert!(rt.fuel_used() < 1_020_000, "used {}", rt.fuel_used());
+    assert_eq!(
+        complete(rt.start("/(a+)+$/.test('aab')", "t.js")),
+        false.into()
+    );
+}
+
+#[test]
+fn another_thread_can_cancel_a_catastrophic_regular_expression() {
+    let mut rt = Runtime::new();
+    let handle = rt.interrupt_handle();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        handle.interrupt();
+    });
+    let e = rt.start(CATASTROPHIC_REGEX, "t.js").unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.kind, ErrorKind::Cancelled);
+    assert_eq!(complete(rt.start("1 + 1", "t.js")), 2.into());
+}
+
+#[test]
+fn compute_time_stops_a_catastrophic_regular_expression() {
+    let mut rt = with_limits(Limits {
+        compute_time: Some(std::time::Duration::from_millis(100)),
+        ..Limits::default()
+    });
+    let started = std::time::Instant::now();
+    let e = rt.start(CATASTROPHIC_REGEX, "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ComputeTime);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
 #[test]
 fn compute_time_counts_guest_time_only() {
     let mut rt = with_limits(Limits {

@@ -1,14 +1,15 @@
-//! RegExp: compiled patterns (the `regress` crate) and their built-ins
+//! RegExp: compiled patterns (the `kiln_regex` crate) and their built-ins
 //! ([spec](https://tc39.es/ecma262/#sec-regexp-regular-expression-objects)).
 //!
 //! A RegExp object is `ObjectKind::RegExp(RegExpData)`: the compiled matcher,
 //! [[OriginalSource]] and [[OriginalFlags]], plus the parsed flags. Matching
-//! runs on UTF-16 code units directly (`find_from_utf16` in Unicode mode,
-//! `find_from_ucs2` otherwise), so `lastIndex`, `index` and capture positions
-//! are code-unit indices as the spec wants.
+//! runs on the string's own storage (one-byte or UTF-16), so `lastIndex`,
+//! `index` and capture positions are code-unit indices as the spec wants, and
+//! charges the VM's fuel for every step the matcher takes: a catastrophic
+//! pattern stops like a runaway loop.
 //!
 //! Compiled patterns are shared: a thread-local cache maps (pattern, flags) to
-//! the `regress::Regex`, so a literal evaluated in a loop compiles once while
+//! the `kiln_regex::Regex`, so a literal evaluated in a loop compiles once while
 //! each evaluation still returns a new object.
 //!
 //! `String.prototype.match`, `replace`, `search` and `split` call the
@@ -22,7 +23,7 @@ use super::{define_getter, define_symbol_method, define_to_string_tag, make_cons
 use crate::JsResult;
 use crate::heap::string::Units;
 use crate::heap::{ObjectId, StringId};
-use crate::interpreter::{Args, CodeBlock, Vm};
+use crate::interpreter::{Args, CodeBlock, Termination, Vm};
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
 use crate::value::Value;
 use std::cell::RefCell;
@@ -99,9 +100,6 @@ pub struct RegExpData {
     /// [[OriginalFlags]]
     pub flags: StringId,
     pub parsed_flags: Flags,
-    /// the last one-byte subject widened to UTF-16, valid while no collection ran
-    /// (string ids are only reused after one): (string, collection count, units)
-    input_cache: Option<(StringId, usize, Rc<[u16]>)>,
     /// [[LegacyFeaturesEnabled]] (Annex B): false for instances of subclasses
     pub legacy: bool,
 }
@@ -127,7 +125,6 @@ impl RegExpData {
             source,
             flags,
             parsed_flags,
-            input_cache: None,
             legacy,
         })
     }
@@ -143,11 +140,12 @@ thread_local! {
 
 const COMPILED_CACHE_LIMIT: usize = 512;
 
-/// A compiled pattern and the name of each capture group ("" when unnamed).
+/// A compiled pattern and the name of each capture group ("" when unnamed; no names at
+/// all when no group has one).
 #[derive(Debug)]
 pub struct Compiled {
-    pub regex: regress::Regex,
-    pub group_names: Vec<String>,
+    pub regex: kiln_regex::Regex,
+    pub group_names: Rc<[String]>,
 }
 
 /// Compile a pattern (UTF-16) with flags, through the shared cache.
@@ -156,30 +154,27 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     if let Some(r) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(r);
     }
-    let rflags = regress::Flags {
-        icase: flags.ignore_case,
-        multiline: flags.multiline,
-        dot_all: flags.dot_all,
-        no_opt: false,
-        unicode: flags.full_unicode(),
-        unicode_sets: flags.unicode_sets,
+    let regex = kiln_regex::Regex::new(
+        pattern,
+        kiln_regex::Flags {
+            ignore_case: flags.ignore_case,
+            multiline: flags.multiline,
+            dot_all: flags.dot_all,
+            unicode: flags.unicode,
+            unicode_sets: flags.unicode_sets,
+        },
+    )
+    .map_err(|e| e.0)?;
+    let names = regex.group_names();
+    let group_names = if names.iter().any(Option::is_some) {
+        names
+            .iter()
+            .map(|n| n.clone().unwrap_or_default())
+            .collect()
+    } else {
+        Rc::from([])
     };
-    // In Unicode mode the pattern is read as code points; otherwise each code unit
-    // is a character of its own (a literal astral character is two).
-    let cps = pattern_code_points(pattern, flags.full_unicode());
-    // regress checks some of its invariants with debug assertions; a pattern that trips
-    // one is reported as unsupported rather than taking the host down.
-    let result = std::panic::catch_unwind(|| {
-        regress::Regex::from_unicode(cps.iter().copied(), rflags).map_err(|e| e.text)
-    });
-    let regex = match result {
-        Ok(r) => r?,
-        Err(_) => return Err("this pattern is not supported".into()),
-    };
-    let compiled = Rc::new(Compiled {
-        regex,
-        group_names: capture_group_names(pattern, flags.unicode_sets),
-    });
+    let compiled = Rc::new(Compiled { regex, group_names });
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= COMPILED_CACHE_LIMIT {
@@ -188,124 +183,6 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
         c.insert(key, compiled.clone());
     });
     Ok(compiled)
-}
-
-/// The characters regress reads: code points in Unicode mode; otherwise code units, except
-/// inside group names (`(?<name>` and `\\k<name>`), where surrogate pairs form one character.
-fn pattern_code_points(pattern: &[u16], unicode: bool) -> Vec<u32> {
-    let decode = |units: &[u16]| -> Vec<u32> {
-        char::decode_utf16(units.iter().copied())
-            .map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
-            .collect()
-    };
-    if unicode {
-        return decode(pattern);
-    }
-    let mut out = Vec::with_capacity(pattern.len());
-    let mut i = 0;
-    while i < pattern.len() {
-        let u = pattern[i];
-        let name_start = match (u, pattern.get(i + 1), pattern.get(i + 2)) {
-            (0x28, Some(&0x3F), Some(&0x3C)) => Some(i + 3),
-            (0x5C, Some(&0x6B), Some(&0x3C)) => Some(i + 3),
-            _ => None,
-        };
-        if let Some(start) = name_start
-            && let Some(len) = pattern[start..].iter().position(|&c| c == b'>' as u16)
-        {
-            out.extend(pattern[i..start].iter().map(|&c| c as u32));
-            out.extend(decode(&pattern[start..start + len]));
-            i = start + len;
-            continue;
-        }
-        if u == 0x5C {
-            out.push(u as u32);
-            if let Some(&next) = pattern.get(i + 1) {
-                out.push(next as u32);
-            }
-            i += 2;
-            continue;
-        }
-        out.push(u as u32);
-        i += 1;
-    }
-    out
-}
-
-/// The name of each capturing group of a (valid) pattern, in order; "" for unnamed ones.
-fn capture_group_names(p: &[u16], nested_classes: bool) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut class_depth = 0u32;
-    let mut i = 0;
-    let at = |i: usize| p.get(i).copied().unwrap_or(0);
-    while i < p.len() {
-        match p[i] {
-            0x5C => i += 2,
-            0x5B => {
-                if class_depth == 0 || nested_classes {
-                    class_depth += 1;
-                }
-                i += 1;
-            }
-            0x5D if class_depth > 0 => {
-                class_depth -= 1;
-                i += 1;
-            }
-            0x28 if class_depth == 0 => {
-                if at(i + 1) != b'?' as u16 {
-                    names.push(String::new());
-                    i += 1;
-                } else if at(i + 2) == b'<' as u16
-                    && at(i + 3) != b'=' as u16
-                    && at(i + 3) != b'!' as u16
-                {
-                    let start = i + 3;
-                    let end = p[start..]
-                        .iter()
-                        .position(|&u| u == b'>' as u16)
-                        .map_or(p.len(), |e| start + e);
-                    names.push(decode_group_name(&p[start..end]));
-                    i = end + 1;
-                } else {
-                    i += 2;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    names
-}
-
-/// A group name with its `\uXXXX` and `\u{X}` escapes decoded.
-fn decode_group_name(units: &[u16]) -> String {
-    let mut out: Vec<u16> = Vec::with_capacity(units.len());
-    let mut i = 0;
-    while i < units.len() {
-        if units[i] == b'\\' as u16 && units.get(i + 1) == Some(&(b'u' as u16)) {
-            let hex = |s: &[u16]| -> Option<u32> {
-                let text = String::from_utf16(s).ok()?;
-                u32::from_str_radix(&text, 16).ok()
-            };
-            if units.get(i + 2) == Some(&(b'{' as u16)) {
-                if let Some(close) = units[i..].iter().position(|&u| u == b'}' as u16)
-                    && let Some(cp) = hex(&units[i + 3..i + close])
-                    && let Some(c) = char::from_u32(cp)
-                {
-                    let mut buf = [0u16; 2];
-                    out.extend_from_slice(c.encode_utf16(&mut buf));
-                    i += close + 1;
-                    continue;
-                }
-            } else if let Some(cp) = units.get(i + 2..i + 6).and_then(hex) {
-                out.push(cp as u16);
-                i += 6;
-                continue;
-            }
-        }
-        out.push(units[i]);
-        i += 1;
-    }
-    String::from_utf16_lossy(&out)
 }
 
 fn is_regexp_kind(k: &ObjectKind) -> bool {
@@ -438,7 +315,6 @@ fn new_regexp_object(
             source,
             flags,
             parsed_flags,
-            input_cache: None,
             legacy: true,
         })),
     );
@@ -596,7 +472,6 @@ fn compile_method(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         r.source = source;
         r.flags = flags;
         r.parsed_flags = parsed;
-        r.input_cache = None;
     }
     set_last_index(vm, this, Value::int(0))?;
     Ok(this)
@@ -668,60 +543,61 @@ struct MatchRecord {
     /// one per capture group
     captures: Vec<Option<(usize, usize)>>,
     /// the name of each capture group ("" for unnamed), empty if the pattern has none
-    names: Vec<String>,
+    names: Rc<[String]>,
 }
 
-/// Run the matcher of `r` on `s` from `start` (at `start` only when sticky).
-fn run_matcher(vm: &mut Vm, r: ObjectId, s: StringId, start: usize) -> Option<MatchRecord> {
-    let data = regexp_data(vm, r)?;
+/// Run the matcher of `r` on `s` from `start` (at `start` only when sticky), charging
+/// fuel for each step; a budget running out ends the run.
+fn run_matcher(
+    vm: &mut Vm,
+    r: ObjectId,
+    s: StringId,
+    start: usize,
+) -> JsResult<Option<MatchRecord>> {
+    let Some(data) = regexp_data(vm, r) else {
+        return Ok(None);
+    };
     let compiled = data.matcher.clone();
-    let matcher = &compiled.regex;
-    let flags = data.parsed_flags;
-    let cached = data.input_cache.clone();
-    let collections = vm.heap.stats().collections;
-    let find = |units: &[u16]| -> Option<regress::Match> {
-        if flags.full_unicode() {
-            matcher.find_from_utf16(units, start).next()
-        } else {
-            matcher.find_from_ucs2(units, start).next()
+    find(vm, &compiled, s, start, data.parsed_flags.sticky)
+}
+
+/// Search `s` with a compiled pattern from `start`, charging fuel for each step.
+fn find(
+    vm: &mut Vm,
+    compiled: &Compiled,
+    s: StringId,
+    start: usize,
+    sticky: bool,
+) -> JsResult<Option<MatchRecord>> {
+    vm.heap.units(s); // flatten a rope
+    let (heap, mut fuel) = vm.heap_and_fuel();
+    let input = match heap.flat_units(s) {
+        Units::Utf16(u) => kiln_regex::Input::Utf16(u),
+        Units::Latin1(b) => kiln_regex::Input::Latin1(b),
+    };
+    let result = compiled
+        .regex
+        .find_at(input, start, sticky, &mut |steps| fuel.charge(steps));
+    let stopped = fuel.stopped.take();
+    let m = match result {
+        Ok(Some(m)) => m,
+        Ok(None) => return Ok(None),
+        Err(kiln_regex::MatchError::Interrupted(_)) => {
+            return Err(vm.terminate(stopped.unwrap_or(Termination::Interrupted)));
+        }
+        Err(kiln_regex::MatchError::BacktrackLimit) => {
+            return Err(
+                vm.range_error("Regular expression too complex: backtracking limit reached")
+            );
         }
     };
-    let m = match vm.heap.units(s) {
-        Units::Utf16(u) => find(u),
-        Units::Latin1(b) => {
-            let wide = match cached {
-                Some((id, n, units)) if id == s && n == collections => units,
-                _ => {
-                    let units: Rc<[u16]> = b.iter().map(|&c| c as u16).collect();
-                    if let ObjectKind::RegExp(d) = &mut vm.heap.object_mut(r).kind {
-                        d.input_cache = Some((s, collections, units.clone()));
-                    }
-                    units
-                }
-            };
-            find(&wide)
-        }
-    }?;
-    if flags.sticky && m.start() != start {
-        return None;
-    }
-    let names = if compiled.group_names.len() == m.captures.len()
-        && compiled.group_names.iter().any(|n| !n.is_empty())
-    {
-        compiled.group_names.clone()
-    } else {
-        Vec::new()
-    };
-    Some(MatchRecord {
+    let names = compiled.group_names.clone();
+    Ok(Some(MatchRecord {
         start: m.start(),
         end: m.end(),
-        captures: m
-            .captures
-            .iter()
-            .map(|c| c.as_ref().map(|r| (r.start, r.end)))
-            .collect(),
+        captures: (1..m.len()).map(|i| m.get(i)).collect(),
         names,
-    })
+    }))
 }
 
 /// Set(R, "lastIndex", v, true)
@@ -783,11 +659,7 @@ fn builtin_exec(vm: &mut Vm, r: ObjectId, s: StringId) -> JsResult<Value> {
         }
         return Ok(Value::NULL);
     }
-    // a scan is linear in what is left of the input (backtracking inside regress is not
-    // metered: see docs/sandbox.md)
-    let rest = (vm.heap.string_len(s) as usize).saturating_sub(last_index as usize);
-    vm.charge((rest / 16) as u64 + 1)?;
-    let Some(m) = run_matcher(vm, r, s, last_index as usize) else {
+    let Some(m) = run_matcher(vm, r, s, last_index as usize)? else {
         if flags.global || flags.sticky {
             set_last_index(vm, rv, Value::int(0))?;
         }
@@ -1442,33 +1314,12 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let mut q = 0usize;
     while q < size {
         let (match_end, z) = if fast {
-            vm.charge(((size - q) / 16) as u64 + 1)?;
             let Some(o) = splitter.as_object() else { break };
-            let found = {
-                // Search without the sticky restriction from q.
-                let data = regexp_data(vm, o).map(|d| (d.matcher.clone(), d.parsed_flags));
-                match data {
-                    Some((compiled, f)) => {
-                        let matcher = &compiled.regex;
-                        let m = if f.full_unicode() {
-                            matcher.find_from_utf16(&units, q).next()
-                        } else {
-                            matcher.find_from_ucs2(&units, q).next()
-                        };
-                        m.map(|m| MatchRecord {
-                            start: m.start(),
-                            end: m.end(),
-                            captures: m
-                                .captures
-                                .iter()
-                                .map(|c| c.as_ref().map(|r| (r.start, r.end)))
-                                .collect(),
-                            names: Vec::new(),
-                        })
-                    }
-                    None => None,
-                }
+            // Search without the sticky restriction from q.
+            let Some(compiled) = regexp_data(vm, o).map(|d| d.matcher.clone()) else {
+                break;
             };
+            let found = find(vm, &compiled, s, q, false)?;
             let Some(m) = found else { break };
             q = m.start;
             if q >= size {

@@ -7,8 +7,9 @@
 //! is one subtraction and one branch ([`Vm::charge`]); every [`SLICE`] units the slow
 //! path settles the account, reads the cancellation flag and the clock.
 
-use super::{Termination, Vm};
+use super::{Limits, Termination, Vm};
 use crate::JsResult;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// What a call charges (frame setup and teardown are worth a few instructions).
@@ -114,34 +115,92 @@ impl Vm {
     /// clock, and start the next slice.
     #[cold]
     fn settle_meter(&mut self) -> JsResult<()> {
-        let used = self.meter.fuel_used();
-        self.meter.consumed = used;
-        self.meter.slice = 0;
-        self.meter.countdown = 0;
-        if let Some(why) = self.termination.clone() {
-            // a termination stays in force until the host clears it, even if guest
-            // code managed to swallow the exception value it unwound with
-            return Err(self.terminate(why));
+        match settle(
+            &mut self.meter,
+            &self.termination,
+            &self.interrupt,
+            &self.limits,
+        ) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(self.terminate(why)),
         }
-        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(self.terminate(Termination::Interrupted));
-        }
-        let mut next = SLICE;
-        if let Some(fuel) = self.limits.fuel {
-            if used >= fuel {
-                return Err(self.terminate(Termination::OutOfFuel));
-            }
-            next = next.min(fuel - used);
-        }
-        if let Some(limit) = self.limits.compute_time
-            && self.meter.compute_time() >= limit
-        {
-            return Err(self.terminate(Termination::ComputeTime));
-        }
-        self.meter.slice = next as i64;
-        self.meter.countdown = next as i64;
-        Ok(())
     }
+
+    /// The heap to read and the fuel account to charge, borrowed apart: for work in Rust
+    /// that reads strings while it charges (regular expression matching).
+    pub(crate) fn heap_and_fuel(&mut self) -> (&crate::heap::Heap, Fuel<'_>) {
+        (
+            &self.heap,
+            Fuel {
+                meter: &mut self.meter,
+                termination: &self.termination,
+                interrupt: &self.interrupt,
+                limits: &self.limits,
+                stopped: None,
+            },
+        )
+    }
+}
+
+/// The fuel account apart from the rest of the VM ([`Vm::heap_and_fuel`]). A charge
+/// that ends the run records why in `stopped`; the caller then terminates with it.
+pub(crate) struct Fuel<'a> {
+    meter: &'a mut Meter,
+    termination: &'a Option<Termination>,
+    interrupt: &'a AtomicBool,
+    limits: &'a Limits,
+    pub stopped: Option<Termination>,
+}
+
+impl Fuel<'_> {
+    /// [`Vm::charge`] without the VM: false when a budget is exhausted.
+    pub fn charge(&mut self, units: u64) -> bool {
+        self.meter.countdown -= units as i64;
+        if self.meter.countdown < 0
+            && let Err(why) = settle(self.meter, self.termination, self.interrupt, self.limits)
+        {
+            self.stopped = Some(why);
+            return false;
+        }
+        true
+    }
+}
+
+/// Settle the fuel account, then look at cancellation, fuel and the clock, and start
+/// the next slice; the reason to stop, if any.
+fn settle(
+    meter: &mut Meter,
+    termination: &Option<Termination>,
+    interrupt: &AtomicBool,
+    limits: &Limits,
+) -> Result<(), Termination> {
+    let used = meter.fuel_used();
+    meter.consumed = used;
+    meter.slice = 0;
+    meter.countdown = 0;
+    if let Some(why) = termination.clone() {
+        // a termination stays in force until the host clears it, even if guest
+        // code managed to swallow the exception value it unwound with
+        return Err(why);
+    }
+    if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Termination::Interrupted);
+    }
+    let mut next = SLICE;
+    if let Some(fuel) = limits.fuel {
+        if used >= fuel {
+            return Err(Termination::OutOfFuel);
+        }
+        next = next.min(fuel - used);
+    }
+    if let Some(limit) = limits.compute_time
+        && meter.compute_time() >= limit
+    {
+        return Err(Termination::ComputeTime);
+    }
+    meter.slice = next as i64;
+    meter.countdown = next as i64;
+    Ok(())
 }
 
 #[cfg(test)]
