@@ -291,6 +291,8 @@ pub enum ObjectKind {
     WeakRef(Value),
     /// a FinalizationRegistry: its cleanup callback and cells
     FinalizationRegistry(Box<crate::builtins::weak_ref::FinalizationRegistryData>),
+    /// a Temporal object (Duration, Instant, PlainDate, ...) and its temporal_rs value
+    Temporal(Box<crate::builtins::temporal::TemporalValue>),
 }
 
 /// The keys still to visit in a `for-in` loop.
@@ -377,6 +379,9 @@ impl Object {
             ObjectKind::TypedArray(_) => 32,
             ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,
+            ObjectKind::Temporal(_) => {
+                std::mem::size_of::<crate::builtins::temporal::TemporalValue>()
+            }
             _ => 0,
         }
     }
@@ -463,7 +468,8 @@ impl Object {
             | ObjectKind::Error
             | ObjectKind::Boolean(_)
             | ObjectKind::Number(_)
-            | ObjectKind::Date(_) => {}
+            | ObjectKind::Date(_)
+            | ObjectKind::Temporal(_) => {}
         }
     }
 }

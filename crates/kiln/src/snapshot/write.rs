@@ -558,6 +558,12 @@ impl<'a> PayloadWriter<'a> {
                     self.value(c.token);
                 }
             }
+            ObjectKind::Temporal(t) => {
+                self.w.u8(33);
+                let (tag, text) = t.to_snapshot();
+                self.w.u8(tag);
+                self.w.str(&text);
+            }
         }
         Ok(())
     }
