@@ -31,7 +31,7 @@ use crate::interpreter::{Args, Vm};
 use crate::object::{Attrs, NativeFn, ObjectKind};
 use crate::realm::Intrinsics;
 use crate::value::Value;
-use temporal_rs::options::{DisplayCalendar, DisplayOffset, DisplayTimeZone};
+use temporal_rs::options::DisplayCalendar;
 use temporal_rs::{
     Duration, Instant, PlainDate, PlainDateTime, PlainMonthDay, PlainTime, PlainYearMonth,
     TemporalError, ZonedDateTime,
@@ -391,8 +391,9 @@ pub fn init(vm: &mut Vm) {
 
 impl TemporalValue {
     /// The value in a stable text form for snapshots: ISO strings with the calendar
-    /// (and time zone) always shown, a Duration's ten fields, an Instant's epoch
-    /// nanoseconds. [`TemporalValue::from_snapshot`] reads it back.
+    /// always shown for the plain types, a Duration's ten fields, an Instant's epoch
+    /// nanoseconds, a ZonedDateTime's epoch nanoseconds, calendar and time zone.
+    /// [`TemporalValue::from_snapshot`] reads it back and validates it.
     pub fn to_snapshot(&self) -> (u8, String) {
         let always = DisplayCalendar::Always;
         match self {
@@ -426,13 +427,12 @@ impl TemporalValue {
             TemporalValue::PlainYearMonth(d) => (6, d.to_ixdtf_string(always)),
             TemporalValue::ZonedDateTime(z) => (
                 7,
-                z.to_ixdtf_string(
-                    DisplayOffset::Auto,
-                    DisplayTimeZone::Auto,
-                    always,
-                    Default::default(),
-                )
-                .unwrap_or_default(),
+                format!(
+                    "{},{},{}",
+                    z.epoch_nanoseconds().as_i128(),
+                    z.calendar().identifier(),
+                    z.time_zone().identifier().unwrap_or_default()
+                ),
             ),
         }
     }
@@ -470,20 +470,54 @@ impl TemporalValue {
             1 => TemporalValue::Instant(Instant::try_new(text.parse().ok()?).ok()?),
             2 => TemporalValue::PlainDate(PlainDate::from_utf8(bytes).ok()?),
             3 => TemporalValue::PlainDateTime(PlainDateTime::from_utf8(bytes).ok()?),
-            4 => TemporalValue::PlainMonthDay(PlainMonthDay::from_utf8(bytes).ok()?),
-            5 => TemporalValue::PlainTime(PlainTime::from_utf8(bytes).ok()?),
-            6 => TemporalValue::PlainYearMonth(PlainYearMonth::from_utf8(bytes).ok()?),
-            7 => TemporalValue::ZonedDateTime(
-                ZonedDateTime::from_utf8(
-                    bytes,
-                    temporal_rs::options::Disambiguation::Compatible,
-                    temporal_rs::options::OffsetDisambiguation::Use,
+            4 => {
+                let (year, month, day, calendar) = iso_fields(text)?;
+                TemporalValue::PlainMonthDay(
+                    PlainMonthDay::new_with_overflow(
+                        month,
+                        day,
+                        calendar,
+                        temporal_rs::options::Overflow::Reject,
+                        Some(year),
+                    )
+                    .ok()?,
                 )
-                .ok()?,
-            ),
+            }
+            5 => TemporalValue::PlainTime(PlainTime::from_utf8(bytes).ok()?),
+            6 => {
+                let (year, month, day, calendar) = iso_fields(text)?;
+                TemporalValue::PlainYearMonth(
+                    PlainYearMonth::try_new(year, month, Some(day), calendar).ok()?,
+                )
+            }
+            7 => {
+                let (ns, rest) = text.split_once(',')?;
+                let (calendar, zone) = rest.split_once(',')?;
+                TemporalValue::ZonedDateTime(
+                    ZonedDateTime::try_new(
+                        ns.parse().ok()?,
+                        temporal_rs::TimeZone::try_from_identifier_str(zone).ok()?,
+                        temporal_rs::Calendar::try_from_utf8(calendar.as_bytes()).ok()?,
+                    )
+                    .ok()?,
+                )
+            }
             _ => return None,
         })
     }
+}
+
+/// The ISO year, month, day and calendar of `YYYY-MM-DD[u-ca=id]` as PlainYearMonth
+/// and PlainMonthDay write themselves with the calendar always shown. (Parsing it as a
+/// year-month or month-day would reset the reference day or year.)
+fn iso_fields(text: &str) -> Option<(i32, u8, u8, temporal_rs::Calendar)> {
+    let (date, annotation) = text.split_once("[u-ca=")?;
+    let calendar = temporal_rs::Calendar::try_from_utf8(annotation.strip_suffix(']')?.as_bytes());
+    let mut parts = date.rsplitn(3, '-');
+    let day = parts.next()?.parse().ok()?;
+    let month = parts.next()?.parse().ok()?;
+    let year = parts.next()?.parse().ok()?;
+    Some((year, month, day, calendar.ok()?))
 }
 
 #[cfg(test)]
@@ -499,11 +533,21 @@ mod tests {
             TemporalValue::Instant(temporal_rs::Instant::try_new(-123_456_789).unwrap()),
             TemporalValue::PlainDate(temporal_rs::PlainDate::from_utf8(b"2020-02-29").unwrap()),
             TemporalValue::PlainYearMonth(
-                temporal_rs::PlainYearMonth::from_utf8(b"2020-02-29[u-ca=iso8601]").unwrap(),
+                temporal_rs::PlainYearMonth::try_new_iso(-271821, 4, Some(15)).unwrap(),
+            ),
+            TemporalValue::PlainMonthDay(
+                temporal_rs::PlainMonthDay::new_with_overflow(
+                    2,
+                    29,
+                    temporal_rs::Calendar::ISO,
+                    temporal_rs::options::Overflow::Reject,
+                    Some(2000),
+                )
+                .unwrap(),
             ),
             TemporalValue::ZonedDateTime(
                 temporal_rs::ZonedDateTime::from_utf8(
-                    b"2020-03-08T02:30:00.000000001-05:00[America/New_York]",
+                    b"1970-01-01T00:00:00.000000001-00:44:30[Africa/Monrovia][u-ca=japanese]",
                     temporal_rs::options::Disambiguation::Compatible,
                     temporal_rs::options::OffsetDisambiguation::Use,
                 )

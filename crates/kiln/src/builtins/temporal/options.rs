@@ -665,7 +665,25 @@ pub(super) fn to_calendar(vm: &mut Vm, v: Value) -> JsResult<Calendar> {
         );
     };
     let s = vm.heap.string_to_rust(s);
-    s.parse::<Calendar>().or_throw(vm)
+    // ParseTemporalCalendarString: an ISO string's calendar annotation (none is
+    // ISO 8601), or else the whole string as an identifier.
+    match temporal_rs::parsers::parse_allowed_calendar_formats(s.as_bytes()) {
+        Some([]) => Ok(Calendar::ISO),
+        Some(id) => calendar_from_identifier(vm, id),
+        None => calendar_from_identifier(vm, s.as_bytes()),
+    }
+}
+
+/// [CanonicalizeCalendar](https://tc39.es/proposal-temporal/#sec-temporal-canonicalizecalendar):
+/// a RangeError for identifiers Temporal does not support. temporal_rs also accepts
+/// "islamic" and "islamic-rgsa", which only Intl.DateTimeFormat takes (as fallbacks).
+pub(super) fn calendar_from_identifier(vm: &mut Vm, id: &[u8]) -> JsResult<Calendar> {
+    let lower = id.to_ascii_lowercase();
+    if lower == b"islamic" || lower == b"islamic-rgsa" {
+        let id = String::from_utf8_lossy(id);
+        return Err(vm.range_error(format!("'{id}' is not a calendar Temporal supports")));
+    }
+    Calendar::try_from_utf8(id).or_throw(vm)
 }
 
 /// [GetTemporalCalendarIdentifierWithISODefault](https://tc39.es/proposal-temporal/#sec-temporal-gettemporalcalendarslotvaluewithisodefault)

@@ -49,7 +49,7 @@ pub(super) fn constructor_calendar(vm: &mut Vm, v: Value) -> JsResult<Calendar> 
         return Err(vm.type_error("the calendar must be a string"));
     };
     let s = vm.heap.string_to_rust(s);
-    Calendar::try_from_utf8(s.as_bytes()).or_throw(vm)
+    options::calendar_from_identifier(vm, s.as_bytes())
 }
 
 /// [Temporal.PlainDate](https://tc39.es/proposal-temporal/#sec-temporal.plaindate)
