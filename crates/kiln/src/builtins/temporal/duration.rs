@@ -33,7 +33,7 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("sign", sign),
         ("blank", blank),
     ]],
-    methods: &[
+    methods: &[&[
         ("with", with, 1),
         ("negated", negated, 0),
         ("abs", abs, 0),
@@ -44,7 +44,7 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("toString", to_string, 0),
         ("toJSON", to_json, 0),
         ("toLocaleString", to_json, 0),
-    ],
+    ]],
 };
 
 /// [Temporal.Duration](https://tc39.es/proposal-temporal/#sec-temporal.duration)

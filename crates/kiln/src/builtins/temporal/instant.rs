@@ -2,10 +2,9 @@
 //! and `Date.prototype.toTemporalInstant`.
 
 use super::options::{
-    self, UnitGroup, difference_settings, get, options_object, round_to_options,
-    time_zone_identifier, to_duration,
+    self, UnitGroup, get, options_object, round_to_options, time_zone_identifier, to_duration,
 };
-use super::{OrThrow, TypeSpec, create, this_value, value_of};
+use super::{Difference, OrThrow, TypeSpec, create, difference_methods, this_value, value_of};
 use crate::JsResult;
 use crate::builtins::bigint::to_bigint;
 use crate::interpreter::convert::Hint;
@@ -13,6 +12,7 @@ use crate::interpreter::{Args, Vm};
 use crate::value::Value;
 use num_bigint::BigInt;
 use temporal_rs::options::DifferenceSettings;
+use temporal_rs::{Duration, TemporalResult};
 use temporal_rs::{Instant, ZonedDateTime};
 
 pub(super) const SPEC: TypeSpec = TypeSpec {
@@ -31,16 +31,17 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("epochNanoseconds", epoch_nanoseconds),
     ]],
     methods: &[
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("round", round, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
-        ("toZonedDateTimeISO", to_zoned_date_time_iso, 1),
+        &difference_methods::<Instant>(),
+        &[
+            ("add", add, 1),
+            ("subtract", subtract, 1),
+            ("round", round, 1),
+            ("equals", equals, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+            ("toZonedDateTimeISO", to_zoned_date_time_iso, 1),
+        ],
     ],
 };
 
@@ -149,28 +150,6 @@ fn subtract(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     create(vm, result, Value::UNDEFINED)
 }
 
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(Instant, DifferenceSettings)> {
-    let other = to_instant(vm, vm.arg(args, 0))?;
-    let settings = difference_settings(vm, vm.arg(args, 1), UnitGroup::Time)?;
-    Ok((other, settings))
-}
-
-/// [Temporal.Instant.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.instant.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let i = this_instant(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = i.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.Instant.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.instant.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let i = this_instant(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = i.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
 /// [Temporal.Instant.prototype.round](https://tc39.es/proposal-temporal/#sec-temporal.instant.prototype.round)
 fn round(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let i = this_instant(vm, this, "round")?;
@@ -234,4 +213,17 @@ pub(super) fn date_to_temporal_instant(vm: &mut Vm, this: Value, _args: Args) ->
     }
     let instant = Instant::try_new(t as i128 * 1_000_000).or_throw(vm)?;
     create(vm, instant, Value::UNDEFINED)
+}
+
+impl Difference for Instant {
+    const UNITS: UnitGroup = UnitGroup::Time;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_instant(vm, other)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        Instant::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        Instant::since(self, other, settings)
+    }
 }

@@ -31,10 +31,10 @@ use crate::interpreter::{Args, Vm};
 use crate::object::{Attrs, NativeFn, ObjectKind};
 use crate::realm::Intrinsics;
 use crate::value::Value;
-use temporal_rs::options::DisplayCalendar;
+use temporal_rs::options::{DifferenceSettings, DisplayCalendar, Overflow};
 use temporal_rs::{
     Duration, Instant, PlainDate, PlainDateTime, PlainMonthDay, PlainTime, PlainYearMonth,
-    TemporalError, ZonedDateTime,
+    TemporalError, TemporalResult, ZonedDateTime,
 };
 
 /// The value a Temporal object holds.
@@ -311,6 +311,118 @@ pub(crate) const fn time_getters<T: WallTime>() -> [(&'static str, NativeFn); 6]
     ]
 }
 
+/// The types with `until` and `since`: how the other argument is converted, the unit
+/// group their difference settings allow, and the temporal_rs operations.
+trait Difference: TemporalType {
+    const UNITS: options::UnitGroup;
+    /// ToTemporalX(other)
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self>;
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration>;
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration>;
+    /// Units the type disallows beyond its group.
+    fn check(_vm: &mut Vm, _settings: &DifferenceSettings) -> JsResult<()> {
+        Ok(())
+    }
+}
+
+/// `until(other, options)` of a [`Difference`] type
+/// ([DifferenceTemporalPlainDate](https://tc39.es/proposal-temporal/#sec-temporal-differencetemporalplaindate)
+/// and its siblings).
+fn until<T: Difference>(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    difference::<T>(vm, this, args, true)
+}
+
+/// `since(other, options)` of a [`Difference`] type.
+fn since<T: Difference>(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    difference::<T>(vm, this, args, false)
+}
+
+fn difference<T: Difference>(vm: &mut Vm, this: Value, args: Args, until: bool) -> JsResult<Value> {
+    let value = this_value::<T>(vm, this, if until { "until" } else { "since" })?;
+    // Set other to ? ToTemporalX(other), then GetDifferenceSettings(options).
+    let other = T::convert(vm, vm.arg(args, 0))?;
+    let settings = options::difference_settings(vm, vm.arg(args, 1), T::UNITS)?;
+    T::check(vm, &settings)?;
+    let result = if until {
+        value.until(&other, settings)
+    } else {
+        value.since(&other, settings)
+    };
+    let duration = result.or_throw(vm)?;
+    create(vm, duration, Value::UNDEFINED)
+}
+
+/// The `until` and `since` method table rows of a [`Difference`] type.
+const fn difference_methods<T: Difference>() -> [(&'static str, NativeFn, u32); 2] {
+    [("until", until::<T>, 1), ("since", since::<T>, 1)]
+}
+
+/// The types whose `add` and `subtract` take a duration and an options bag with
+/// `overflow`.
+trait AddDuration: TemporalType {
+    fn add(&self, duration: &Duration, overflow: Overflow) -> TemporalResult<Self>;
+    fn subtract(&self, duration: &Duration, overflow: Overflow) -> TemporalResult<Self>;
+}
+
+/// `add(temporalDurationLike, options)` of an [`AddDuration`] type
+/// ([AddDurationToDate](https://tc39.es/proposal-temporal/#sec-temporal-adddurationtodate)
+/// and its siblings).
+fn add<T: AddDuration>(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    add_or_subtract::<T>(vm, this, args, true)
+}
+
+/// `subtract(temporalDurationLike, options)` of an [`AddDuration`] type.
+fn subtract<T: AddDuration>(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    add_or_subtract::<T>(vm, this, args, false)
+}
+
+fn add_or_subtract<T: AddDuration>(
+    vm: &mut Vm,
+    this: Value,
+    args: Args,
+    add: bool,
+) -> JsResult<Value> {
+    let value = this_value::<T>(vm, this, if add { "add" } else { "subtract" })?;
+    // ToTemporalDuration, then GetOptionsObject and GetTemporalOverflowOption.
+    let duration = options::to_duration(vm, vm.arg(args, 0))?;
+    let bag = options::options_object(vm, vm.arg(args, 1))?;
+    let overflow = options::overflow(vm, bag)?;
+    let result = if add {
+        value.add(&duration, overflow)
+    } else {
+        value.subtract(&duration, overflow)
+    };
+    let result = result.or_throw(vm)?;
+    create(vm, result, Value::UNDEFINED)
+}
+
+macro_rules! add_duration {
+    ($($ty:ty: |$v:ident, $d:ident, $o:ident| $add:expr, $subtract:expr;)*) => {$(
+        impl AddDuration for $ty {
+            fn add(&self, $d: &Duration, $o: Overflow) -> TemporalResult<Self> {
+                let $v = self;
+                $add
+            }
+            fn subtract(&self, $d: &Duration, $o: Overflow) -> TemporalResult<Self> {
+                let $v = self;
+                $subtract
+            }
+        }
+    )*};
+}
+
+add_duration! {
+    PlainDate: |v, d, o| v.add(d, Some(o)), v.subtract(d, Some(o));
+    PlainDateTime: |v, d, o| v.add(d, Some(o)), v.subtract(d, Some(o));
+    PlainYearMonth: |v, d, o| v.add(d, o), v.subtract(d, o);
+    ZonedDateTime: |v, d, o| v.add(d, Some(o)), v.subtract(d, Some(o));
+}
+
+/// The `add` and `subtract` method table rows of an [`AddDuration`] type.
+const fn add_methods<T: AddDuration>() -> [(&'static str, NativeFn, u32); 2] {
+    [("add", add::<T>, 1), ("subtract", subtract::<T>, 1)]
+}
+
 /// Create a Temporal constructor with its prototype, static functions, prototype
 /// getters and methods, and define it on the `Temporal` namespace.
 pub(crate) struct TypeSpec {
@@ -320,7 +432,7 @@ pub(crate) struct TypeSpec {
     pub length: u32,
     pub statics: &'static [(&'static str, NativeFn, u32)],
     pub getters: &'static [&'static [(&'static str, NativeFn)]],
-    pub methods: &'static [(&'static str, NativeFn, u32)],
+    pub methods: &'static [&'static [(&'static str, NativeFn, u32)]],
 }
 
 fn define_type(
@@ -338,7 +450,7 @@ fn define_type(
     for &(name, f) in spec.getters.iter().copied().flatten() {
         super::define_getter(vm, proto, name, f);
     }
-    for &(name, f, length) in spec.methods {
+    for &(name, f, length) in spec.methods.iter().copied().flatten() {
         vm.define_native(proto, name, f, length);
     }
     vm.define_native(proto, "valueOf", value_of_method, 0);

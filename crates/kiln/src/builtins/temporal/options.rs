@@ -425,25 +425,17 @@ pub(super) fn saturate_i32(n: f64) -> i32 {
 }
 
 /// A time field for temporal_rs's narrow integer types. With `constrain`, negative
-/// values become 0 and large values the type's maximum (both are then constrained
-/// to the field's range); with `reject`, a negative value is a RangeError here and a
-/// large one becomes an out-of-range value temporal_rs rejects.
-fn time_field<T: TryFrom<u32> + Copy>(
-    vm: &mut Vm,
-    n: f64,
-    max: T,
-    overflow: Overflow,
-) -> JsResult<T> {
-    if n < 0.0 {
-        if overflow == Overflow::Reject {
-            return Err(vm.range_error("time fields must not be negative"));
+/// values become 0 and large values 65535 (both are then constrained to the field's
+/// range); with `reject`, a negative value is a RangeError here and a large one
+/// stays out of range for temporal_rs to reject.
+fn time_field(vm: &mut Vm, n: Option<f64>, overflow: Overflow) -> JsResult<Option<u16>> {
+    match n {
+        Some(n) if n < 0.0 && overflow == Overflow::Reject => {
+            Err(vm.range_error("time fields must not be negative"))
         }
-        return Ok(T::try_from(0).unwrap_or(max));
+        Some(n) => Ok(Some(n.clamp(0.0, 65535.0) as u16)),
+        None => Ok(None),
     }
-    if n >= 65535.0 {
-        return Ok(max);
-    }
-    Ok(T::try_from(n as u32).unwrap_or(max))
 }
 
 // ---- property bags ----
@@ -595,31 +587,14 @@ impl Fields {
     }
 
     pub fn partial_time(&self, vm: &mut Vm, overflow: Overflow) -> JsResult<PartialTime> {
+        let byte = |n: u16| n.min(255) as u8;
         let mut t = PartialTime::new();
-        t.hour = self
-            .hour
-            .map(|n| time_field(vm, n, u8::MAX, overflow))
-            .transpose()?;
-        t.minute = self
-            .minute
-            .map(|n| time_field(vm, n, u8::MAX, overflow))
-            .transpose()?;
-        t.second = self
-            .second
-            .map(|n| time_field(vm, n, u8::MAX, overflow))
-            .transpose()?;
-        t.millisecond = self
-            .millisecond
-            .map(|n| time_field(vm, n, u16::MAX, overflow))
-            .transpose()?;
-        t.microsecond = self
-            .microsecond
-            .map(|n| time_field(vm, n, u16::MAX, overflow))
-            .transpose()?;
-        t.nanosecond = self
-            .nanosecond
-            .map(|n| time_field(vm, n, u16::MAX, overflow))
-            .transpose()?;
+        t.hour = time_field(vm, self.hour, overflow)?.map(byte);
+        t.minute = time_field(vm, self.minute, overflow)?.map(byte);
+        t.second = time_field(vm, self.second, overflow)?.map(byte);
+        t.millisecond = time_field(vm, self.millisecond, overflow)?;
+        t.microsecond = time_field(vm, self.microsecond, overflow)?;
+        t.nanosecond = time_field(vm, self.nanosecond, overflow)?;
         Ok(t)
     }
 }

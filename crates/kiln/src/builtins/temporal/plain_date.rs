@@ -1,16 +1,21 @@
 //! `Temporal.PlainDate` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plaindate-objects)).
 
+use super::options::UnitGroup;
 use super::options::{
-    self, FieldSet, calendar_name, calendar_with_iso_default, difference_settings, get,
-    options_object, overflow, partial_temporal_object, read_fields, required_string,
-    time_zone_identifier, to_calendar, to_duration, to_integer_with_truncation,
+    self, FieldSet, calendar_name, calendar_with_iso_default, get, options_object, overflow,
+    partial_temporal_object, read_fields, required_string, time_zone_identifier, to_calendar,
+    to_integer_with_truncation,
 };
-use super::plain_time::to_plain_time;
-use super::{OrThrow, TypeSpec, create, date_getters, this_value, value_of};
+use super::plain_time::time_or_midnight;
+use super::{
+    Difference, OrThrow, TypeSpec, add_methods, create, date_getters, difference_methods,
+    this_value, value_of,
+};
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
 use crate::value::Value;
-use temporal_rs::options::{DifferenceSettings, Overflow};
+use temporal_rs::TemporalResult;
+use temporal_rs::options::DifferenceSettings;
 use temporal_rs::partial::PartialDate;
 use temporal_rs::{Calendar, Duration, PlainDate, PlainDateTime, ZonedDateTime};
 
@@ -22,20 +27,20 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
     statics: &[("from", from, 1), ("compare", compare, 2)],
     getters: &[&date_getters::<PlainDate>()],
     methods: &[
-        ("toPlainYearMonth", to_plain_year_month, 0),
-        ("toPlainMonthDay", to_plain_month_day, 0),
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("with", with, 1),
-        ("withCalendar", with_calendar, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("equals", equals, 1),
-        ("toPlainDateTime", to_plain_date_time, 0),
-        ("toZonedDateTime", to_zoned_date_time, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
+        &difference_methods::<PlainDate>(),
+        &add_methods::<PlainDate>(),
+        &[
+            ("toPlainYearMonth", to_plain_year_month, 0),
+            ("toPlainMonthDay", to_plain_month_day, 0),
+            ("with", with, 1),
+            ("withCalendar", with_calendar, 1),
+            ("equals", equals, 1),
+            ("toPlainDateTime", to_plain_date_time, 0),
+            ("toZonedDateTime", to_zoned_date_time, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+        ],
     ],
 };
 
@@ -139,30 +144,6 @@ fn to_plain_month_day(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> 
     create(vm, md, Value::UNDEFINED)
 }
 
-/// A duration argument and the overflow option of an `add` or `subtract`.
-pub(super) fn duration_and_overflow(vm: &mut Vm, args: Args) -> JsResult<(Duration, Overflow)> {
-    let duration = to_duration(vm, vm.arg(args, 0))?;
-    let options = options_object(vm, vm.arg(args, 1))?;
-    let overflow = overflow(vm, options)?;
-    Ok((duration, overflow))
-}
-
-/// [Temporal.PlainDate.prototype.add](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.add)
-fn add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "add")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = d.add(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDate.prototype.subtract](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.subtract)
-fn subtract(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "subtract")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = d.subtract(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
 /// [Temporal.PlainDate.prototype.with](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.with)
 fn with(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let d = this_date(vm, this, "with")?;
@@ -186,29 +167,6 @@ fn with_calendar(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     create(vm, d.with_calendar(calendar), Value::UNDEFINED)
 }
 
-/// The other date and the settings of `until` and `since`.
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(PlainDate, DifferenceSettings)> {
-    let other = to_plain_date(vm, vm.arg(args, 0), Value::UNDEFINED)?;
-    let settings = difference_settings(vm, vm.arg(args, 1), options::UnitGroup::Date)?;
-    Ok((other, settings))
-}
-
-/// [Temporal.PlainDate.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = d.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDate.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = d.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
 /// [Temporal.PlainDate.prototype.equals](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.equals)
 fn equals(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let d = this_date(vm, this, "equals")?;
@@ -221,11 +179,7 @@ fn to_plain_date_time(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let d = this_date(vm, this, "toPlainDateTime")?;
     // 3. Let time be ? ToTimeRecordOrMidnight(temporalTime).
     let time = vm.arg(args, 0);
-    let time = if time.is_undefined() {
-        None
-    } else {
-        Some(to_plain_time(vm, time, Value::UNDEFINED)?)
-    };
+    let time = time_or_midnight(vm, time)?;
     let result = d.to_plain_date_time(time).or_throw(vm)?;
     create(vm, result, Value::UNDEFINED)
 }
@@ -251,11 +205,7 @@ fn to_zoned_date_time(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         // 4. Otherwise a time zone identifier.
         _ => (time_zone_identifier(vm, item)?, Value::UNDEFINED),
     };
-    let time = if time.is_undefined() {
-        None
-    } else {
-        Some(to_plain_time(vm, time, Value::UNDEFINED)?)
-    };
+    let time = time_or_midnight(vm, time)?;
     let result = d.to_zoned_date_time(time_zone, time).or_throw(vm)?;
     create(vm, result, Value::UNDEFINED)
 }
@@ -275,4 +225,17 @@ fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let d = this_date(vm, this, "toJSON")?;
     let s = d.to_ixdtf_string(Default::default());
     Ok(vm.string_value(&s))
+}
+
+impl Difference for PlainDate {
+    const UNITS: UnitGroup = UnitGroup::Date;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_plain_date(vm, other, Value::UNDEFINED)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainDate::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainDate::since(self, other, settings)
+    }
 }

@@ -1,20 +1,23 @@
 //! `Temporal.PlainDateTime` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plaindatetime-objects)).
 
 use super::options::{
-    self, FieldSet, UnitGroup, calendar_name, calendar_with_iso_default, difference_settings,
-    disambiguation, options_object, overflow, partial_temporal_object, read_fields,
-    required_string, round_to_options, time_zone_identifier, to_calendar,
-    to_integer_with_truncation,
+    self, FieldSet, UnitGroup, calendar_name, calendar_with_iso_default, disambiguation,
+    options_object, overflow, partial_temporal_object, read_fields, required_string,
+    round_to_options, time_zone_identifier, to_calendar, to_integer_with_truncation,
 };
-use super::plain_date::{constructor_calendar, duration_and_overflow};
-use super::plain_time::{time_arguments, to_plain_time};
-use super::{OrThrow, TypeSpec, create, date_getters, this_value, time_getters, value_of};
+use super::plain_date::constructor_calendar;
+use super::plain_time::{time_arguments, time_or_midnight};
+use super::{
+    Difference, OrThrow, TypeSpec, add_methods, create, date_getters, difference_methods,
+    this_value, time_getters, value_of,
+};
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
 use crate::value::Value;
 use temporal_rs::fields::DateTimeFields;
 use temporal_rs::options::DifferenceSettings;
 use temporal_rs::partial::PartialDateTime;
+use temporal_rs::{Duration, TemporalResult};
 use temporal_rs::{PlainDate, PlainDateTime, ZonedDateTime};
 
 pub(super) const SPEC: TypeSpec = TypeSpec {
@@ -28,21 +31,21 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         &time_getters::<PlainDateTime>(),
     ],
     methods: &[
-        ("with", with, 1),
-        ("withPlainTime", with_plain_time, 0),
-        ("withCalendar", with_calendar, 1),
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("round", round, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
-        ("toZonedDateTime", to_zoned_date_time, 1),
-        ("toPlainDate", to_plain_date, 0),
-        ("toPlainTime", to_plain_time_method, 0),
+        &difference_methods::<PlainDateTime>(),
+        &add_methods::<PlainDateTime>(),
+        &[
+            ("with", with, 1),
+            ("withPlainTime", with_plain_time, 0),
+            ("withCalendar", with_calendar, 1),
+            ("round", round, 1),
+            ("equals", equals, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+            ("toZonedDateTime", to_zoned_date_time, 1),
+            ("toPlainDate", to_plain_date, 0),
+            ("toPlainTime", to_plain_time_method, 0),
+        ],
     ],
 };
 
@@ -156,11 +159,7 @@ fn with(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn with_plain_time(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let dt = this_date_time(vm, this, "withPlainTime")?;
     let time = vm.arg(args, 0);
-    let time = if time.is_undefined() {
-        None
-    } else {
-        Some(to_plain_time(vm, time, Value::UNDEFINED)?)
-    };
+    let time = time_or_midnight(vm, time)?;
     let result = dt.with_time(time).or_throw(vm)?;
     create(vm, result, Value::UNDEFINED)
 }
@@ -170,44 +169,6 @@ fn with_calendar(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let dt = this_date_time(vm, this, "withCalendar")?;
     let calendar = to_calendar(vm, vm.arg(args, 0))?;
     create(vm, dt.with_calendar(calendar), Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDateTime.prototype.add](https://tc39.es/proposal-temporal/#sec-temporal.plaindatetime.prototype.add)
-fn add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let dt = this_date_time(vm, this, "add")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = dt.add(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDateTime.prototype.subtract](https://tc39.es/proposal-temporal/#sec-temporal.plaindatetime.prototype.subtract)
-fn subtract(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let dt = this_date_time(vm, this, "subtract")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = dt.subtract(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(PlainDateTime, DifferenceSettings)> {
-    let other = to_plain_date_time(vm, vm.arg(args, 0), Value::UNDEFINED)?;
-    let settings = difference_settings(vm, vm.arg(args, 1), UnitGroup::DateTime)?;
-    Ok((other, settings))
-}
-
-/// [Temporal.PlainDateTime.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.plaindatetime.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let dt = this_date_time(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = dt.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDateTime.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.plaindatetime.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let dt = this_date_time(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = dt.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
 }
 
 /// [Temporal.PlainDateTime.prototype.round](https://tc39.es/proposal-temporal/#sec-temporal.plaindatetime.prototype.round)
@@ -269,4 +230,17 @@ fn to_plain_date(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 fn to_plain_time_method(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let dt = this_date_time(vm, this, "toPlainTime")?;
     create(vm, dt.to_plain_time(), Value::UNDEFINED)
+}
+
+impl Difference for PlainDateTime {
+    const UNITS: UnitGroup = UnitGroup::DateTime;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_plain_date_time(vm, other, Value::UNDEFINED)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainDateTime::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainDateTime::since(self, other, settings)
+    }
 }

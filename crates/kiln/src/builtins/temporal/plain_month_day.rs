@@ -24,14 +24,14 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("monthCode", month_code),
         ("day", day),
     ]],
-    methods: &[
+    methods: &[&[
         ("with", with, 1),
         ("equals", equals, 1),
         ("toString", to_string, 0),
         ("toLocaleString", to_json, 0),
         ("toJSON", to_json, 0),
         ("toPlainDate", to_plain_date, 1),
-    ],
+    ]],
 };
 
 /// [Temporal.PlainMonthDay](https://tc39.es/proposal-temporal/#sec-temporal.plainmonthday)

@@ -1,14 +1,17 @@
 //! `Temporal.PlainTime` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plaintime-objects)).
 
 use super::options::{
-    self, UnitGroup, difference_settings, options_object, overflow, partial_temporal_object,
-    read_time_fields, required_string, round_to_options, to_duration, to_integer_with_truncation,
+    self, UnitGroup, options_object, overflow, partial_temporal_object, read_time_fields,
+    required_string, round_to_options, to_duration, to_integer_with_truncation,
 };
-use super::{OrThrow, TypeSpec, create, this_value, time_getters, value_of};
+use super::{
+    Difference, OrThrow, TypeSpec, create, difference_methods, this_value, time_getters, value_of,
+};
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
 use crate::value::Value;
 use temporal_rs::options::DifferenceSettings;
+use temporal_rs::{Duration, TemporalResult};
 use temporal_rs::{PlainDateTime, PlainTime, ZonedDateTime};
 
 pub(super) const SPEC: TypeSpec = TypeSpec {
@@ -19,16 +22,17 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
     statics: &[("from", from, 1), ("compare", compare, 2)],
     getters: &[&time_getters::<PlainTime>()],
     methods: &[
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("with", with, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("round", round, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
+        &difference_methods::<PlainTime>(),
+        &[
+            ("add", add, 1),
+            ("subtract", subtract, 1),
+            ("with", with, 1),
+            ("round", round, 1),
+            ("equals", equals, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+        ],
     ],
 };
 
@@ -93,6 +97,15 @@ pub(super) fn to_plain_time(vm: &mut Vm, item: Value, options: Value) -> JsResul
     Ok(time)
 }
 
+/// [ToTimeRecordOrMidnight](https://tc39.es/proposal-temporal/#sec-temporal-totimerecordormidnight):
+/// None (midnight, or the start of the day) for undefined.
+pub(super) fn time_or_midnight(vm: &mut Vm, item: Value) -> JsResult<Option<PlainTime>> {
+    if item.is_undefined() {
+        return Ok(None);
+    }
+    to_plain_time(vm, item, Value::UNDEFINED).map(Some)
+}
+
 /// [Temporal.PlainTime.from](https://tc39.es/proposal-temporal/#sec-temporal.plaintime.from)
 fn from(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let time = to_plain_time(vm, vm.arg(args, 0), vm.arg(args, 1))?;
@@ -140,28 +153,6 @@ fn with(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     create(vm, result, Value::UNDEFINED)
 }
 
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(PlainTime, DifferenceSettings)> {
-    let other = to_plain_time(vm, vm.arg(args, 0), Value::UNDEFINED)?;
-    let settings = difference_settings(vm, vm.arg(args, 1), UnitGroup::Time)?;
-    Ok((other, settings))
-}
-
-/// [Temporal.PlainTime.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.plaintime.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let t = this_time(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = t.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainTime.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.plaintime.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let t = this_time(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = t.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
 /// [Temporal.PlainTime.prototype.round](https://tc39.es/proposal-temporal/#sec-temporal.plaintime.prototype.round)
 fn round(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let t = this_time(vm, this, "round")?;
@@ -193,4 +184,17 @@ fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let t = this_time(vm, this, "toJSON")?;
     let s = t.to_ixdtf_string(Default::default()).or_throw(vm)?;
     Ok(vm.string_value(&s))
+}
+
+impl Difference for PlainTime {
+    const UNITS: UnitGroup = UnitGroup::Time;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_plain_time(vm, other, Value::UNDEFINED)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainTime::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainTime::since(self, other, settings)
+    }
 }

@@ -1,18 +1,21 @@
 //! `Temporal.PlainYearMonth` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plainyearmonth-objects)).
 
 use super::options::{
-    self, FieldSet, UnitGroup, calendar_name, calendar_with_iso_default, difference_settings,
-    options_object, overflow, partial_temporal_object, read_fields, required_string,
-    to_integer_with_truncation,
+    self, FieldSet, UnitGroup, calendar_name, calendar_with_iso_default, options_object, overflow,
+    partial_temporal_object, read_fields, required_string, to_integer_with_truncation,
 };
-use super::plain_date::{constructor_calendar, duration_and_overflow};
-use super::{OrThrow, TypeSpec, create, era_value, optional_number, this_value, value_of};
+use super::plain_date::constructor_calendar;
+use super::{
+    Difference, OrThrow, TypeSpec, add_methods, create, difference_methods, era_value,
+    optional_number, this_value, value_of,
+};
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
 use crate::value::Value;
 use temporal_rs::PlainYearMonth;
 use temporal_rs::options::{DifferenceSettings, Unit};
 use temporal_rs::partial::PartialYearMonth;
+use temporal_rs::{Duration, TemporalResult};
 
 pub(super) const SPEC: TypeSpec = TypeSpec {
     name: "PlainYearMonth",
@@ -33,16 +36,16 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("inLeapYear", in_leap_year),
     ]],
     methods: &[
-        ("with", with, 1),
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
-        ("toPlainDate", to_plain_date, 1),
+        &difference_methods::<PlainYearMonth>(),
+        &add_methods::<PlainYearMonth>(),
+        &[
+            ("with", with, 1),
+            ("equals", equals, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+            ("toPlainDate", to_plain_date, 1),
+        ],
     ],
 };
 
@@ -155,51 +158,6 @@ fn with(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     create(vm, result, Value::UNDEFINED)
 }
 
-/// [Temporal.PlainYearMonth.prototype.add](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.add)
-fn add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "add")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = ym.add(&duration, overflow).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainYearMonth.prototype.subtract](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.subtract)
-fn subtract(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "subtract")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = ym.subtract(&duration, overflow).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// The other year-month and the settings of `until` and `since`: date units other
-/// than week and day.
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(PlainYearMonth, DifferenceSettings)> {
-    let other = to_year_month(vm, vm.arg(args, 0), Value::UNDEFINED)?;
-    let settings = difference_settings(vm, vm.arg(args, 1), UnitGroup::Date)?;
-    for unit in [settings.largest_unit, settings.smallest_unit] {
-        if matches!(unit, Some(Unit::Week | Unit::Day)) {
-            return Err(vm.range_error("a PlainYearMonth difference is in years and months"));
-        }
-    }
-    Ok((other, settings))
-}
-
-/// [Temporal.PlainYearMonth.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = ym.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainYearMonth.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = ym.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
 /// [Temporal.PlainYearMonth.prototype.equals](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.equals)
 fn equals(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let ym = this_year_month(vm, this, "equals")?;
@@ -237,4 +195,26 @@ fn to_plain_date(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         .to_plain_date(Some(fields.calendar_fields()))
         .or_throw(vm)?;
     create(vm, date, Value::UNDEFINED)
+}
+
+impl Difference for PlainYearMonth {
+    const UNITS: UnitGroup = UnitGroup::Date;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_year_month(vm, other, Value::UNDEFINED)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainYearMonth::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        PlainYearMonth::since(self, other, settings)
+    }
+    /// Weeks and days are not units of a year-month difference.
+    fn check(vm: &mut Vm, settings: &DifferenceSettings) -> JsResult<()> {
+        for unit in [settings.largest_unit, settings.smallest_unit] {
+            if matches!(unit, Some(Unit::Week | Unit::Day)) {
+                return Err(vm.range_error("a PlainYearMonth difference is in years and months"));
+            }
+        }
+        Ok(())
+    }
 }

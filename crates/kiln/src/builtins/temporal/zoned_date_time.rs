@@ -1,14 +1,17 @@
 //! `Temporal.ZonedDateTime` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-zoneddatetime-objects)).
 
 use super::options::{
-    self, FieldSet, Options, UnitGroup, calendar_name, calendar_with_iso_default,
-    difference_settings, disambiguation, offset_option, options_object, overflow,
-    partial_temporal_object, read_fields, required_string, round_to_options, show_offset,
-    time_zone_identifier, time_zone_name, to_calendar, zoned_partial,
+    self, FieldSet, Options, UnitGroup, calendar_name, calendar_with_iso_default, disambiguation,
+    offset_option, options_object, overflow, partial_temporal_object, read_fields, required_string,
+    round_to_options, show_offset, time_zone_identifier, time_zone_name, to_calendar,
+    zoned_partial,
 };
-use super::plain_date::{constructor_calendar, duration_and_overflow};
-use super::plain_time::to_plain_time;
-use super::{OrThrow, TypeSpec, create, date_getters, this_value, time_getters, value_of};
+use super::plain_date::constructor_calendar;
+use super::plain_time::time_or_midnight;
+use super::{
+    Difference, OrThrow, TypeSpec, add_methods, create, date_getters, difference_methods,
+    this_value, time_getters, value_of,
+};
 use crate::JsResult;
 use crate::builtins::bigint::to_bigint;
 use crate::interpreter::{Args, Vm};
@@ -18,6 +21,7 @@ use temporal_rs::fields::ZonedDateTimeFields;
 use temporal_rs::options::{DifferenceSettings, Disambiguation, OffsetDisambiguation, Overflow};
 use temporal_rs::parsed_intermediates::ParsedZonedDateTime;
 use temporal_rs::provider::TransitionDirection;
+use temporal_rs::{Duration, TemporalResult};
 use temporal_rs::{TimeZone, ZonedDateTime};
 
 pub(super) const SPEC: TypeSpec = TypeSpec {
@@ -39,25 +43,25 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ],
     ],
     methods: &[
-        ("with", with, 1),
-        ("withPlainTime", with_plain_time, 0),
-        ("withTimeZone", with_time_zone, 1),
-        ("withCalendar", with_calendar, 1),
-        ("add", add, 1),
-        ("subtract", subtract, 1),
-        ("until", until, 1),
-        ("since", since, 1),
-        ("round", round, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
-        ("startOfDay", start_of_day, 0),
-        ("getTimeZoneTransition", get_time_zone_transition, 1),
-        ("toInstant", to_instant, 0),
-        ("toPlainDate", to_plain_date, 0),
-        ("toPlainTime", to_plain_time_method, 0),
-        ("toPlainDateTime", to_plain_date_time, 0),
+        &difference_methods::<ZonedDateTime>(),
+        &add_methods::<ZonedDateTime>(),
+        &[
+            ("with", with, 1),
+            ("withPlainTime", with_plain_time, 0),
+            ("withTimeZone", with_time_zone, 1),
+            ("withCalendar", with_calendar, 1),
+            ("round", round, 1),
+            ("equals", equals, 1),
+            ("toString", to_string, 0),
+            ("toLocaleString", to_json, 0),
+            ("toJSON", to_json, 0),
+            ("startOfDay", start_of_day, 0),
+            ("getTimeZoneTransition", get_time_zone_transition, 1),
+            ("toInstant", to_instant, 0),
+            ("toPlainDate", to_plain_date, 0),
+            ("toPlainTime", to_plain_time_method, 0),
+            ("toPlainDateTime", to_plain_date_time, 0),
+        ],
     ],
 };
 
@@ -222,11 +226,7 @@ fn with(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn with_plain_time(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let z = this_zoned(vm, this, "withPlainTime")?;
     let time = vm.arg(args, 0);
-    let time = if time.is_undefined() {
-        None
-    } else {
-        Some(to_plain_time(vm, time, Value::UNDEFINED)?)
-    };
+    let time = time_or_midnight(vm, time)?;
     let result = z.with_plain_time(time).or_throw(vm)?;
     create(vm, result, Value::UNDEFINED)
 }
@@ -244,44 +244,6 @@ fn with_calendar(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let z = this_zoned(vm, this, "withCalendar")?;
     let calendar = to_calendar(vm, vm.arg(args, 0))?;
     create(vm, z.with_calendar(calendar), Value::UNDEFINED)
-}
-
-/// [Temporal.ZonedDateTime.prototype.add](https://tc39.es/proposal-temporal/#sec-temporal.zoneddatetime.prototype.add)
-fn add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let z = this_zoned(vm, this, "add")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = z.add(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.ZonedDateTime.prototype.subtract](https://tc39.es/proposal-temporal/#sec-temporal.zoneddatetime.prototype.subtract)
-fn subtract(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let z = this_zoned(vm, this, "subtract")?;
-    let (duration, overflow) = duration_and_overflow(vm, args)?;
-    let result = z.subtract(&duration, Some(overflow)).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-fn difference_arguments(vm: &mut Vm, args: Args) -> JsResult<(ZonedDateTime, DifferenceSettings)> {
-    let other = to_zoned(vm, vm.arg(args, 0), Value::UNDEFINED)?;
-    let settings = difference_settings(vm, vm.arg(args, 1), UnitGroup::DateTime)?;
-    Ok((other, settings))
-}
-
-/// [Temporal.ZonedDateTime.prototype.until](https://tc39.es/proposal-temporal/#sec-temporal.zoneddatetime.prototype.until)
-fn until(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let z = this_zoned(vm, this, "until")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = z.until(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.ZonedDateTime.prototype.since](https://tc39.es/proposal-temporal/#sec-temporal.zoneddatetime.prototype.since)
-fn since(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let z = this_zoned(vm, this, "since")?;
-    let (other, settings) = difference_arguments(vm, args)?;
-    let result = z.since(&other, settings).or_throw(vm)?;
-    create(vm, result, Value::UNDEFINED)
 }
 
 /// [Temporal.ZonedDateTime.prototype.round](https://tc39.es/proposal-temporal/#sec-temporal.zoneddatetime.prototype.round)
@@ -404,4 +366,17 @@ fn to_plain_time_method(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value
 fn to_plain_date_time(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let z = this_zoned(vm, this, "toPlainDateTime")?;
     create(vm, z.to_plain_date_time(), Value::UNDEFINED)
+}
+
+impl Difference for ZonedDateTime {
+    const UNITS: UnitGroup = UnitGroup::DateTime;
+    fn convert(vm: &mut Vm, other: Value) -> JsResult<Self> {
+        to_zoned(vm, other, Value::UNDEFINED)
+    }
+    fn until(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        ZonedDateTime::until(self, other, settings)
+    }
+    fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
+        ZonedDateTime::since(self, other, settings)
+    }
 }
