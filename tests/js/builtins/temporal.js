@@ -77,6 +77,8 @@ const opts = new Proxy({ overflow: 'reject' }, { get(target, key) { reads.push(k
 Temporal.PlainDateTime.from(bag, opts);
 print(reads.join()) // expect: calendar,day,hour,microsecond,millisecond,minute,month,monthCode,nanosecond,second,year,overflow
 reads.length = 0;
+print(err(() => Temporal.ZonedDateTime.from(bag)), reads.join()) // expect: TypeError calendar,day,hour,microsecond,millisecond,minute,month,monthCode,nanosecond,offset,second,timeZone
+reads.length = 0;
 Temporal.Duration.from({ days: 1 }).round(new Proxy({ smallestUnit: 'hours', largestUnit: 'days' }, { get(t, k) { reads.push(k); return t[k]; } }));
 print(reads.join()) // expect: largestUnit,relativeTo,roundingIncrement,roundingMode,smallestUnit
 

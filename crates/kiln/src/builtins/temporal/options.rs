@@ -457,6 +457,8 @@ impl FieldSet {
     pub const DATE_TIME: FieldSet = FieldSet(1 | 2 | 4 | 8 | 16);
     pub const DATE_TIME_OFFSET: FieldSet = FieldSet(1 | 2 | 4 | 8 | 16 | 32);
     pub const ZONED: FieldSet = FieldSet(1 | 2 | 4 | 8 | 16 | 32 | 64);
+    /// [`FieldSet::ZONED`] with the time zone required (ToTemporalZonedDateTime).
+    pub const ZONED_WITH_TIME_ZONE: FieldSet = FieldSet(Self::ZONED.0 | 128);
 
     fn has(self, f: FieldSet) -> bool {
         self.0 & f.0 != 0
@@ -492,7 +494,8 @@ fn has_eras(calendar: &Calendar) -> bool {
 /// [PrepareCalendarFields](https://tc39.es/proposal-temporal/#sec-temporal-preparecalendarfields):
 /// read the fields of `set` (plus era and eraYear for calendars with eras) from
 /// `bag` in alphabetical order, converting each as it is read. Required fields are
-/// checked by temporal_rs, which knows the calendar's rules; `partial` asks for
+/// checked by temporal_rs, which knows the calendar's rules, except the time zone of
+/// [`FieldSet::ZONED_WITH_TIME_ZONE`]; `partial` asks for
 /// a TypeError when no field is present.
 pub(super) fn read_fields(
     vm: &mut Vm,
@@ -528,6 +531,10 @@ pub(super) fn read_fields(
     read!("offset", set.has(FieldSet::OFFSET), |v| offset_string(vm, v)? => offset);
     read!("second", time, |v| to_integer_with_truncation(vm, v)? => second);
     read!("timeZone", set.has(FieldSet::TIME_ZONE), |v| time_zone_identifier(vm, v)? => time_zone);
+    // A required field that is absent is a TypeError before the fields after it are read.
+    if set.has(FieldSet(128)) && f.time_zone.is_none() {
+        return Err(vm.type_error("a ZonedDateTime property bag needs a timeZone"));
+    }
     read!("year", set.has(FieldSet::YEAR), |v| to_integer_with_truncation(vm, v)? => year);
     if partial && !f.any {
         return Err(vm.type_error("the property bag has none of the fields it could change"));

@@ -110,7 +110,7 @@ pub(super) fn to_zoned(vm: &mut Vm, item: Value, options: Value) -> JsResult<Zon
         }
         // 2.b-c. A property bag: calendar, then the fields; the time zone is required.
         let calendar = calendar_with_iso_default(vm, obj)?;
-        let fields = read_fields(vm, obj, &calendar, FieldSet::ZONED, false)?;
+        let fields = read_fields(vm, obj, &calendar, FieldSet::ZONED_WITH_TIME_ZONE, false)?;
         let Some(time_zone) = fields.time_zone else {
             return Err(vm.type_error("a ZonedDateTime property bag needs a timeZone"));
         };
