@@ -423,6 +423,52 @@ const fn add_methods<T: AddDuration>() -> [(&'static str, NativeFn, u32); 2] {
     [("add", add::<T>, 1), ("subtract", subtract::<T>, 1)]
 }
 
+/// The types whose string form has only a calendar option (PlainDate,
+/// PlainYearMonth, PlainMonthDay).
+trait CalendarString: TemporalType {
+    fn ixdtf(&self, show_calendar: DisplayCalendar) -> String;
+}
+
+macro_rules! calendar_string {
+    ($($ty:ty),*) => {$(
+        impl CalendarString for $ty {
+            fn ixdtf(&self, show_calendar: DisplayCalendar) -> String {
+                self.to_ixdtf_string(show_calendar)
+            }
+        }
+    )*};
+}
+
+calendar_string!(PlainDate, PlainYearMonth, PlainMonthDay);
+
+/// `toString(options)` of a [`CalendarString`] type
+/// ([TemporalDateToString](https://tc39.es/proposal-temporal/#sec-temporal-temporaldatetostring)
+/// and its siblings): the calendarName option.
+fn calendar_to_string<T: CalendarString>(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    let value = this_value::<T>(vm, this, "toString")?;
+    let options = options::options_object(vm, vm.arg(args, 0))?;
+    let show_calendar = options::calendar_name(vm, options)?;
+    let s = value.ixdtf(show_calendar);
+    Ok(vm.string_value(&s))
+}
+
+/// `toJSON()` of a [`CalendarString`] type; also `toLocaleString`, which without
+/// Intl returns the same string.
+fn calendar_to_json<T: CalendarString>(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
+    let value = this_value::<T>(vm, this, "toJSON")?;
+    let s = value.ixdtf(DisplayCalendar::Auto);
+    Ok(vm.string_value(&s))
+}
+
+/// The `toString`, `toLocaleString` and `toJSON` rows of a [`CalendarString`] type.
+const fn calendar_string_methods<T: CalendarString>() -> [(&'static str, NativeFn, u32); 3] {
+    [
+        ("toString", calendar_to_string::<T>, 0),
+        ("toLocaleString", calendar_to_json::<T>, 0),
+        ("toJSON", calendar_to_json::<T>, 0),
+    ]
+}
+
 /// Create a Temporal constructor with its prototype, static functions, prototype
 /// getters and methods, and define it on the `Temporal` namespace.
 pub(crate) struct TypeSpec {

@@ -2,14 +2,14 @@
 
 use super::options::UnitGroup;
 use super::options::{
-    self, FieldSet, calendar_name, calendar_with_iso_default, get, options_object, overflow,
+    self, FieldSet, calendar_with_iso_default, get, options_object, overflow,
     partial_temporal_object, read_fields, required_string, time_zone_identifier, to_calendar,
     to_integer_with_truncation,
 };
 use super::plain_time::time_or_midnight;
 use super::{
-    Difference, OrThrow, TypeSpec, add_methods, create, date_getters, difference_methods,
-    this_value, value_of,
+    Difference, OrThrow, TypeSpec, add_methods, calendar_string_methods, create, date_getters,
+    difference_methods, this_value, value_of,
 };
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
@@ -27,6 +27,7 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
     statics: &[("from", from, 1), ("compare", compare, 2)],
     getters: &[&date_getters::<PlainDate>()],
     methods: &[
+        &calendar_string_methods::<PlainDate>(),
         &difference_methods::<PlainDate>(),
         &add_methods::<PlainDate>(),
         &[
@@ -37,9 +38,6 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
             ("equals", equals, 1),
             ("toPlainDateTime", to_plain_date_time, 0),
             ("toZonedDateTime", to_zoned_date_time, 1),
-            ("toString", to_string, 0),
-            ("toLocaleString", to_json, 0),
-            ("toJSON", to_json, 0),
         ],
     ],
 };
@@ -208,23 +206,6 @@ fn to_zoned_date_time(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let time = time_or_midnight(vm, time)?;
     let result = d.to_zoned_date_time(time_zone, time).or_throw(vm)?;
     create(vm, result, Value::UNDEFINED)
-}
-
-/// [Temporal.PlainDate.prototype.toString](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.tostring)
-fn to_string(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "toString")?;
-    let options = options_object(vm, vm.arg(args, 0))?;
-    let show_calendar = calendar_name(vm, options)?;
-    let s = d.to_ixdtf_string(show_calendar);
-    Ok(vm.string_value(&s))
-}
-
-/// [Temporal.PlainDate.prototype.toJSON](https://tc39.es/proposal-temporal/#sec-temporal.plaindate.prototype.tojson);
-/// also `toLocaleString`, which without Intl returns the same string.
-fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    let d = this_date(vm, this, "toJSON")?;
-    let s = d.to_ixdtf_string(Default::default());
-    Ok(vm.string_value(&s))
 }
 
 impl Difference for PlainDate {

@@ -1,11 +1,11 @@
 //! `Temporal.PlainMonthDay` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plainmonthday-objects)).
 
 use super::options::{
-    self, FieldSet, calendar_name, calendar_with_iso_default, options_object, overflow,
-    partial_temporal_object, read_fields, required_string, to_integer_with_truncation,
+    self, FieldSet, calendar_with_iso_default, options_object, overflow, partial_temporal_object,
+    read_fields, required_string, to_integer_with_truncation,
 };
 use super::plain_date::constructor_calendar;
-use super::{OrThrow, TypeSpec, create, this_value, value_of};
+use super::{OrThrow, TypeSpec, calendar_string_methods, create, this_value, value_of};
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
 use crate::value::Value;
@@ -24,14 +24,14 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("monthCode", month_code),
         ("day", day),
     ]],
-    methods: &[&[
-        ("with", with, 1),
-        ("equals", equals, 1),
-        ("toString", to_string, 0),
-        ("toLocaleString", to_json, 0),
-        ("toJSON", to_json, 0),
-        ("toPlainDate", to_plain_date, 1),
-    ]],
+    methods: &[
+        &calendar_string_methods::<PlainMonthDay>(),
+        &[
+            ("with", with, 1),
+            ("equals", equals, 1),
+            ("toPlainDate", to_plain_date, 1),
+        ],
+    ],
 };
 
 /// [Temporal.PlainMonthDay](https://tc39.es/proposal-temporal/#sec-temporal.plainmonthday)
@@ -136,23 +136,6 @@ fn equals(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let md = this_month_day(vm, this, "equals")?;
     let other = to_month_day(vm, vm.arg(args, 0), Value::UNDEFINED)?;
     Ok(Value::bool(md == other))
-}
-
-/// [Temporal.PlainMonthDay.prototype.toString](https://tc39.es/proposal-temporal/#sec-temporal.plainmonthday.prototype.tostring)
-fn to_string(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let md = this_month_day(vm, this, "toString")?;
-    let options = options_object(vm, vm.arg(args, 0))?;
-    let show_calendar = calendar_name(vm, options)?;
-    let s = md.to_ixdtf_string(show_calendar);
-    Ok(vm.string_value(&s))
-}
-
-/// [Temporal.PlainMonthDay.prototype.toJSON](https://tc39.es/proposal-temporal/#sec-temporal.plainmonthday.prototype.tojson);
-/// also `toLocaleString`, which without Intl returns the same string.
-fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    let md = this_month_day(vm, this, "toJSON")?;
-    let s = md.to_ixdtf_string(Default::default());
-    Ok(vm.string_value(&s))
 }
 
 /// [Temporal.PlainMonthDay.prototype.toPlainDate](https://tc39.es/proposal-temporal/#sec-temporal.plainmonthday.prototype.toplaindate)

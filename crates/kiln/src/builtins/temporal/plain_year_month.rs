@@ -1,13 +1,13 @@
 //! `Temporal.PlainYearMonth` ([spec](https://tc39.es/proposal-temporal/#sec-temporal-plainyearmonth-objects)).
 
 use super::options::{
-    self, FieldSet, UnitGroup, calendar_name, calendar_with_iso_default, options_object, overflow,
+    self, FieldSet, UnitGroup, calendar_with_iso_default, options_object, overflow,
     partial_temporal_object, read_fields, required_string, to_integer_with_truncation,
 };
 use super::plain_date::constructor_calendar;
 use super::{
-    Difference, OrThrow, TypeSpec, add_methods, create, difference_methods, era_value,
-    optional_number, this_value, value_of,
+    Difference, OrThrow, TypeSpec, add_methods, calendar_string_methods, create,
+    difference_methods, era_value, optional_number, this_value, value_of,
 };
 use crate::JsResult;
 use crate::interpreter::{Args, Vm};
@@ -36,14 +36,12 @@ pub(super) const SPEC: TypeSpec = TypeSpec {
         ("inLeapYear", in_leap_year),
     ]],
     methods: &[
+        &calendar_string_methods::<PlainYearMonth>(),
         &difference_methods::<PlainYearMonth>(),
         &add_methods::<PlainYearMonth>(),
         &[
             ("with", with, 1),
             ("equals", equals, 1),
-            ("toString", to_string, 0),
-            ("toLocaleString", to_json, 0),
-            ("toJSON", to_json, 0),
             ("toPlainDate", to_plain_date, 1),
         ],
     ],
@@ -163,23 +161,6 @@ fn equals(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let ym = this_year_month(vm, this, "equals")?;
     let other = to_year_month(vm, vm.arg(args, 0), Value::UNDEFINED)?;
     Ok(Value::bool(ym == other))
-}
-
-/// [Temporal.PlainYearMonth.prototype.toString](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.tostring)
-fn to_string(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "toString")?;
-    let options = options_object(vm, vm.arg(args, 0))?;
-    let show_calendar = calendar_name(vm, options)?;
-    let s = ym.to_ixdtf_string(show_calendar);
-    Ok(vm.string_value(&s))
-}
-
-/// [Temporal.PlainYearMonth.prototype.toJSON](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.tojson);
-/// also `toLocaleString`, which without Intl returns the same string.
-fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    let ym = this_year_month(vm, this, "toJSON")?;
-    let s = ym.to_ixdtf_string(Default::default());
-    Ok(vm.string_value(&s))
 }
 
 /// [Temporal.PlainYearMonth.prototype.toPlainDate](https://tc39.es/proposal-temporal/#sec-temporal.plainyearmonth.prototype.toplaindate)
