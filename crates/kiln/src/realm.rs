@@ -125,6 +125,14 @@ intrinsics!(
     bigint64_array_prototype,
     biguint64_array,
     biguint64_array_prototype,
+    temporal_duration_prototype,
+    temporal_instant_prototype,
+    temporal_plain_date_prototype,
+    temporal_plain_date_time_prototype,
+    temporal_plain_month_day_prototype,
+    temporal_plain_time_prototype,
+    temporal_plain_year_month_prototype,
+    temporal_zoned_date_time_prototype,
 );
 
 macro_rules! atoms {

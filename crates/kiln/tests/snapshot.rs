@@ -142,6 +142,16 @@ let rope = '';
 for (let i = 0; i < 200; i++) rope += String.fromCharCode(97 + (i % 26));
 const frozen = Object.freeze({ deep: [1, 2, { x: 'y' }] });
 const proxy = new Proxy({}, { get: (t, k) => `proxied ${String(k)}` });
+const temporal = [
+    Temporal.ZonedDateTime.from('2026-03-29T01:30+01:00[Europe/Paris]'),
+    Temporal.Duration.from({ hours: 1, milliseconds: 1500 }),
+    Temporal.PlainMonthDay.from('--02-29'),
+    Temporal.Instant.fromEpochNanoseconds(-1n),
+    new Temporal.PlainDate(2024, 2, 29, 'hebrew'),
+    Temporal.PlainTime.from('12:34:56.789123456'),
+    Temporal.PlainDateTime.from('2020-01-01T00:00[u-ca=japanese]'),
+    new Temporal.PlainYearMonth(2020, 2, 'iso8601', 15),
+];
 const state = {
     accounts: [new Account('ada', 10), new Account('alan', 5)],
     map: new Map([['a', 1], [2, 'b'], [key, sym]]),
@@ -189,6 +199,9 @@ registry.register(state, 'state', state);
         reply.note,
         weakState.deref() === state,
         registry.unregister(state),
+        temporal.map(t => t.toString({ calendarName: 'always' })).join(' '),
+        temporal[0].add({ hours: 1 }).toString(),
+        temporal[1].milliseconds,
     ];
 })()
 "#;
@@ -223,7 +236,7 @@ fn restored_state_behaves_like_the_original() {
     let direct = stateful_result(false);
     assert_eq!(
         direct,
-        r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done",true,true]"#
+        r#"[1,2,"ada:42,alan:5",101,102,true,3,"a","secret",true,"kept","1,2,3,250",1018,42,200,"yzab","y","proxied anything",1,"b",true,"xyz","1208925819614629174706176","2026-11-22T00:00:00.000Z","symbol-keyed","function","accounts,map,big,date,set","done",true,true,"2026-03-29T01:30:00+01:00[Europe/Paris][u-ca=iso8601] PT1H1.5S 1972-02-29[u-ca=iso8601] 1969-12-31T23:59:59.999999999Z 2024-02-29[u-ca=hebrew] 12:34:56.789123456 2020-01-01T00:00:00[u-ca=japanese] 2020-02-15[u-ca=iso8601]","2026-03-29T03:30:00+02:00[Europe/Paris]",1500]"#
     );
     assert_eq!(stateful_result(true), direct);
 }

@@ -733,7 +733,7 @@ fn date_utc(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 }
 
 /// [thisTimeValue](https://tc39.es/ecma262/#sec-thistimevalue)
-fn this_time_value(vm: &mut Vm, this: Value, method: &str) -> JsResult<(ObjectId, f64)> {
+pub(crate) fn this_time_value(vm: &mut Vm, this: Value, method: &str) -> JsResult<(ObjectId, f64)> {
     if let Some(o) = this.as_object()
         && let ObjectKind::Date(t) = vm.heap.object(o).kind
     {

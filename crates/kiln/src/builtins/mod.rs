@@ -31,6 +31,7 @@ pub mod reflect;
 pub mod regexp;
 pub mod string;
 pub mod symbol;
+pub mod temporal;
 pub mod typed_array;
 pub mod uint8_base64;
 pub mod weak_ref;
@@ -114,6 +115,7 @@ pub fn init(vm: &mut Vm) {
     json::init(vm);
     regexp::init(vm);
     date::init(vm);
+    temporal::init(vm);
     collections::init(vm);
     weak_ref::init(vm);
     array_buffer::init(vm);

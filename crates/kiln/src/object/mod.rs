@@ -296,6 +296,8 @@ pub enum ObjectKind {
     DisposableStack(Box<crate::builtins::disposable_stack::DisposeCapability>),
     /// an object made by `JSON.rawJSON` (the [[IsRawJSON]] slot)
     RawJson,
+    /// a Temporal object (Duration, Instant, PlainDate, ...) and its temporal_rs value
+    Temporal(Box<crate::builtins::temporal::TemporalValue>),
 }
 
 /// The keys still to visit in a `for-in` loop.
@@ -383,6 +385,9 @@ impl Object {
             ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,
             ObjectKind::DisposableStack(d) => 16 + d.resources.capacity() * 24,
+            ObjectKind::Temporal(_) => {
+                std::mem::size_of::<crate::builtins::temporal::TemporalValue>()
+            }
             _ => 0,
         }
     }
@@ -471,7 +476,8 @@ impl Object {
             | ObjectKind::RawJson
             | ObjectKind::Boolean(_)
             | ObjectKind::Number(_)
-            | ObjectKind::Date(_) => {}
+            | ObjectKind::Date(_)
+            | ObjectKind::Temporal(_) => {}
         }
     }
 }

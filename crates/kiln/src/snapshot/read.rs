@@ -17,6 +17,7 @@ use crate::builtins::disposable_stack::{
 };
 use crate::builtins::promise::{PromiseState, Status};
 use crate::builtins::regexp::RegExpData;
+use crate::builtins::temporal::TemporalValue;
 use crate::builtins::typed_array::{ElementType, TypedArrayData};
 use crate::builtins::weak_ref::{FinalizationRegistryData, RegistryCell};
 use crate::heap::string::JsStr;
@@ -497,6 +498,13 @@ impl<'a> PayloadReader<'a> {
                     });
                 }
                 ObjectKind::DisposableStack(Box::new(d))
+            }
+            35 => {
+                let tag = self.r.u8()?;
+                let text = self.r.string()?;
+                let value = TemporalValue::from_snapshot(tag, &text)
+                    .ok_or_else(|| corrupt("a Temporal object's value does not parse"))?;
+                ObjectKind::Temporal(Box::new(value))
             }
             _ => return Err(corrupt("unknown object kind")),
         })

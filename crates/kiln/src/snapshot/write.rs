@@ -582,6 +582,12 @@ impl<'a> PayloadWriter<'a> {
                     });
                 }
             }
+            ObjectKind::Temporal(t) => {
+                self.w.u8(35);
+                let (tag, text) = t.to_snapshot();
+                self.w.u8(tag);
+                self.w.str(&text);
+            }
         }
         Ok(())
     }
