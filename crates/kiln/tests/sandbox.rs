@@ -599,6 +599,9 @@ fn fuel_is_charged_inside_long_running_builtins() {
         "/x/g[Symbol.replace]('y'.repeat(3e7), 'z')",
         "Array(3e6).fill(1).indexOf(2)",
         "for (const k in Array(3e6).fill(1)) {}",
+        "const c = 'chinese'; Temporal.PlainDate.from({ year: 2000, month: 1, day: 1, calendar: c })\
+           .until(Temporal.PlainDate.from({ year: 200000, month: 1, day: 1, calendar: c }), \
+           { largestUnit: 'months' })",
     ];
     let escaped: Vec<&str> = cases
         .into_iter()

@@ -323,6 +323,27 @@ trait Difference: TemporalType {
     fn check(_vm: &mut Vm, _settings: &DifferenceSettings) -> JsResult<()> {
         Ok(())
     }
+    /// The calendar and year of a type with a date.
+    fn calendar_year(&self) -> Option<(&temporal_rs::Calendar, i32)> {
+        None
+    }
+}
+
+/// Fuel per month a lunisolar difference may walk (about 3 µs of work each).
+const LUNISOLAR_MONTH_FUEL: u64 = 1_000;
+
+/// A difference in the `chinese` and `dangi` calendars walks month by month inside
+/// temporal_rs, in one call that no interrupt reaches: its fuel is charged up front,
+/// by the months between the two years, so a fuel budget bounds it.
+fn charge_calendar_walk<T: Difference>(vm: &mut Vm, a: &T, b: &T) -> JsResult<()> {
+    let (Some((calendar, from)), Some((_, to))) = (a.calendar_year(), b.calendar_year()) else {
+        return Ok(());
+    };
+    if !matches!(calendar.identifier(), "chinese" | "dangi") {
+        return Ok(());
+    }
+    let months = 13 * (i64::from(from) - i64::from(to)).unsigned_abs();
+    vm.charge(months.saturating_mul(LUNISOLAR_MONTH_FUEL))
 }
 
 /// `until(other, options)` of a [`Difference`] type
@@ -343,6 +364,7 @@ fn difference<T: Difference>(vm: &mut Vm, this: Value, args: Args, until: bool) 
     let other = T::convert(vm, vm.arg(args, 0))?;
     let settings = options::difference_settings(vm, vm.arg(args, 1), T::UNITS)?;
     T::check(vm, &settings)?;
+    charge_calendar_walk(vm, &value, &other)?;
     let result = if until {
         value.until(&other, settings)
     } else {

@@ -219,4 +219,7 @@ impl Difference for PlainDate {
     fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
         PlainDate::since(self, other, settings)
     }
+    fn calendar_year(&self) -> Option<(&temporal_rs::Calendar, i32)> {
+        Some((self.calendar(), self.year()))
+    }
 }

@@ -243,4 +243,7 @@ impl Difference for PlainDateTime {
     fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
         PlainDateTime::since(self, other, settings)
     }
+    fn calendar_year(&self) -> Option<(&temporal_rs::Calendar, i32)> {
+        Some((self.calendar(), self.year()))
+    }
 }

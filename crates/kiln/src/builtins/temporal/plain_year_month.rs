@@ -189,6 +189,9 @@ impl Difference for PlainYearMonth {
     fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
         PlainYearMonth::since(self, other, settings)
     }
+    fn calendar_year(&self) -> Option<(&temporal_rs::Calendar, i32)> {
+        Some((self.calendar(), self.year()))
+    }
     /// Weeks and days are not units of a year-month difference.
     fn check(vm: &mut Vm, settings: &DifferenceSettings) -> JsResult<()> {
         for unit in [settings.largest_unit, settings.smallest_unit] {

@@ -379,4 +379,7 @@ impl Difference for ZonedDateTime {
     fn since(&self, other: &Self, settings: DifferenceSettings) -> TemporalResult<Duration> {
         ZonedDateTime::since(self, other, settings)
     }
+    fn calendar_year(&self) -> Option<(&temporal_rs::Calendar, i32)> {
+        Some((self.calendar(), self.year()))
+    }
 }
