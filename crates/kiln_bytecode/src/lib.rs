@@ -10,7 +10,7 @@
 //! `register_count` registers on the engine's value stack:
 //!
 //! - `r0` holds the `this` value as passed by the caller (raw: the VM applies
-//!   sloppy-mode coercion in [`Instr::LoadThis`]).
+//!   sloppy-mode coercion in [`Instr::LoadThis`], which keeps the result in `r0`).
 //! - `r1 ..= rN` hold the formal parameters (`N = param_count`); missing
 //!   arguments are `undefined`, extra arguments are only reachable through
 //!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`], which must run

@@ -14,3 +14,8 @@ print(fs.map(f => f()).join()); // expect: 0,1,2
 var gs = [];
 for (var j = 0; j < 3; j++) gs.push(function () { return j; });
 print(gs.map(f => f()).join()); // expect: 3,3,3
+
+// A primitive `this` is boxed once per sloppy call: every `this` is the same wrapper.
+function touch() { this.touched = true; return this.touched && this; }
+const boxed = touch.call(1);
+print(typeof boxed, boxed.touched); // expect: object true

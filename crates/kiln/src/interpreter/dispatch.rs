@@ -119,7 +119,11 @@ impl Vm {
                         reg!(dst) = if this.is_object() || code.code.strict && !this.is_hole() {
                             this
                         } else {
-                            tri!(self.coerce_this(this, code.code.strict))
+                            // OrdinaryCallBindThis boxes a primitive `this` once per call:
+                            // keep the wrapper so every `this` of the call is that object.
+                            let coerced = tri!(self.coerce_this(this, code.code.strict));
+                            reg!(0) = coerced;
+                            coerced
                         };
                     }
                     Instr::LoadNewTarget { dst } => {
