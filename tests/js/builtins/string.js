@@ -70,3 +70,8 @@ try { String.prototype.trim.call(null); } catch (e) { print(e instanceof TypeErr
 try { String.prototype.toString.call({}); } catch (e) { print(e instanceof TypeError); } // expect: true
 print(Object.prototype.toString.call("".matchAll ? ""[Symbol.iterator]() : 0)); // expect: [object String Iterator]
 print(String.prototype.padStart.length, String.prototype.replace.length, String.fromCharCode.length); // expect: 1 2 1
+
+// normalize (lone surrogates kept) and localeCompare by canonical equivalence
+print("\u00e9".normalize("NFD").length, "e\u0301".normalize().length, "\ufb01".normalize("NFKC")); // expect: 2 1 fi
+print("a\ud800\u0301".normalize("NFC") === "a\ud800\u0301"); // expect: true
+print("\u00e9".localeCompare("e\u0301"), "a".localeCompare("b")); // expect: 0 -1

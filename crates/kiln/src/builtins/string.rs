@@ -612,36 +612,93 @@ fn to_well_formed(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     new_string(vm, &out)
 }
 
-/// [String.prototype.localeCompare](https://tc39.es/ecma262/#sec-string.prototype.localecompare):
-/// compares code units (no locale data).
+/// [String.prototype.localeCompare](https://tc39.es/ecma262/#sec-string.prototype.localecompare)
 fn locale_compare(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let s = this_str(vm, this, "localeCompare")?;
     let that = arg_str(vm, vm.arg(args, 0))?;
-    vm.heap.flatten(s);
-    vm.heap.flatten(that);
-    let (a, b) = (vm.heap.flat_units(s), vm.heap.flat_units(that));
-    Ok(Value::int(match a.iter().cmp(b.iter()) {
+    // Without collation data: canonically equivalent strings are equal, others compare
+    // by the code units of their canonical decompositions.
+    let (a, b) = (vm.heap.units(s).to_vec(), vm.heap.units(that).to_vec());
+    vm.charge((a.len() + b.len()) as u64 / 64)?;
+    let (a, b) = (normalize_units(&a, nfd), normalize_units(&b, nfd));
+    Ok(Value::int(match a.cmp(&b) {
         std::cmp::Ordering::Less => -1,
         std::cmp::Ordering::Equal => 0,
         std::cmp::Ordering::Greater => 1,
     }))
 }
 
-/// [String.prototype.normalize](https://tc39.es/ecma262/#sec-string.prototype.normalize):
-/// checks the form, returns the string unchanged (no normalisation tables).
+/// [String.prototype.normalize](https://tc39.es/ecma262/#sec-string.prototype.normalize)
 fn normalize(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
+    use icu_normalizer::{ComposingNormalizerBorrowed, DecomposingNormalizerBorrowed};
     let s = this_str(vm, this, "normalize")?;
     let form = vm.arg(args, 0);
-    if !form.is_undefined() {
+    let form = if form.is_undefined() {
+        "NFC".to_string()
+    } else {
         let f = vm.to_string(form)?;
-        let f = vm.heap.string_to_rust(f);
-        if !matches!(f.as_str(), "NFC" | "NFD" | "NFKC" | "NFKD") {
+        vm.heap.string_to_rust(f)
+    };
+    let normalize: fn(&[u16]) -> std::borrow::Cow<'_, [u16]> = match form.as_str() {
+        "NFC" => |u| ComposingNormalizerBorrowed::new_nfc().normalize_utf16(u),
+        "NFD" => nfd,
+        "NFKC" => |u| ComposingNormalizerBorrowed::new_nfkc().normalize_utf16(u),
+        "NFKD" => |u| DecomposingNormalizerBorrowed::new_nfkd().normalize_utf16(u),
+        f => {
             return Err(vm.range_error(format!(
                 "The normalization form should be one of NFC, NFD, NFKC, NFKD, not {f}"
             )));
         }
+    };
+    // Latin-1 text without a combining character is in every form already.
+    if let Units::Latin1(b) = vm.heap.units(s)
+        && b.iter().all(|&c| c < 0xA0)
+    {
+        return Ok(Value::string(s));
     }
-    Ok(Value::string(s))
+    let units = vm.heap.units(s).to_vec();
+    vm.charge(units.len() as u64 / 64)?;
+    let out = normalize_units(&units, normalize);
+    if out == units {
+        return Ok(Value::string(s));
+    }
+    Ok(Value::string(vm.heap.alloc_units(&out)))
+}
+
+/// Normalization Form D.
+fn nfd(units: &[u16]) -> std::borrow::Cow<'_, [u16]> {
+    icu_normalizer::DecomposingNormalizerBorrowed::new_nfd().normalize_utf16(units)
+}
+
+/// `units` normalized by `normalize`, keeping lone surrogates as they are: they are
+/// starters, so normalizing the well-formed runs between them gives the same result as
+/// a whole.
+fn normalize_units(
+    units: &[u16],
+    normalize: fn(&[u16]) -> std::borrow::Cow<'_, [u16]>,
+) -> Vec<u16> {
+    let mut out = Vec::with_capacity(units.len());
+    let mut run_start = 0;
+    let mut i = 0;
+    while i < units.len() {
+        let unit = units[i];
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && units
+                .get(i + 1)
+                .is_some_and(|t| (0xDC00..0xE000).contains(t));
+        if paired {
+            i += 2;
+            continue;
+        }
+        if (0xD800..0xE000).contains(&unit) {
+            out.extend_from_slice(&normalize(&units[run_start..i]));
+            out.push(unit);
+            run_start = i + 1;
+        }
+        i += 1;
+    }
+    out.extend_from_slice(&normalize(&units[run_start..]));
+    out
 }
 
 /// [StringPad](https://tc39.es/ecma262/#sec-stringpad) for padStart / padEnd.
