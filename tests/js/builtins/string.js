@@ -75,3 +75,5 @@ print(String.prototype.padStart.length, String.prototype.replace.length, String.
 print("\u00e9".normalize("NFD").length, "e\u0301".normalize().length, "\ufb01".normalize("NFKC")); // expect: 2 1 fi
 print("a\ud800\u0301".normalize("NFC") === "a\ud800\u0301"); // expect: true
 print("\u00e9".localeCompare("e\u0301"), "a".localeCompare("b")); // expect: 0 -1
+var sw = new String("str"); sw[4] = 1; sw[1] = "x";
+print(sw[4], sw[1], sw.length, Object.keys(sw).join()); // expect: 1 t 3 0,1,2,4

@@ -345,11 +345,12 @@ impl Vm {
         }
     }
 
-    /// The heap stores a String wrapper's index properties as code units; JavaScript sees
-    /// one-unit strings.
+    /// The heap reports a String wrapper's string indices as code units; JavaScript sees
+    /// one-unit strings. (Indices past the string are ordinary properties.)
     fn string_wrapper_unit(&mut self, obj: ObjectId, key: PropertyKey, p: Property) -> Property {
-        if let PropertyKey::Index(_) = key
-            && let ObjectKind::String(_) = self.heap.object(obj).kind
+        if let PropertyKey::Index(i) = key
+            && let ObjectKind::String(s) = self.heap.object(obj).kind
+            && i < self.heap.string_len(s)
             && let Some(unit) = p.value.as_int()
         {
             return Property {
