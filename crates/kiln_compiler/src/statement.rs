@@ -56,6 +56,18 @@ impl<'a> Compiler<'a> {
             self.fs.patch_all_here(&ctl.break_jumps);
             return Ok(());
         }
+        if is_loop
+            || matches!(
+                s,
+                Statement::SwitchStatement(_)
+                    | Statement::TryStatement(_)
+                    | Statement::WithStatement(_)
+            )
+        {
+            // These statements complete with UpdateEmpty(result, undefined): a value set
+            // before them does not show through an empty body.
+            self.reset_completion();
+        }
         let mark = self.fs.mark();
         match s {
             Statement::BlockStatement(b) => self.block(b.scope_id.get(), &b.body)?,
@@ -77,9 +89,7 @@ impl<'a> Compiler<'a> {
                 self.class(c, r, None)?;
             }
             Statement::IfStatement(i) => {
-                if let Some(c) = self.fs.completion {
-                    self.emit(Instr::LoadUndefined { dst: c });
-                }
+                self.reset_completion();
                 let else_jumps = self.jump_if_false(&i.test)?;
                 self.statement(&i.consequent)?;
                 if let Some(alt) = &i.alternate {
@@ -153,6 +163,14 @@ impl<'a> Compiler<'a> {
         }
         self.fs.release(mark);
         Ok(())
+    }
+
+    /// Top-level code: set the completion value to undefined, where the spec's statement
+    /// completes with UpdateEmpty(result, undefined).
+    fn reset_completion(&mut self) {
+        if let Some(c) = self.fs.completion {
+            self.emit(Instr::LoadUndefined { dst: c });
+        }
     }
 
     pub(crate) fn block(&mut self, scope: Option<ScopeId>, body: &[Statement<'a>]) -> R<()> {
@@ -861,10 +879,21 @@ impl<'a> Compiler<'a> {
             is_finally: true,
         });
         self.fs.patch_all_here(&entry_jumps);
-        // The completion register must survive the finally body.
-        let saved_completion = self.fs.completion;
+        // A finally block that completes normally leaves the protected part's completion
+        // value; one left by break/continue keeps its own (undefined if it set none).
+        let saved_completion = match self.fs.completion {
+            Some(c) => {
+                let saved = self.fs.alloc()?;
+                self.emit(Instr::Mov { dst: saved, src: c });
+                self.emit(Instr::LoadUndefined { dst: c });
+                Some((c, saved))
+            }
+            None => None,
+        };
         finalizer(self, kind)?;
-        self.fs.completion = saved_completion;
+        if let Some((c, saved)) = saved_completion {
+            self.emit(Instr::Mov { dst: c, src: saved });
+        }
         self.emit(Instr::EndFinally { kind });
         for (n, exit) in exits.into_iter().enumerate() {
             let probe = self.fs.alloc()?;
@@ -920,6 +949,7 @@ impl<'a> Compiler<'a> {
             .get()
             .filter(|s| Some(*s) != handler.scope_id.get());
         let body_pushed = self.enter_scope(body_scope)?;
+        self.reset_completion();
         if let Some(param) = &handler.param {
             self.bind_pattern(&param.pattern, exc, true)?;
         }
