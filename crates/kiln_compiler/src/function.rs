@@ -43,8 +43,12 @@ pub(crate) struct Ctl {
 }
 
 pub(crate) enum CtlKind {
-    /// a loop (`continue` allowed); `iterator` is set for for-of loops
-    Loop { iterator: Option<Reg> },
+    /// a loop (`continue` allowed); `iterator` is set for for-of loops, `is_async` for
+    /// `for await` (closing its iterator awaits)
+    Loop {
+        iterator: Option<Reg>,
+        is_async: bool,
+    },
     /// a switch (unlabelled `break` allowed)
     Switch,
     /// a labelled statement that is not a loop
