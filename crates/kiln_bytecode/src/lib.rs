@@ -165,10 +165,16 @@ pub enum Instr {
     GetPrivate { dst: Reg, obj: Reg, key: Reg },
     /// `r[obj].#name = r[src]`
     SetPrivate { obj: Reg, key: Reg, src: Reg },
-    /// add private field/method r[key] = r[src] to r[obj] (TypeError if present)
-    DefinePrivate { obj: Reg, key: Reg, src: Reg },
+    /// add private field r[key] = r[src] to r[obj] (a method when `method`: not writable);
+    /// TypeError if present or r[obj] is not extensible
+    DefinePrivate {
+        obj: Reg,
+        key: Reg,
+        src: Reg,
+        method: bool,
+    },
     /// add private accessor r[key] to r[obj]: getter r[funcs], setter r[funcs+1] (either may be
-    /// undefined)
+    /// undefined); TypeError if present or r[obj] is not extensible
     DefinePrivateAccessor { obj: Reg, key: Reg, funcs: Reg },
     /// `r[dst] = #name in r[obj]`
     HasPrivate { dst: Reg, obj: Reg, key: Reg },

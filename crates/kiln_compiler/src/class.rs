@@ -357,6 +357,7 @@ impl<'a> Compiler<'a> {
                         obj: class,
                         key,
                         src: *f,
+                        method: true,
                     });
                 }
             }
@@ -477,6 +478,7 @@ impl<'a> Compiler<'a> {
                         obj: this,
                         key,
                         src: f,
+                        method: true,
                     });
                 }
                 _ => {
@@ -533,6 +535,7 @@ impl<'a> Compiler<'a> {
                         obj: this,
                         key: k,
                         src: v,
+                        method: false,
                     });
                 }
             }

@@ -318,13 +318,20 @@ impl Vm {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
                         tri!(self.private_set(o, k, v));
                     }
-                    Instr::DefinePrivate { obj, key, src } => {
+                    Instr::DefinePrivate {
+                        obj,
+                        key,
+                        src,
+                        method,
+                    } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
-                        tri!(self.private_define(o, k, v, Value::UNDEFINED, false));
+                        let attrs = if method { 0 } else { Attrs::WRITABLE };
+                        tri!(self.private_define(o, k, v, Attrs(attrs)));
                     }
                     Instr::DefinePrivateAccessor { obj, key, funcs } => {
                         let (o, k, g, s) = (reg!(obj), reg!(key), reg!(funcs), reg!(funcs + 1));
-                        tri!(self.private_define(o, k, g, s, true));
+                        let pair = self.new_accessor(g, s);
+                        tri!(self.private_define(o, k, pair, Attrs(Attrs::ACCESSOR)));
                     }
                     Instr::HasPrivate { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
@@ -2320,56 +2327,26 @@ impl Vm {
         }
     }
 
-    fn private_define(
-        &mut self,
-        o: Value,
-        k: Value,
-        v: Value,
-        setter: Value,
-        accessor: bool,
-    ) -> JsResult<()> {
+    /// [PrivateFieldAdd](https://tc39.es/ecma262/#sec-privatefieldadd) and
+    /// [PrivateMethodOrAccessorAdd](https://tc39.es/ecma262/#sec-privatemethodoraccessoradd):
+    /// `value` is the field's value, the method, or an accessor pair (`attrs` says which).
+    fn private_define(&mut self, o: Value, k: Value, value: Value, attrs: Attrs) -> JsResult<()> {
         let key = self.private_key(k);
         let Some(obj) = o.as_object() else {
             return Ok(());
         };
-        if let Some(existing) = self.heap.own_property(obj, key) {
-            // A getter and a setter of one private accessor may arrive separately: merge them.
-            if accessor && existing.attrs.is_accessor() {
-                let (g, s) = self.accessor_parts(existing.value);
-                let pair = self.new_accessor(
-                    if v.is_undefined() { g } else { v },
-                    if setter.is_undefined() { s } else { setter },
-                );
-                self.heap.put_own(
-                    obj,
-                    key,
-                    Property {
-                        value: pair,
-                        attrs: Attrs(Attrs::ACCESSOR),
-                    },
-                );
-                return Ok(());
-            }
+        // 2-3. If PrivateElementFind(O, P) is not empty, throw a TypeError.
+        if self.heap.own_property(obj, key).is_some() {
             return Err(
                 self.type_error("Cannot initialize private member twice on the same object")
             );
         }
-        if matches!(self.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
-            return Err(self.type_error("Cannot define private member on a proxy"));
+        // A non-extensible object takes no new private elements (its own flag: a proxy's
+        // traps are not consulted).
+        if !self.heap.object(obj).extensible {
+            return Err(self.type_error("Cannot add a private member to a non-extensible object"));
         }
-        let prop = if accessor {
-            Property {
-                value: self.new_accessor(v, setter),
-                attrs: Attrs(Attrs::ACCESSOR),
-            }
-        } else {
-            Property {
-                value: v,
-                attrs: Attrs(Attrs::WRITABLE),
-            }
-        };
-        // Private names ignore extensibility.
-        self.heap.put_own(obj, key, prop);
+        self.heap.put_own(obj, key, Property { value, attrs });
         Ok(())
     }
 
