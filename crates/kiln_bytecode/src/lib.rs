@@ -141,6 +141,9 @@ pub enum Instr {
     SetNamed { obj: Reg, src: Reg, site: Site },
     /// `r[dst] = r[obj][r[key]]`
     GetIndex { dst: Reg, obj: Reg, key: Reg },
+    /// `r[dst+1] = ToPropertyKey(r[key])`, `r[dst] = r[obj][r[dst+1]]`: the read of `o[k] op= v`
+    /// and `o[k]++`, whose write then uses the key converted once
+    GetIndexUpdate { dst: Reg, obj: Reg, key: Reg },
     /// `r[obj][r[key]] = r[src]`
     SetIndex { obj: Reg, key: Reg, src: Reg },
     /// CreateDataProperty(r[obj], site.name, r[src]) (object literals, class fields)
@@ -157,10 +160,14 @@ pub enum Instr {
     },
     /// `r[dst] = delete r[obj][r[key]]` (strict: TypeError on failure)
     Delete { dst: Reg, obj: Reg, key: Reg },
-    /// `r[dst] = super[r[key]]` with the current `this` as receiver
-    GetSuper { dst: Reg, key: Reg },
-    /// `super[r[key]] = r[src]` with `this` as receiver
-    SetSuper { key: Reg, src: Reg },
+    /// `r[dst] = the [[Prototype]] of the running function's home object` (GetSuperBase, the
+    /// base of a `super` reference; may be null)
+    LoadSuperBase { dst: Reg },
+    /// `r[dst] = r[base][r[key]]` with the current `this` as receiver (`super[k]`, r[base] from
+    /// LoadSuperBase; TypeError if it is null)
+    GetSuper { dst: Reg, base: Reg, key: Reg },
+    /// `r[base][r[key]] = r[src]` with `this` as receiver (strict: throw on failure)
+    SetSuper { base: Reg, key: Reg, src: Reg },
     /// `r[dst] = r[obj].#name` where r[key] holds the private name
     GetPrivate { dst: Reg, obj: Reg, key: Reg },
     /// `r[obj].#name = r[src]`

@@ -268,6 +268,16 @@ impl Vm {
                         };
                         reg!(dst) = v;
                     }
+                    Instr::GetIndexUpdate { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        // An element read needs no conversion: the key is an index already.
+                        let (v, k) = match self.get_element_fast(o, k) {
+                            Some(v) => (v, k),
+                            None => tri!(self.get_index_for_update(o, k)),
+                        };
+                        reg!(dst) = v;
+                        reg!(dst + 1) = k;
+                    }
                     Instr::SetIndex { obj, key, src } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
                         if !self.set_element_fast(o, k, v) {
@@ -299,15 +309,18 @@ impl Vm {
                         let r = tri!(self.delete_value(o, k, code.code.strict));
                         reg!(dst) = Value::bool(r);
                     }
-                    Instr::GetSuper { dst, key } => {
-                        let k = reg!(key);
-                        let this = reg!(0);
-                        let v = tri!(self.get_super(k, this));
+                    Instr::LoadSuperBase { dst } => {
+                        let base = tri!(self.super_base());
+                        reg!(dst) = base;
+                    }
+                    Instr::GetSuper { dst, base, key } => {
+                        let (b, k, this) = (reg!(base), reg!(key), reg!(0));
+                        let v = tri!(self.get_super(b, k, this));
                         reg!(dst) = v;
                     }
-                    Instr::SetSuper { key, src } => {
-                        let (k, v, this) = (reg!(key), reg!(src), reg!(0));
-                        tri!(self.set_super(k, v, this));
+                    Instr::SetSuper { base, key, src } => {
+                        let (b, k, v, this) = (reg!(base), reg!(key), reg!(src), reg!(0));
+                        tri!(self.set_super(b, k, v, this, code.code.strict));
                     }
                     Instr::GetPrivate { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
@@ -1937,14 +1950,29 @@ impl Vm {
     #[inline(never)]
     fn get_index_slow(&mut self, o: Value, k: Value) -> JsResult<Value> {
         if o.is_nullish() {
-            let what = self.display(o);
-            let key = self.display(k);
-            return Err(self.type_error(format!(
-                "Cannot read properties of {what} (reading '{key}')"
-            )));
+            return Err(self.nullish_read_error(o, k));
         }
         let key = self.to_property_key(k)?;
         self.get(o, key)
+    }
+
+    fn nullish_read_error(&mut self, o: Value, k: Value) -> crate::Thrown {
+        let what = self.display(o);
+        let key = self.display(k);
+        self.type_error(format!(
+            "Cannot read properties of {what} (reading '{key}')"
+        ))
+    }
+
+    /// GetValue of `o[k]` in a compound assignment or update: the value and the key as
+    /// converted by ToPropertyKey (after the base is checked), for the write to reuse.
+    fn get_index_for_update(&mut self, o: Value, k: Value) -> JsResult<(Value, Value)> {
+        if o.is_nullish() {
+            return Err(self.nullish_read_error(o, k));
+        }
+        let key = self.to_property_key(k)?;
+        let v = self.get(o, key)?;
+        Ok((v, self.key_to_value(key)))
     }
 
     #[inline(always)]
@@ -2211,37 +2239,53 @@ impl Vm {
         }
     }
 
-    fn get_super(&mut self, k: Value, this: Value) -> JsResult<Value> {
+    /// [GetSuperBase](https://tc39.es/ecma262/#sec-getsuperbase): the [[Prototype]] of the
+    /// home object, or null.
+    fn super_base(&mut self) -> JsResult<Value> {
+        let Some(home) = self.home_object() else {
+            return Err(self.syntax_error("'super' keyword unexpected here"));
+        };
+        Ok(match self.get_prototype_of(home)? {
+            Some(p) => Value::object(p),
+            None => Value::NULL,
+        })
+    }
+
+    /// The base and `this` of a super reference, checked as GetValue/PutValue check them.
+    fn super_target(&mut self, base: Value, k: Value, this: Value) -> JsResult<ObjectId> {
         if this.is_hole() {
             return Err(self.reference_error(
                 "Must call super constructor in derived class before accessing 'this'",
             ));
         }
-        let key = self.to_property_key(k)?;
-        let Some(home) = self.home_object() else {
-            return Err(self.syntax_error("'super' keyword unexpected here"));
-        };
-        match self.get_prototype_of(home)? {
-            Some(p) => self.get_with_receiver(p, key, this),
-            None => Ok(Value::UNDEFINED),
+        match base.as_object() {
+            Some(b) => Ok(b),
+            None => {
+                let key = self.display(k);
+                Err(self.type_error(format!(
+                    "Cannot access property '{key}' of super: the home object has no prototype"
+                )))
+            }
         }
     }
 
-    fn set_super(&mut self, k: Value, v: Value, this: Value) -> JsResult<()> {
-        if this.is_hole() {
-            return Err(self.reference_error(
-                "Must call super constructor in derived class before accessing 'this'",
-            ));
-        }
+    fn get_super(&mut self, base: Value, k: Value, this: Value) -> JsResult<Value> {
+        let b = self.super_target(base, k, this)?;
         let key = self.to_property_key(k)?;
-        let Some(home) = self.home_object() else {
-            return Err(self.syntax_error("'super' keyword unexpected here"));
-        };
-        let ok = match self.get_prototype_of(home)? {
-            Some(p) => self.set(Value::object(p), key, v, this)?,
-            None => false,
-        };
-        if !ok {
+        self.get_with_receiver(b, key, this)
+    }
+
+    fn set_super(
+        &mut self,
+        base: Value,
+        k: Value,
+        v: Value,
+        this: Value,
+        strict: bool,
+    ) -> JsResult<()> {
+        let b = self.super_target(base, k, this)?;
+        let key = self.to_property_key(k)?;
+        if !self.set(Value::object(b), key, v, this)? && strict {
             let k = self.key_to_display(key);
             return Err(self.type_error(format!(
                 "Cannot assign to read only property '{k}' of object"
