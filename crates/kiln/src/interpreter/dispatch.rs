@@ -766,16 +766,26 @@ impl Vm {
                         let this = reg!(0);
                         let result = if v.is_object() {
                             v
-                        } else if !v.is_undefined() {
-                            tri!(Err::<Value, _>(self.type_error(
-                                "Derived constructors may only return object or undefined"
-                            )))
-                        } else if this.is_hole() {
-                            tri!(Err::<Value, _>(self.reference_error(
-                                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor"
-                            )))
-                        } else {
+                        } else if v.is_undefined() && !this.is_hole() {
                             this
+                        } else {
+                            // [[Construct]] checks the result after the body has ended: no
+                            // handler of this frame may catch the error.
+                            let _pending = if v.is_undefined() {
+                                self.reference_error(
+                                    "Must call super constructor in derived class before accessing 'this' or returning from derived constructor",
+                                )
+                            } else {
+                                self.type_error(
+                                    "Derived constructors may only return object or undefined",
+                                )
+                            };
+                            sync!();
+                            match self.unwind_from_caller() {
+                                Ok(Flow::Continue) => continue 'frames,
+                                Ok(Flow::Exit(e)) => return Ok(e),
+                                Err(t) => return Err(t),
+                            }
                         };
                         sync!();
                         flow!(self.return_from_frame(result));
@@ -1331,6 +1341,20 @@ impl Vm {
         } else {
             self.stack[base + h.reg as usize] = value;
         }
+    }
+
+    /// Throw the pending exception from the caller of the running frame, which ends without
+    /// consulting its own handlers (a derived constructor's invalid return value).
+    fn unwind_from_caller(&mut self) -> JsResult<Flow> {
+        if self.exception_origin.is_none() {
+            self.exception_origin = self.current_position();
+        }
+        let frame = self.frames.pop().expect("frame");
+        self.stack.truncate(frame.base as usize);
+        if frame.ret == ReturnTo::Exit {
+            return Err(crate::Thrown);
+        }
+        self.unwind_exception()
     }
 
     /// Find a handler for the pending exception, popping frames that have none.
