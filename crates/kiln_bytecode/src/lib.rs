@@ -13,7 +13,8 @@
 //!   sloppy-mode coercion in [`Instr::LoadThis`]).
 //! - `r1 ..= rN` hold the formal parameters (`N = param_count`); missing
 //!   arguments are `undefined`, extra arguments are only reachable through
-//!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`], which must run
+//!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`] /
+//!   [`Instr::SuperCallForward`], which must run
 //!   before the function's first call instruction.
 //! - the remaining registers are locals and temporaries.
 //!
@@ -359,6 +360,9 @@ pub enum Instr {
     SuperCall { dst: Reg, args: Reg, argc: u8 },
     /// `r[dst] = super(...array r[args+1])`
     SuperCallSpread { dst: Reg, args: Reg },
+    /// `r[dst] = super(...)` with the arguments this frame was called with, as they are (a
+    /// default derived constructor: no iteration)
+    SuperCallForward { dst: Reg },
     /// `super(...)` from an arrow or eval: constructs the parent of constructor r[func] with
     /// new.target r[func+1] and arguments r[args+1 ..= args+argc] (argc 255: array r[args+1]);
     /// ReferenceError if r[func+2] (the `this` binding) is not the hole; runs field

@@ -425,15 +425,9 @@ impl<'a> Compiler<'a> {
     fn default_constructor(&mut self, kind: FunctionKind, name: Vec<u16>, span: Span) -> R<u32> {
         self.begin_function(kind, true, None, None, None)?;
         if kind == FunctionKind::DerivedConstructor {
-            let base = self.fs.alloc_n(2)?;
-            self.emit(Instr::CreateRestArray {
-                dst: base + 1,
-                from: 0,
-            });
-            self.emit(Instr::SuperCallSpread {
-                dst: base,
-                args: base,
-            });
+            // constructor(...args) { super(...args); }, without iterating args.
+            let r = self.fs.alloc()?;
+            self.emit(Instr::SuperCallForward { dst: r });
         } else {
             self.emit(Instr::InitClassFields);
         }

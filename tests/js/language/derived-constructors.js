@@ -15,3 +15,11 @@ class NoSuper extends class {} {
   }
 }
 try { new NoSuper(); } catch (e) { print(e.constructor.name); } // expect: ReferenceError
+
+var saved = Array.prototype[Symbol.iterator];
+Array.prototype[Symbol.iterator] = function () { throw new Error("iterated"); };
+class Base { constructor(a, b) { this.sum = a + b; } }
+class Default extends Base {}
+print(new Default(2, 3).sum); // expect: 5
+Array.prototype[Symbol.iterator] = saved;
+

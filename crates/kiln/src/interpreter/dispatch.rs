@@ -889,6 +889,15 @@ impl Vm {
                         reg!(0) = r;
                         reg!(dst) = r;
                     }
+                    Instr::SuperCallForward { dst } => {
+                        sync!();
+                        let frame = self.frames.last().expect("frame");
+                        let (at, argc) = (frame.args_at as usize, frame.argc as usize);
+                        let values = self.stack[at..at + argc].to_vec();
+                        let r = tri!(self.super_call(&values));
+                        reg!(0) = r;
+                        reg!(dst) = r;
+                    }
                     Instr::SuperCallSpread { dst, args } => {
                         sync!();
                         let list = reg!(args + 1);
