@@ -218,7 +218,8 @@ pub enum Instr {
     SetHomeObject { func: Reg, obj: Reg },
     /// store closure r[init] as the field initialiser of class constructor r[class]
     SetClassFields { class: Reg, init: Reg },
-    /// run the running constructor's field initialiser on `this` (base class constructors)
+    /// run the running constructor's field initialiser on `this` (at the start of a base class
+    /// constructor, after `super()` in a derived one)
     InitClassFields,
     /// `r[dst] = regexp literal constants[idx]`
     NewRegExp { dst: Reg, idx: ConstIdx },
@@ -356,7 +357,8 @@ pub enum Instr {
     },
     /// `r[dst] = new r[func](...array r[args+1])`
     NewSpread { dst: Reg, func: Reg, args: Reg },
-    /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this`, runs field initialisers
+    /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this` (field initialisers run
+    /// in the InitClassFields that follows)
     SuperCall { dst: Reg, args: Reg, argc: u8 },
     /// `r[dst] = super(...array r[args+1])`
     SuperCallSpread { dst: Reg, args: Reg },

@@ -428,9 +428,8 @@ impl<'a> Compiler<'a> {
             // constructor(...args) { super(...args); }, without iterating args.
             let r = self.fs.alloc()?;
             self.emit(Instr::SuperCallForward { dst: r });
-        } else {
-            self.emit(Instr::InitClassFields);
         }
+        self.emit(Instr::InitClassFields);
         self.end_function(name, 0, 0, span)
     }
 

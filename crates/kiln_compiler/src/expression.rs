@@ -1424,7 +1424,10 @@ impl<'a> Compiler<'a> {
                 argc: argc as u8,
             });
         }
-        self.after_super_call()
+        // Field initialisers see `this` bound, also through closures.
+        self.after_super_call()?;
+        self.emit(Instr::InitClassFields);
+        Ok(())
     }
 
     /// `super(...)` in an arrow (or eval code): the constructor, its new.target and `this`

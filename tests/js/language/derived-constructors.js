@@ -23,3 +23,13 @@ class Default extends Base {}
 print(new Default(2, 3).sum); // expect: 5
 Array.prototype[Symbol.iterator] = saved;
 
+var probe;
+class WithField extends class {} {
+  seen = probe();
+  constructor() {
+    probe = () => this;
+    super();
+  }
+}
+var w = new WithField();
+print(w.seen === w); // expect: true

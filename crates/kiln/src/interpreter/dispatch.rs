@@ -2327,6 +2327,8 @@ impl Vm {
         Ok(())
     }
 
+    /// `super(...)` in a derived constructor: binds `this` (the compiled code then makes it
+    /// visible to closures and runs the field initialisers with `InitClassFields`).
     fn super_call(&mut self, args: &[Value]) -> JsResult<Value> {
         let frame = self.frames.last().expect("frame");
         let callee = frame.callee;
@@ -2342,7 +2344,6 @@ impl Vm {
             return Err(self.reference_error("Super constructor may only be called once"));
         }
         self.stack[base] = result;
-        self.initialize_fields(callee, result)?;
         Ok(result)
     }
 
