@@ -117,6 +117,12 @@ pub enum Instr {
         slot: u16,
         site: Site,
     },
+    /// GetBindingValue of object environment r[obj] (found by LookupObjectEnv): `r[dst] =
+    /// r[obj][site.name]` if it still has the property, else undefined (strict: ReferenceError)
+    GetBinding { dst: Reg, obj: Reg, site: Site },
+    /// SetMutableBinding of object environment r[obj]: `r[obj][site.name] = r[src]`
+    /// (strict: ReferenceError if the property is gone, TypeError if the write fails)
+    SetBinding { obj: Reg, src: Reg, site: Site },
     /// sloppy direct eval in a function: declare var site.name on the var object in
     /// env(depth)[slot] (created with a null prototype on first use), undefined if absent
     DeclareEvalVar { site: Site, depth: u8, slot: u16 },

@@ -329,7 +329,7 @@ impl<'a> Compiler<'a> {
         });
         let site = self.fs.site(name)?;
         self.pos(span);
-        self.emit(Instr::GetNamed { dst, obj, site });
+        self.emit(Instr::GetBinding { dst, obj, site });
         let end = self.fs.jump();
         self.fs.patch_here(j);
         self.load_target(target, name, dst, span, typeof_mode)?;
@@ -353,7 +353,7 @@ impl<'a> Compiler<'a> {
         });
         let site = self.fs.site(name)?;
         self.pos(span);
-        self.emit(Instr::SetNamed { obj, src, site });
+        self.emit(Instr::SetBinding { obj, src, site });
         let end = self.fs.jump();
         self.fs.patch_here(j);
         self.store_target(target, name, src, init, span)?;

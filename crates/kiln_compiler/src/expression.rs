@@ -971,8 +971,18 @@ impl<'a> Compiler<'a> {
                         Some(d) => d,
                         None => self.fs.alloc()?,
                     };
+                    // A name an object environment may hold is resolved before the value is
+                    // evaluated (which may add or delete bindings); other places resolve to
+                    // the same binding either way.
+                    let early = self
+                        .dynamic(&id.name, self.symbol_of_ref(id))
+                        .map(|_| self.identifier_place(id))
+                        .transpose()?;
                     self.expr_named(&a.right, v, Some(&id.name))?;
-                    let place = self.identifier_place(id)?;
+                    let place = match early {
+                        Some(place) => place,
+                        None => self.identifier_place(id)?,
+                    };
                     self.pos(a.span);
                     return self.write_place(&place, v);
                 }

@@ -198,6 +198,17 @@ impl Vm {
                         let found = tri!(self.lookup_object_env(holder, code.sites[site as usize]));
                         reg!(dst) = found;
                     }
+                    Instr::GetBinding { dst, obj, site } => {
+                        let o = reg!(obj);
+                        let key = code.sites[site as usize];
+                        let v = tri!(self.object_env_get(o, key, code.code.strict));
+                        reg!(dst) = v;
+                    }
+                    Instr::SetBinding { obj, src, site } => {
+                        let (o, v) = (reg!(obj), reg!(src));
+                        let key = code.sites[site as usize];
+                        tri!(self.object_env_set(o, key, v, code.code.strict));
+                    }
                     Instr::SetFunctionName { func, key } => {
                         let (f, k) = (reg!(func), reg!(key));
                         tri!(self.name_anonymous_function(f, k));
