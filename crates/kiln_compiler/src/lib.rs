@@ -26,10 +26,10 @@ mod tests;
 
 use kiln_bytecode::{EvalScope, FunctionKind, Instr, Script, ScriptKind};
 use oxc_allocator::Allocator;
-use oxc_ast::ast::Statement;
+use oxc_ast::ast::{Directive, Statement, StringLiteral};
 use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::SemanticBuilder;
-use oxc_span::SourceType;
+use oxc_span::{SourceType, Span};
 use oxc_syntax::scope::ScopeId;
 
 pub use error::CompileError;
@@ -212,7 +212,16 @@ fn compile_on_this_thread(
     if parsed.panicked {
         return Err(CompileError::new("syntax error", 0).locate(source));
     }
-    let program = parsed.program;
+    let mut program = parsed.program;
+    if strict && !program.has_use_strict_directive() {
+        // Eval code inherits strictness from its caller: a synthetic directive (empty span,
+        // first, so it never becomes the completion value) makes the early errors of strict
+        // code apply.
+        let builder = oxc_ast::builder::AstBuilder::new(&allocator);
+        let literal = StringLiteral::new(Span::empty(0), "use strict", None, &builder);
+        let directive = Directive::new(Span::empty(0), literal, "use strict", &builder);
+        program.directives.insert(0, directive);
+    }
     let semantic = SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&program);
@@ -241,7 +250,13 @@ fn compile_on_this_thread(
             module::compile_module(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
         module = Some(Box::new(info));
     } else {
-        let directive = program.directives.last().map(|d| &d.expression);
+        // The last directive of the source (not the synthetic one of strict eval code) is
+        // the completion value of a script without statements.
+        let directive = program
+            .directives
+            .iter()
+            .rfind(|d| !d.span.is_empty())
+            .map(|d| &d.expression);
         compile_top_level(&mut compiler, &program.body, directive, root, strict)
             .map_err(|e| e.locate(source))?;
     }
