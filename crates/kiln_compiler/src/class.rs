@@ -458,6 +458,7 @@ impl<'a> Compiler<'a> {
     ) -> R<u32> {
         let key = class_scope.map(|class| ContextKey::Fields { class, is_static });
         self.begin_function(FunctionKind::Method, true, None, key, None)?;
+        self.fs.in_field_initializer = true;
         let this = self.fs.alloc()?;
         self.emit(Instr::LoadThis { dst: this });
         for (name, first, second, is_accessor) in private_methods {

@@ -471,14 +471,16 @@ impl<'a> Compiler<'a> {
         if let Some(owner) = owner
             && owner.kind != kiln_bytecode::FunctionKind::Script
         {
-            let (this, nt, args, callee, derived, has_home) = (
+            let (this, nt, args, callee, derived, has_home, in_fields) = (
                 owner.this_loc,
                 owner.new_target_loc,
                 owner.arguments_loc,
                 owner.callee_loc,
                 owner.is_derived,
                 owner.has_home,
+                owner.in_field_initializer,
             );
+            scope.in_field_initializer = in_fields;
             scope.in_function = true;
             scope.this = place(self, this);
             scope.this_checked = derived;

@@ -113,6 +113,8 @@ pub(crate) struct FnState {
     pub dyn_base: usize,
     /// compiling the parameter initialisers
     pub in_params: bool,
+    /// a class field initialiser (direct eval there may not mention `arguments`)
+    pub in_field_initializer: bool,
     /// a method, constructor, field initialiser or static block (`super.x` is allowed)
     pub has_home: bool,
     /// parameters not yet initialised while compiling the parameter list (TDZ)
@@ -154,6 +156,7 @@ impl FnState {
             top_env: None,
             dyn_base: 0,
             in_params: false,
+            in_field_initializer: false,
             has_home: matches!(
                 kind,
                 FunctionKind::Method

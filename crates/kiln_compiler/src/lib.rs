@@ -182,6 +182,32 @@ fn allowed_in_eval(message: &str, scope: Option<&EvalScope>) -> bool {
         || (message.starts_with("'super' can only be referenced") && scope.super_property)
 }
 
+/// ContainsArguments: whether an `arguments` reference is not inside a non-arrow function.
+fn contains_arguments(semantic: &oxc_semantic::Semantic<'_>) -> bool {
+    let scoping = semantic.scoping();
+    let Some((_, references)) = scoping
+        .root_unresolved_references()
+        .iter()
+        .find(|(name, _)| name.as_str() == "arguments")
+    else {
+        return false;
+    };
+    references
+        .iter()
+        .map(|&id| scoping.get_reference(id))
+        .any(|r| {
+            let mut scope = Some(r.scope_id());
+            while let Some(id) = scope {
+                let flags = scoping.scope_flags(id);
+                if flags.is_function() && !flags.is_arrow() {
+                    return false;
+                }
+                scope = scoping.scope_parent_id(id);
+            }
+            true
+        })
+}
+
 fn compile_on_this_thread(
     source: &str,
     source_name: &str,
@@ -232,6 +258,17 @@ fn compile_on_this_thread(
     {
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
+    }
+    // Additional early error for eval in a class field initialiser
+    // (https://tc39.es/ecma262/#sec-performeval-rules-in-initializer).
+    if eval_scope.is_some_and(|s| s.in_field_initializer)
+        && contains_arguments(&semantic.semantic)
+    {
+        return Err(CompileError::new(
+            "'arguments' is not allowed in class field initializer or static initialization block",
+            0,
+        )
+        .locate(source));
     }
     let scoping = semantic.semantic.scoping();
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
