@@ -16,7 +16,7 @@ use oxc_semantic::SymbolId;
 use oxc_span::Span;
 use oxc_syntax::scope::ScopeId;
 
-use crate::compiler::Compiler;
+use crate::compiler::{ClassCtx, Compiler};
 use crate::error::CompileError;
 use crate::function::{FnState, Loc, R};
 
@@ -460,6 +460,16 @@ impl<'a> Compiler<'a> {
                 _ => None,
             }
         };
+        for class in self.classes.iter().rev() {
+            for (name, &loc) in &class.names {
+                if scope.private_names.iter().any(|p| &p.0 == name) {
+                    continue;
+                }
+                if let Some((depth, slot)) = place(self, Some(loc)) {
+                    scope.private_names.push((name.clone(), depth, slot));
+                }
+            }
+        }
         scope.var_object = place(self, self.fs.vars_loc);
         scope.in_parameters = self.fs.in_params;
         scope.in_arrow_parameters = self.fs.in_params && self.fs.is_arrow;
@@ -545,6 +555,17 @@ impl<'a> Compiler<'a> {
         owner.has_home = scope.super_property;
         owner.vars_loc = loc(scope.var_object);
         self.fs = owner;
+        // The private names of the caller's classes (innermost first, so later entries of
+        // one context never shadow earlier ones).
+        let names = scope
+            .private_names
+            .iter()
+            .rev()
+            .filter_map(|(name, depth, slot)| Some((name.clone(), loc(Some((*depth, *slot)))?)))
+            .collect::<std::collections::HashMap<_, _>>();
+        if !names.is_empty() {
+            self.classes.push(ClassCtx { names });
+        }
         self.eval_ctx = Some(EvalCtx {
             strict,
             scope: scope.clone(),

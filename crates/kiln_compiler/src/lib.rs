@@ -177,7 +177,17 @@ fn compile_on_worker(job: Job) -> Result<Result<Script, CompileError>, Job> {
 /// Whether a parse or early error is lifted because the eval code's caller allows it.
 fn allowed_in_eval(message: &str, scope: Option<&EvalScope>) -> bool {
     let Some(scope) = scope else { return false };
+    let private_in_scope = || {
+        message
+            .strip_prefix("Private identifier '#")
+            .and_then(|rest| rest.split_once('\''))
+            .is_some_and(|(name, rest)| {
+                rest.starts_with(" is not allowed outside class bodies")
+                    && scope.private_names.iter().any(|p| p.0 == name)
+            })
+    };
     (message.starts_with("Unexpected new.target") && scope.in_function)
+        || private_in_scope()
         || (message.starts_with("Super calls are not permitted") && scope.super_call.is_some())
         || (message.starts_with("'super' can only be referenced") && scope.super_property)
 }
