@@ -545,6 +545,9 @@ pub struct EvalScope {
     /// function body's lexical declarations are not in scope
     pub in_parameters: bool,
     pub in_arrow_parameters: bool,
+    /// in parameters: the names the parameter list binds (a var of eval code may not take
+    /// one: they live in an environment between the eval and its variable environment)
+    pub parameter_names: Vec<String>,
     /// the private names of the enclosing class bodies, innermost first: the name without
     /// `#` and the `(depth, slot)` holding its key
     pub private_names: Vec<(String, u16, u16)>,

@@ -776,8 +776,17 @@ impl<'a> Compiler<'a> {
     /// Initialise parameters with defaults, patterns and rest.
     pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
         self.fs.in_params = true;
+        self.fs.param_names = params
+            .items
+            .iter()
+            .map(|item| &item.pattern)
+            .chain(params.rest.as_ref().map(|r| &r.rest.argument))
+            .flat_map(|p| p.get_binding_identifiers())
+            .map(|id| id.name.to_string())
+            .collect();
         let result = self.compile_params_inner(params);
         self.fs.in_params = false;
+        self.fs.param_names.clear();
         result
     }
 

@@ -473,6 +473,7 @@ impl<'a> Compiler<'a> {
         scope.var_object = place(self, self.fs.vars_loc);
         scope.in_parameters = self.fs.in_params;
         scope.in_arrow_parameters = self.fs.in_params && self.fs.is_arrow;
+        scope.parameter_names = self.fs.param_names.clone();
         let owner: Option<&FnState> = if self.fs.is_arrow {
             self.outer.iter().rev().find(|f| !f.is_arrow)
         } else {
@@ -584,6 +585,12 @@ impl<'a> Compiler<'a> {
         if in_parameters && !ctx.scope.in_arrow_parameters && name == "arguments" {
             return Err(CompileError::new(
                 "'arguments' cannot be declared by eval code in parameters",
+                span.start,
+            ));
+        }
+        if ctx.scope.parameter_names.iter().any(|p| p == name) {
+            return Err(CompileError::new(
+                format!("Identifier '{name}' has already been declared (a parameter)"),
                 span.start,
             ));
         }

@@ -113,6 +113,8 @@ pub(crate) struct FnState {
     pub dyn_base: usize,
     /// compiling the parameter initialisers
     pub in_params: bool,
+    /// while `in_params`: the names the parameter list binds
+    pub param_names: Vec<String>,
     /// a class field initialiser (direct eval there may not mention `arguments`)
     pub in_field_initializer: bool,
     /// a method, constructor, field initialiser or static block (`super.x` is allowed)
@@ -156,6 +158,7 @@ impl FnState {
             top_env: None,
             dyn_base: 0,
             in_params: false,
+            param_names: Vec::new(),
             in_field_initializer: false,
             has_home: matches!(
                 kind,
