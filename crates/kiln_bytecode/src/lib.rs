@@ -134,8 +134,20 @@ pub enum Instr {
     GetGlobalOrUndefined { dst: Reg, site: Site },
     /// assign the global binding named by site (strict mode: ReferenceError if absent)
     SetGlobal { src: Reg, site: Site },
-    /// script start: declare `var`/function name as a global property (site names it)
-    DeclareGlobalVar { site: Site },
+    /// script or global eval code start, before any binding is made: the checks of
+    /// GlobalDeclarationInstantiation / EvalDeclarationInstantiation for site.name declared as
+    /// `kind` (SyntaxError for a clash with a lexical or restricted global, TypeError where
+    /// the global object cannot take the binding)
+    CheckGlobalDeclaration {
+        site: Site,
+        kind: GlobalDeclaration,
+    },
+    /// script start: CreateGlobalVarBinding(site.name, deletable): an undefined global
+    /// property unless one exists (`deletable`: declared by eval code)
+    DeclareGlobalVar { site: Site, deletable: bool },
+    /// CreateGlobalFunctionBinding(site.name, r[src], deletable): (re)define the global
+    /// property as the function, then assign it
+    DeclareGlobalFunction { src: Reg, site: Site, deletable: bool },
     /// script start: declare a global lexical binding (let/const/class), uninitialised; flag: is const
     DeclareGlobalLexical { site: Site, is_const: bool },
     /// initialise a global lexical binding (the declaration itself executes)
@@ -460,6 +472,15 @@ pub enum MethodKind {
     ClassGetter,
     /// class setter: non-enumerable
     ClassSetter,
+}
+
+/// What a name of [`Instr::CheckGlobalDeclaration`] is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalDeclaration {
+    /// let, const, class
+    Lexical,
+    Var,
+    Function,
 }
 
 /// The error constructors a [`Instr::ThrowError`] can name.

@@ -308,6 +308,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// Top-level bindings of scripts are global properties.
+    /// The code's var declarations go to the global object: script code, or eval code
+    /// whose caller is global code.
+    pub(crate) fn global_var_env(&self) -> bool {
+        self.script_kind != ScriptKind::Module
+            && self
+                .eval_ctx
+                .as_ref()
+                .is_none_or(|ctx| !ctx.scope.in_function)
+    }
+
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
         if self.script_kind == ScriptKind::Module
             || self.scoping.symbol_scope_id(sym) != self.root_scope
@@ -1032,7 +1042,20 @@ impl<'a> Compiler<'a> {
                 let index = self.compile_function(f, utf16(&id.name), None)?;
                 let r = self.fs.alloc()?;
                 self.emit_closure(r, index)?;
-                self.store_symbol(sym, r, true, id.span)?;
+                // A top-level declaration (not an Annex B function in a block, whose var
+                // binding is only assigned).
+                let top_level = f.scope_id.get().and_then(|s| self.scoping.scope_parent_id(s))
+                    == Some(self.root_scope);
+                if top_level && self.is_global_symbol(sym) && self.global_var_env() {
+                    let site = self.fs.site(&id.name)?;
+                    self.emit(Instr::DeclareGlobalFunction {
+                        src: r,
+                        site,
+                        deletable: self.eval_ctx.is_some(),
+                    });
+                } else {
+                    self.store_symbol(sym, r, true, id.span)?;
+                }
                 self.fs.release(r as u32);
             }
         }

@@ -574,8 +574,9 @@ impl<'a> Compiler<'a> {
         });
     }
 
-    /// Top of sloppy eval code: declare its vars and functions where they belong.
-    pub(crate) fn declare_eval_var(&mut self, name: &str, span: Span) -> R<()> {
+    /// Top of sloppy eval code: declare its vars and functions where they belong (a global
+    /// function binding is made when the function is: see `hoist_functions`).
+    pub(crate) fn declare_eval_var(&mut self, name: &str, span: Span, is_function: bool) -> R<()> {
         let Some(ctx) = &self.eval_ctx else {
             return Ok(());
         };
@@ -635,7 +636,12 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::DeclareEvalVar { site, depth, slot });
             }
             (_, false) => {
-                self.emit(Instr::DeclareGlobalVar { site });
+                if !is_function {
+                    self.emit(Instr::DeclareGlobalVar {
+                        site,
+                        deletable: true,
+                    });
+                }
             }
             _ => {
                 return Err(CompileError::unsupported(

@@ -24,7 +24,7 @@ mod statement;
 #[cfg(test)]
 mod tests;
 
-use kiln_bytecode::{EvalScope, FunctionKind, Instr, Script, ScriptKind};
+use kiln_bytecode::{EvalScope, FunctionKind, GlobalDeclaration, Instr, Script, ScriptKind};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{Directive, Statement, StringLiteral};
 use oxc_parser::{ParseOptions, Parser};
@@ -349,8 +349,42 @@ fn compile_top_level<'a>(
             c.fs.vars_loc = c.outer.first().and_then(|f| f.vars_loc);
         }
     }
-    for sym in c.scope_symbols(root) {
+    // Top-level function declarations: CreateGlobalFunctionBinding makes their bindings.
+    let function_names: Vec<&str> = body
+        .iter()
+        .filter_map(|s| match s {
+            Statement::FunctionDeclaration(f) => f.id.as_ref().map(|id| id.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let symbols = c.scope_symbols(root);
+    if c.global_var_env() {
+        // Every check of Global/EvalDeclarationInstantiation runs before any binding is made:
+        // lexical names, then functions, then vars.
+        let mut checks: Vec<(GlobalDeclaration, String)> = symbols
+            .iter()
+            .filter(|&&sym| c.is_global_symbol(sym))
+            .map(|&sym| {
+                let name = c.scoping.symbol_name(sym);
+                let kind = if c.is_lexical(sym) {
+                    GlobalDeclaration::Lexical
+                } else if function_names.contains(&name) {
+                    GlobalDeclaration::Function
+                } else {
+                    GlobalDeclaration::Var
+                };
+                (kind, name.to_string())
+            })
+            .collect();
+        checks.sort_by_key(|(kind, _)| *kind as u8);
+        for (kind, name) in checks {
+            let site = c.fs.site(&name)?;
+            c.emit(Instr::CheckGlobalDeclaration { site, kind });
+        }
+    }
+    for sym in symbols {
         let name = c.scoping.symbol_name(sym).to_string();
+        let is_function = function_names.contains(&name.as_str());
         if !c.is_global_symbol(sym) {
             // The eval code's own binding.
             if c.is_lexical(sym)
@@ -361,15 +395,18 @@ fn compile_top_level<'a>(
             continue;
         }
         if c.eval_ctx.is_some() {
-            c.declare_eval_var(&name, c.scoping.symbol_span(sym))?;
+            c.declare_eval_var(&name, c.scoping.symbol_span(sym), is_function)?;
             continue;
         }
         let site = c.fs.site(&name)?;
         if c.is_lexical(sym) {
             let is_const = c.is_const(sym);
             c.emit(Instr::DeclareGlobalLexical { site, is_const });
-        } else {
-            c.emit(Instr::DeclareGlobalVar { site });
+        } else if !is_function {
+            c.emit(Instr::DeclareGlobalVar {
+                site,
+                deletable: false,
+            });
         }
     }
     c.hoist_functions(body)?;

@@ -241,8 +241,20 @@ impl Vm {
                             tri!(self.set_global_slow(&code, site, v));
                         }
                     }
-                    Instr::DeclareGlobalVar { site } => {
-                        tri!(self.declare_global_var(code.sites[site as usize]))
+                    Instr::CheckGlobalDeclaration { site, kind } => {
+                        tri!(self.check_global_declaration(code.sites[site as usize], kind))
+                    }
+                    Instr::DeclareGlobalVar { site, deletable } => {
+                        tri!(self.declare_global_var(code.sites[site as usize], deletable))
+                    }
+                    Instr::DeclareGlobalFunction {
+                        src,
+                        site,
+                        deletable,
+                    } => {
+                        let f = reg!(src);
+                        let key = code.sites[site as usize];
+                        tri!(self.declare_global_function(key, f, deletable))
                     }
                     Instr::DeclareGlobalLexical { site, is_const } => {
                         tri!(self.declare_global_lexical(code.sites[site as usize], is_const))
