@@ -280,7 +280,9 @@ fn compile_on_this_thread(
         )
         .locate(source));
     }
-    let scoping = semantic.semantic.scoping();
+    let mut scoping = semantic.semantic.into_scoping();
+    scope::skip_conflicting_block_functions(&program, &mut scoping);
+    let scoping = &scoping;
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
