@@ -13,7 +13,8 @@
 //!   sloppy-mode coercion in [`Instr::LoadThis`], which keeps the result in `r0`).
 //! - `r1 ..= rN` hold the formal parameters (`N = param_count`); missing
 //!   arguments are `undefined`, extra arguments are only reachable through
-//!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`], which must run
+//!   [`Instr::CreateArguments`] / [`Instr::CreateRestArray`] /
+//!   [`Instr::SuperCallForward`], which must run
 //!   before the function's first call instruction.
 //! - the remaining registers are locals and temporaries.
 //!
@@ -116,6 +117,12 @@ pub enum Instr {
         slot: u16,
         site: Site,
     },
+    /// GetBindingValue of object environment r[obj] (found by LookupObjectEnv): `r[dst] =
+    /// r[obj][site.name]` if it still has the property, else undefined (strict: ReferenceError)
+    GetBinding { dst: Reg, obj: Reg, site: Site },
+    /// SetMutableBinding of object environment r[obj]: `r[obj][site.name] = r[src]`
+    /// (strict: ReferenceError if the property is gone, TypeError if the write fails)
+    SetBinding { obj: Reg, src: Reg, site: Site },
     /// sloppy direct eval in a function: declare var site.name on the var object in
     /// env(depth)[slot] (created with a null prototype on first use), undefined if absent
     DeclareEvalVar { site: Site, depth: u8, slot: u16 },
@@ -127,8 +134,20 @@ pub enum Instr {
     GetGlobalOrUndefined { dst: Reg, site: Site },
     /// assign the global binding named by site (strict mode: ReferenceError if absent)
     SetGlobal { src: Reg, site: Site },
-    /// script start: declare `var`/function name as a global property (site names it)
-    DeclareGlobalVar { site: Site },
+    /// script or global eval code start, before any binding is made: the checks of
+    /// GlobalDeclarationInstantiation / EvalDeclarationInstantiation for site.name declared as
+    /// `kind` (SyntaxError for a clash with a lexical or restricted global, TypeError where
+    /// the global object cannot take the binding)
+    CheckGlobalDeclaration {
+        site: Site,
+        kind: GlobalDeclaration,
+    },
+    /// script start: CreateGlobalVarBinding(site.name, deletable): an undefined global
+    /// property unless one exists (`deletable`: declared by eval code)
+    DeclareGlobalVar { site: Site, deletable: bool },
+    /// CreateGlobalFunctionBinding(site.name, r[src], deletable): (re)define the global
+    /// property as the function, then assign it
+    DeclareGlobalFunction { src: Reg, site: Site, deletable: bool },
     /// script start: declare a global lexical binding (let/const/class), uninitialised; flag: is const
     DeclareGlobalLexical { site: Site, is_const: bool },
     /// initialise a global lexical binding (the declaration itself executes)
@@ -141,6 +160,9 @@ pub enum Instr {
     SetNamed { obj: Reg, src: Reg, site: Site },
     /// `r[dst] = r[obj][r[key]]`
     GetIndex { dst: Reg, obj: Reg, key: Reg },
+    /// `r[dst+1] = ToPropertyKey(r[key])`, `r[dst] = r[obj][r[dst+1]]`: the read of `o[k] op= v`
+    /// and `o[k]++`, whose write then uses the key converted once
+    GetIndexUpdate { dst: Reg, obj: Reg, key: Reg },
     /// `r[obj][r[key]] = r[src]`
     SetIndex { obj: Reg, key: Reg, src: Reg },
     /// CreateDataProperty(r[obj], site.name, r[src]) (object literals, class fields)
@@ -157,18 +179,28 @@ pub enum Instr {
     },
     /// `r[dst] = delete r[obj][r[key]]` (strict: TypeError on failure)
     Delete { dst: Reg, obj: Reg, key: Reg },
-    /// `r[dst] = super[r[key]]` with the current `this` as receiver
-    GetSuper { dst: Reg, key: Reg },
-    /// `super[r[key]] = r[src]` with `this` as receiver
-    SetSuper { key: Reg, src: Reg },
+    /// `r[dst] = the [[Prototype]] of the running function's home object` (GetSuperBase, the
+    /// base of a `super` reference; may be null)
+    LoadSuperBase { dst: Reg },
+    /// `r[dst] = r[base][r[key]]` with the current `this` as receiver (`super[k]`, r[base] from
+    /// LoadSuperBase; TypeError if it is null)
+    GetSuper { dst: Reg, base: Reg, key: Reg },
+    /// `r[base][r[key]] = r[src]` with `this` as receiver (strict: throw on failure)
+    SetSuper { base: Reg, key: Reg, src: Reg },
     /// `r[dst] = r[obj].#name` where r[key] holds the private name
     GetPrivate { dst: Reg, obj: Reg, key: Reg },
     /// `r[obj].#name = r[src]`
     SetPrivate { obj: Reg, key: Reg, src: Reg },
-    /// add private field/method r[key] = r[src] to r[obj] (TypeError if present)
-    DefinePrivate { obj: Reg, key: Reg, src: Reg },
+    /// add private field r[key] = r[src] to r[obj] (a method when `method`: not writable);
+    /// TypeError if present or r[obj] is not extensible
+    DefinePrivate {
+        obj: Reg,
+        key: Reg,
+        src: Reg,
+        method: bool,
+    },
     /// add private accessor r[key] to r[obj]: getter r[funcs], setter r[funcs+1] (either may be
-    /// undefined)
+    /// undefined); TypeError if present or r[obj] is not extensible
     DefinePrivateAccessor { obj: Reg, key: Reg, funcs: Reg },
     /// `r[dst] = #name in r[obj]`
     HasPrivate { dst: Reg, obj: Reg, key: Reg },
@@ -204,7 +236,8 @@ pub enum Instr {
     SetHomeObject { func: Reg, obj: Reg },
     /// store closure r[init] as the field initialiser of class constructor r[class]
     SetClassFields { class: Reg, init: Reg },
-    /// run the running constructor's field initialiser on `this` (base class constructors)
+    /// run the running constructor's field initialiser on `this` (at the start of a base class
+    /// constructor, after `super()` in a derived one)
     InitClassFields,
     /// `r[dst] = regexp literal constants[idx]`
     NewRegExp { dst: Reg, idx: ConstIdx },
@@ -342,10 +375,14 @@ pub enum Instr {
     },
     /// `r[dst] = new r[func](...array r[args+1])`
     NewSpread { dst: Reg, func: Reg, args: Reg },
-    /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this`, runs field initialisers
+    /// `r[dst] = super(r[args+1], ..., r[args+argc])`; binds `this` (field initialisers run
+    /// in the InitClassFields that follows)
     SuperCall { dst: Reg, args: Reg, argc: u8 },
     /// `r[dst] = super(...array r[args+1])`
     SuperCallSpread { dst: Reg, args: Reg },
+    /// `r[dst] = super(...)` with the arguments this frame was called with, as they are (a
+    /// default derived constructor: no iteration)
+    SuperCallForward { dst: Reg },
     /// `super(...)` from an arrow or eval: constructs the parent of constructor r[func] with
     /// new.target r[func+1] and arguments r[args+1 ..= args+argc] (argc 255: array r[args+1]);
     /// ReferenceError if r[func+2] (the `this` binding) is not the hole; runs field
@@ -437,6 +474,15 @@ pub enum MethodKind {
     ClassSetter,
 }
 
+/// What a name of [`Instr::CheckGlobalDeclaration`] is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalDeclaration {
+    /// let, const, class
+    Lexical,
+    Var,
+    Function,
+}
+
 /// The error constructors a [`Instr::ThrowError`] can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -520,6 +566,12 @@ pub struct EvalScope {
     /// function body's lexical declarations are not in scope
     pub in_parameters: bool,
     pub in_arrow_parameters: bool,
+    /// in parameters: the names the parameter list binds (a var of eval code may not take
+    /// one: they live in an environment between the eval and its variable environment)
+    pub parameter_names: Vec<String>,
+    /// the private names of the enclosing class bodies, innermost first: the name without
+    /// `#` and the `(depth, slot)` holding its key
+    pub private_names: Vec<(String, u16, u16)>,
 }
 
 /// One environment of an [`EvalScope`].

@@ -357,6 +357,7 @@ impl<'a> Compiler<'a> {
                         obj: class,
                         key,
                         src: *f,
+                        method: true,
                     });
                 }
             }
@@ -424,18 +425,11 @@ impl<'a> Compiler<'a> {
     fn default_constructor(&mut self, kind: FunctionKind, name: Vec<u16>, span: Span) -> R<u32> {
         self.begin_function(kind, true, None, None, None)?;
         if kind == FunctionKind::DerivedConstructor {
-            let base = self.fs.alloc_n(2)?;
-            self.emit(Instr::CreateRestArray {
-                dst: base + 1,
-                from: 0,
-            });
-            self.emit(Instr::SuperCallSpread {
-                dst: base,
-                args: base,
-            });
-        } else {
-            self.emit(Instr::InitClassFields);
+            // constructor(...args) { super(...args); }, without iterating args.
+            let r = self.fs.alloc()?;
+            self.emit(Instr::SuperCallForward { dst: r });
         }
+        self.emit(Instr::InitClassFields);
         self.end_function(name, 0, 0, span)
     }
 
@@ -464,6 +458,7 @@ impl<'a> Compiler<'a> {
     ) -> R<u32> {
         let key = class_scope.map(|class| ContextKey::Fields { class, is_static });
         self.begin_function(FunctionKind::Method, true, None, key, None)?;
+        self.fs.in_field_initializer = true;
         let this = self.fs.alloc()?;
         self.emit(Instr::LoadThis { dst: this });
         for (name, first, second, is_accessor) in private_methods {
@@ -477,6 +472,7 @@ impl<'a> Compiler<'a> {
                         obj: this,
                         key,
                         src: f,
+                        method: true,
                     });
                 }
                 _ => {
@@ -533,6 +529,7 @@ impl<'a> Compiler<'a> {
                         obj: this,
                         key: k,
                         src: v,
+                        method: false,
                     });
                 }
             }

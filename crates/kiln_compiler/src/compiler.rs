@@ -308,6 +308,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// Top-level bindings of scripts are global properties.
+    /// The code's var declarations go to the global object: script code, or eval code
+    /// whose caller is global code.
+    pub(crate) fn global_var_env(&self) -> bool {
+        self.script_kind != ScriptKind::Module
+            && self
+                .eval_ctx
+                .as_ref()
+                .is_none_or(|ctx| !ctx.scope.in_function)
+    }
+
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
         if self.script_kind == ScriptKind::Module
             || self.scoping.symbol_scope_id(sym) != self.root_scope
@@ -776,8 +786,17 @@ impl<'a> Compiler<'a> {
     /// Initialise parameters with defaults, patterns and rest.
     pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
         self.fs.in_params = true;
+        self.fs.param_names = params
+            .items
+            .iter()
+            .map(|item| &item.pattern)
+            .chain(params.rest.as_ref().map(|r| &r.rest.argument))
+            .flat_map(|p| p.get_binding_identifiers())
+            .map(|id| id.name.to_string())
+            .collect();
         let result = self.compile_params_inner(params);
         self.fs.in_params = false;
+        self.fs.param_names.clear();
         result
     }
 
@@ -1023,7 +1042,20 @@ impl<'a> Compiler<'a> {
                 let index = self.compile_function(f, utf16(&id.name), None)?;
                 let r = self.fs.alloc()?;
                 self.emit_closure(r, index)?;
-                self.store_symbol(sym, r, true, id.span)?;
+                // A top-level declaration (not an Annex B function in a block, whose var
+                // binding is only assigned).
+                let top_level = f.scope_id.get().and_then(|s| self.scoping.scope_parent_id(s))
+                    == Some(self.root_scope);
+                if top_level && self.is_global_symbol(sym) && self.global_var_env() {
+                    let site = self.fs.site(&id.name)?;
+                    self.emit(Instr::DeclareGlobalFunction {
+                        src: r,
+                        site,
+                        deletable: self.eval_ctx.is_some(),
+                    });
+                } else {
+                    self.store_symbol(sym, r, true, id.span)?;
+                }
                 self.fs.release(r as u32);
             }
         }

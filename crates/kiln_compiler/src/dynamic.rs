@@ -16,7 +16,7 @@ use oxc_semantic::SymbolId;
 use oxc_span::Span;
 use oxc_syntax::scope::ScopeId;
 
-use crate::compiler::Compiler;
+use crate::compiler::{ClassCtx, Compiler};
 use crate::error::CompileError;
 use crate::function::{FnState, Loc, R};
 
@@ -329,7 +329,7 @@ impl<'a> Compiler<'a> {
         });
         let site = self.fs.site(name)?;
         self.pos(span);
-        self.emit(Instr::GetNamed { dst, obj, site });
+        self.emit(Instr::GetBinding { dst, obj, site });
         let end = self.fs.jump();
         self.fs.patch_here(j);
         self.load_target(target, name, dst, span, typeof_mode)?;
@@ -353,7 +353,7 @@ impl<'a> Compiler<'a> {
         });
         let site = self.fs.site(name)?;
         self.pos(span);
-        self.emit(Instr::SetNamed { obj, src, site });
+        self.emit(Instr::SetBinding { obj, src, site });
         let end = self.fs.jump();
         self.fs.patch_here(j);
         self.store_target(target, name, src, init, span)?;
@@ -460,9 +460,20 @@ impl<'a> Compiler<'a> {
                 _ => None,
             }
         };
+        for class in self.classes.iter().rev() {
+            for (name, &loc) in &class.names {
+                if scope.private_names.iter().any(|p| &p.0 == name) {
+                    continue;
+                }
+                if let Some((depth, slot)) = place(self, Some(loc)) {
+                    scope.private_names.push((name.clone(), depth, slot));
+                }
+            }
+        }
         scope.var_object = place(self, self.fs.vars_loc);
         scope.in_parameters = self.fs.in_params;
         scope.in_arrow_parameters = self.fs.in_params && self.fs.is_arrow;
+        scope.parameter_names = self.fs.param_names.clone();
         let owner: Option<&FnState> = if self.fs.is_arrow {
             self.outer.iter().rev().find(|f| !f.is_arrow)
         } else {
@@ -471,14 +482,16 @@ impl<'a> Compiler<'a> {
         if let Some(owner) = owner
             && owner.kind != kiln_bytecode::FunctionKind::Script
         {
-            let (this, nt, args, callee, derived, has_home) = (
+            let (this, nt, args, callee, derived, has_home, in_fields) = (
                 owner.this_loc,
                 owner.new_target_loc,
                 owner.arguments_loc,
                 owner.callee_loc,
                 owner.is_derived,
                 owner.has_home,
+                owner.in_field_initializer,
             );
+            scope.in_field_initializer = in_fields;
             scope.in_function = true;
             scope.this = place(self, this);
             scope.this_checked = derived;
@@ -543,6 +556,17 @@ impl<'a> Compiler<'a> {
         owner.has_home = scope.super_property;
         owner.vars_loc = loc(scope.var_object);
         self.fs = owner;
+        // The private names of the caller's classes (innermost first, so later entries of
+        // one context never shadow earlier ones).
+        let names = scope
+            .private_names
+            .iter()
+            .rev()
+            .filter_map(|(name, depth, slot)| Some((name.clone(), loc(Some((*depth, *slot)))?)))
+            .collect::<std::collections::HashMap<_, _>>();
+        if !names.is_empty() {
+            self.classes.push(ClassCtx { names });
+        }
         self.eval_ctx = Some(EvalCtx {
             strict,
             scope: scope.clone(),
@@ -550,8 +574,9 @@ impl<'a> Compiler<'a> {
         });
     }
 
-    /// Top of sloppy eval code: declare its vars and functions where they belong.
-    pub(crate) fn declare_eval_var(&mut self, name: &str, span: Span) -> R<()> {
+    /// Top of sloppy eval code: declare its vars and functions where they belong (a global
+    /// function binding is made when the function is: see `hoist_functions`).
+    pub(crate) fn declare_eval_var(&mut self, name: &str, span: Span, is_function: bool) -> R<()> {
         let Some(ctx) = &self.eval_ctx else {
             return Ok(());
         };
@@ -561,6 +586,12 @@ impl<'a> Compiler<'a> {
         if in_parameters && !ctx.scope.in_arrow_parameters && name == "arguments" {
             return Err(CompileError::new(
                 "'arguments' cannot be declared by eval code in parameters",
+                span.start,
+            ));
+        }
+        if ctx.scope.parameter_names.iter().any(|p| p == name) {
+            return Err(CompileError::new(
+                format!("Identifier '{name}' has already been declared (a parameter)"),
                 span.start,
             ));
         }
@@ -605,7 +636,12 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::DeclareEvalVar { site, depth, slot });
             }
             (_, false) => {
-                self.emit(Instr::DeclareGlobalVar { site });
+                if !is_function {
+                    self.emit(Instr::DeclareGlobalVar {
+                        site,
+                        deletable: true,
+                    });
+                }
             }
             _ => {
                 return Err(CompileError::unsupported(

@@ -156,6 +156,12 @@ fn small_int(e: &Expression<'_>) -> Option<i16> {
 }
 
 /// A reference evaluated for a compound assignment or update.
+/// The key of a `super` property reference.
+pub(crate) enum SuperKey<'b, 'a> {
+    Name(&'b str),
+    Expr(&'b Expression<'a>),
+}
+
 pub(crate) enum Place {
     Symbol(oxc_semantic::SymbolId, Span),
     Global(String, Span),
@@ -171,7 +177,9 @@ pub(crate) enum Place {
         obj: Reg,
         key: Reg,
     },
+    /// `super[key]`: r[base] from LoadSuperBase
     Super {
+        base: Reg,
         key: Reg,
     },
     /// a name an object environment may hold: r[obj] is that object or undefined
@@ -774,9 +782,8 @@ impl<'a> Compiler<'a> {
         match m {
             MemberExpression::StaticMemberExpression(s) => {
                 if matches!(s.object, Expression::Super(_)) {
-                    let key = self.fs.alloc()?;
-                    self.load_str(key, &s.property.name)?;
-                    return Ok(Place::Super { key });
+                    let (base, key) = self.super_reference(SuperKey::Name(&s.property.name))?;
+                    return Ok(Place::Super { base, key });
                 }
                 let obj = self.expr_reg_before(&s.object, later)?;
                 Ok(Place::Named {
@@ -786,10 +793,8 @@ impl<'a> Compiler<'a> {
             }
             MemberExpression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
-                    let key = self.fs.alloc()?;
-                    self.expr(&c.expression, key)?;
-                    self.emit(Instr::ToPropertyKey { dst: key, src: key });
-                    return Ok(Place::Super { key });
+                    let (base, key) = self.super_reference(SuperKey::Expr(&c.expression))?;
+                    return Ok(Place::Super { base, key });
                 }
                 let mut after: Vec<&Expression<'a>> = vec![&c.expression];
                 after.extend_from_slice(later);
@@ -805,14 +810,18 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn read_place(&mut self, place: &Place, dst: Reg) -> R<()> {
-        match place {
+    /// Read `place` into r[dst] for a compound assignment or update and return the place to
+    /// write back: an `o[k]` place then names the key as converted by the read, in r[dst+1]
+    /// (see [`Self::update_value_reg`]).
+    fn read_place(&mut self, place: Place, dst: Reg) -> R<Place> {
+        match &place {
             Place::Symbol(sym, span) => self.load_symbol(*sym, dst, *span)?,
             Place::Global(name, span) => {
                 if name == "arguments"
                     && let Some(loc) = self.arguments_loc()
                 {
-                    return self.load_loc(loc, dst, *span);
+                    self.load_loc(loc, dst, *span)?;
+                    return Ok(place);
                 }
                 let site = self.fs.site(name)?;
                 self.pos(*span);
@@ -827,10 +836,14 @@ impl<'a> Compiler<'a> {
                 });
             }
             Place::Index { obj, key } => {
-                self.emit(Instr::GetIndex {
+                self.emit(Instr::GetIndexUpdate {
                     dst,
                     obj: *obj,
                     key: *key,
+                });
+                return Ok(Place::Index {
+                    obj: *obj,
+                    key: dst + 1,
                 });
             }
             Place::Private { obj, key } => {
@@ -840,9 +853,17 @@ impl<'a> Compiler<'a> {
                     key: *key,
                 });
             }
-            Place::Super { key } => {
-                self.super_receiver()?;
-                self.emit(Instr::GetSuper { dst, key: *key });
+            Place::Super { base, key } => {
+                // The key is converted once, after the base is taken (it is a temporary).
+                self.emit(Instr::ToPropertyKey {
+                    dst: *key,
+                    src: *key,
+                });
+                self.emit(Instr::GetSuper {
+                    dst,
+                    base: *base,
+                    key: *key,
+                });
             }
             Place::Dynamic {
                 obj,
@@ -855,7 +876,16 @@ impl<'a> Compiler<'a> {
                 self.read_found(obj, target, &name, dst, span, false)?;
             }
         }
-        Ok(())
+        Ok(place)
+    }
+
+    /// The register for the value of a compound assignment or update of `place`: `o[k]`
+    /// places take two (see [`Self::read_place`]).
+    fn update_value_reg(&mut self, place: &Place) -> R<Reg> {
+        match place {
+            Place::Index { .. } => self.fs.alloc_n(2),
+            _ => self.fs.alloc(),
+        }
     }
 
     pub(crate) fn write_place(&mut self, place: &Place, src: Reg) -> R<()> {
@@ -893,9 +923,12 @@ impl<'a> Compiler<'a> {
                     src,
                 });
             }
-            Place::Super { key } => {
-                self.super_receiver()?;
-                self.emit(Instr::SetSuper { key: *key, src });
+            Place::Super { base, key } => {
+                self.emit(Instr::SetSuper {
+                    base: *base,
+                    key: *key,
+                    src,
+                });
             }
             Place::Dynamic {
                 obj,
@@ -938,8 +971,18 @@ impl<'a> Compiler<'a> {
                         Some(d) => d,
                         None => self.fs.alloc()?,
                     };
+                    // A name an object environment may hold is resolved before the value is
+                    // evaluated (which may add or delete bindings); other places resolve to
+                    // the same binding either way.
+                    let early = self
+                        .dynamic(&id.name, self.symbol_of_ref(id))
+                        .map(|_| self.identifier_place(id))
+                        .transpose()?;
                     self.expr_named(&a.right, v, Some(&id.name))?;
-                    let place = self.identifier_place(id)?;
+                    let place = match early {
+                        Some(place) => place,
+                        None => self.identifier_place(id)?,
+                    };
                     self.pos(a.span);
                     return self.write_place(&place, v);
                 }
@@ -994,16 +1037,11 @@ impl<'a> Compiler<'a> {
         };
         let place = self.simple_target_place(simple, &[&a.right])?;
         let v = match dst {
-            Some(d) => d,
-            None => self.fs.alloc()?,
-        };
-        let v = if matches!(place, Place::Symbol(..)) && dst.is_some() {
-            self.fs.alloc()?
-        } else {
-            v
+            Some(d) if !matches!(place, Place::Symbol(..) | Place::Index { .. }) => d,
+            _ => self.update_value_reg(&place)?,
         };
         self.pos(a.span);
-        self.read_place(&place, v)?;
+        let place = self.read_place(place, v)?;
         match op {
             AssignmentOperator::LogicalAnd
             | AssignmentOperator::LogicalOr
@@ -1084,9 +1122,9 @@ impl<'a> Compiler<'a> {
             return Ok(());
         }
         let place = self.simple_target_place(&u.argument, &[])?;
-        let old = self.fs.alloc()?;
+        let old = self.update_value_reg(&place)?;
         self.pos(u.span);
-        self.read_place(&place, old)?;
+        let place = self.read_place(place, old)?;
         self.emit(Instr::ToNumeric { dst: old, src: old });
         let new = self.fs.alloc()?;
         self.emit(step(new, old));
@@ -1106,11 +1144,9 @@ impl<'a> Compiler<'a> {
         match m {
             MemberExpression::StaticMemberExpression(s) => {
                 if matches!(s.object, Expression::Super(_)) {
-                    let key = self.fs.alloc()?;
-                    self.load_str(key, &s.property.name)?;
                     self.pos(s.span);
-                    self.super_receiver()?;
-                    self.emit(Instr::GetSuper { dst, key });
+                    let (base, key) = self.super_reference(SuperKey::Name(&s.property.name))?;
+                    self.emit(Instr::GetSuper { dst, base, key });
                     return Ok(());
                 }
                 let obj = self.expr_reg(&s.object)?;
@@ -1123,11 +1159,10 @@ impl<'a> Compiler<'a> {
             }
             MemberExpression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
-                    let key = self.fs.alloc()?;
-                    self.expr(&c.expression, key)?;
                     self.pos(c.span);
-                    self.super_receiver()?;
-                    self.emit(Instr::GetSuper { dst, key });
+                    let (base, key) = self.super_reference(SuperKey::Expr(&c.expression))?;
+                    self.pos(c.span);
+                    self.emit(Instr::GetSuper { dst, base, key });
                     return Ok(());
                 }
                 let obj = self.expr_reg_before(&c.object, &[&c.expression])?;
@@ -1302,10 +1337,12 @@ impl<'a> Compiler<'a> {
             Expression::StaticMemberExpression(s) => {
                 if matches!(s.object, Expression::Super(_)) {
                     self.load_this(base, s.span)?;
-                    let key = self.fs.alloc()?;
-                    self.load_str(key, &s.property.name)?;
-                    self.super_receiver()?;
-                    self.emit(Instr::GetSuper { dst: func, key });
+                    let (sbase, key) = self.super_reference(SuperKey::Name(&s.property.name))?;
+                    self.emit(Instr::GetSuper {
+                        dst: func,
+                        base: sbase,
+                        key,
+                    });
                     return Ok(());
                 }
                 self.expr(&s.object, base)?;
@@ -1323,10 +1360,12 @@ impl<'a> Compiler<'a> {
             Expression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
                     self.load_this(base, c.span)?;
-                    let key = self.fs.alloc()?;
-                    self.expr(&c.expression, key)?;
-                    self.super_receiver()?;
-                    self.emit(Instr::GetSuper { dst: func, key });
+                    let (sbase, key) = self.super_reference(SuperKey::Expr(&c.expression))?;
+                    self.emit(Instr::GetSuper {
+                        dst: func,
+                        base: sbase,
+                        key,
+                    });
                     return Ok(());
                 }
                 self.expr(&c.object, base)?;
@@ -1395,7 +1434,10 @@ impl<'a> Compiler<'a> {
                 argc: argc as u8,
             });
         }
-        self.after_super_call()
+        // Field initialisers see `this` bound, also through closures.
+        self.after_super_call()?;
+        self.emit(Instr::InitClassFields);
+        Ok(())
     }
 
     /// `super(...)` in an arrow (or eval code): the constructor, its new.target and `this`
@@ -1434,12 +1476,32 @@ impl<'a> Compiler<'a> {
 
     /// `super.x` reads its receiver from r0: in arrows and eval code, put the lexical
     /// `this` there first.
-    pub(crate) fn super_receiver(&mut self) -> R<()> {
+    fn super_receiver(&mut self) -> R<()> {
         if self.fs.is_arrow {
             self.load_this(0, Span::default())
         } else {
             self.sync_this_register()
         }
+    }
+
+    /// The reference `super.name` / `super[expr]`, in the order of
+    /// [its evaluation](https://tc39.es/ecma262/#sec-super-keyword-runtime-semantics-evaluation):
+    /// the `this` binding (ReferenceError before `super()`), the key (into a new register), then
+    /// the base. Returns `(base, key)`; ToPropertyKey is left to the access.
+    fn super_reference(&mut self, key: SuperKey<'_, 'a>) -> R<(Reg, Reg)> {
+        self.super_receiver()?;
+        if self.fs.is_derived && !self.fs.is_arrow {
+            let name = self.fs.str("this")?;
+            self.emit(Instr::ThrowIfHole { src: 0, name });
+        }
+        let k = self.fs.alloc()?;
+        match key {
+            SuperKey::Name(name) => self.load_str(k, name)?,
+            SuperKey::Expr(e) => self.expr(e, k)?,
+        }
+        let base = self.fs.alloc()?;
+        self.emit(Instr::LoadSuperBase { dst: base });
+        Ok((base, k))
     }
 
     fn new_expression(&mut self, n: &NewExpression<'a>, dst: Reg) -> R<()> {

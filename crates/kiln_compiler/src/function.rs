@@ -43,8 +43,12 @@ pub(crate) struct Ctl {
 }
 
 pub(crate) enum CtlKind {
-    /// a loop (`continue` allowed); `iterator` is set for for-of loops
-    Loop { iterator: Option<Reg> },
+    /// a loop (`continue` allowed); `iterator` is set for for-of loops, `is_async` for
+    /// `for await` (closing its iterator awaits)
+    Loop {
+        iterator: Option<Reg>,
+        is_async: bool,
+    },
     /// a switch (unlabelled `break` allowed)
     Switch,
     /// a labelled statement that is not a loop
@@ -109,6 +113,10 @@ pub(crate) struct FnState {
     pub dyn_base: usize,
     /// compiling the parameter initialisers
     pub in_params: bool,
+    /// while `in_params`: the names the parameter list binds
+    pub param_names: Vec<String>,
+    /// a class field initialiser (direct eval there may not mention `arguments`)
+    pub in_field_initializer: bool,
     /// a method, constructor, field initialiser or static block (`super.x` is allowed)
     pub has_home: bool,
     /// parameters not yet initialised while compiling the parameter list (TDZ)
@@ -150,6 +158,8 @@ impl FnState {
             top_env: None,
             dyn_base: 0,
             in_params: false,
+            param_names: Vec::new(),
+            in_field_initializer: false,
             has_home: matches!(
                 kind,
                 FunctionKind::Method

@@ -24,12 +24,12 @@ mod statement;
 #[cfg(test)]
 mod tests;
 
-use kiln_bytecode::{EvalScope, FunctionKind, Instr, Script, ScriptKind};
+use kiln_bytecode::{EvalScope, FunctionKind, GlobalDeclaration, Instr, Script, ScriptKind};
 use oxc_allocator::Allocator;
-use oxc_ast::ast::Statement;
+use oxc_ast::ast::{Directive, Statement, StringLiteral};
 use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::SemanticBuilder;
-use oxc_span::SourceType;
+use oxc_span::{SourceType, Span};
 use oxc_syntax::scope::ScopeId;
 
 pub use error::CompileError;
@@ -177,9 +177,45 @@ fn compile_on_worker(job: Job) -> Result<Result<Script, CompileError>, Job> {
 /// Whether a parse or early error is lifted because the eval code's caller allows it.
 fn allowed_in_eval(message: &str, scope: Option<&EvalScope>) -> bool {
     let Some(scope) = scope else { return false };
+    let private_in_scope = || {
+        message
+            .strip_prefix("Private identifier '#")
+            .and_then(|rest| rest.split_once('\''))
+            .is_some_and(|(name, rest)| {
+                rest.starts_with(" is not allowed outside class bodies")
+                    && scope.private_names.iter().any(|p| p.0 == name)
+            })
+    };
     (message.starts_with("Unexpected new.target") && scope.in_function)
+        || private_in_scope()
         || (message.starts_with("Super calls are not permitted") && scope.super_call.is_some())
         || (message.starts_with("'super' can only be referenced") && scope.super_property)
+}
+
+/// ContainsArguments: whether an `arguments` reference is not inside a non-arrow function.
+fn contains_arguments(semantic: &oxc_semantic::Semantic<'_>) -> bool {
+    let scoping = semantic.scoping();
+    let Some((_, references)) = scoping
+        .root_unresolved_references()
+        .iter()
+        .find(|(name, _)| name.as_str() == "arguments")
+    else {
+        return false;
+    };
+    references
+        .iter()
+        .map(|&id| scoping.get_reference(id))
+        .any(|r| {
+            let mut scope = Some(r.scope_id());
+            while let Some(id) = scope {
+                let flags = scoping.scope_flags(id);
+                if flags.is_function() && !flags.is_arrow() {
+                    return false;
+                }
+                scope = scoping.scope_parent_id(id);
+            }
+            true
+        })
 }
 
 fn compile_on_this_thread(
@@ -212,7 +248,16 @@ fn compile_on_this_thread(
     if parsed.panicked {
         return Err(CompileError::new("syntax error", 0).locate(source));
     }
-    let program = parsed.program;
+    let mut program = parsed.program;
+    if strict && !program.has_use_strict_directive() {
+        // Eval code inherits strictness from its caller: a synthetic directive (empty span,
+        // first, so it never becomes the completion value) makes the early errors of strict
+        // code apply.
+        let builder = oxc_ast::builder::AstBuilder::new(&allocator);
+        let literal = StringLiteral::new(Span::empty(0), "use strict", None, &builder);
+        let directive = Directive::new(Span::empty(0), literal, "use strict", &builder);
+        program.directives.insert(0, directive);
+    }
     let semantic = SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&program);
@@ -224,7 +269,20 @@ fn compile_on_this_thread(
         let offset = d.labels.first().map_or(0, |l| l.offset());
         return Err(CompileError::new(d.message.to_string(), offset).locate(source));
     }
-    let scoping = semantic.semantic.scoping();
+    // Additional early error for eval in a class field initialiser
+    // (https://tc39.es/ecma262/#sec-performeval-rules-in-initializer).
+    if eval_scope.is_some_and(|s| s.in_field_initializer)
+        && contains_arguments(&semantic.semantic)
+    {
+        return Err(CompileError::new(
+            "'arguments' is not allowed in class field initializer or static initialization block",
+            0,
+        )
+        .locate(source));
+    }
+    let mut scoping = semantic.semantic.into_scoping();
+    scope::skip_conflicting_block_functions(&program, &mut scoping);
+    let scoping = &scoping;
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
@@ -241,7 +299,13 @@ fn compile_on_this_thread(
             module::compile_module(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
         module = Some(Box::new(info));
     } else {
-        let directive = program.directives.last().map(|d| &d.expression);
+        // The last directive of the source (not the synthetic one of strict eval code) is
+        // the completion value of a script without statements.
+        let directive = program
+            .directives
+            .iter()
+            .rfind(|d| !d.span.is_empty())
+            .map(|d| &d.expression);
         compile_top_level(&mut compiler, &program.body, directive, root, strict)
             .map_err(|e| e.locate(source))?;
     }
@@ -287,8 +351,42 @@ fn compile_top_level<'a>(
             c.fs.vars_loc = c.outer.first().and_then(|f| f.vars_loc);
         }
     }
-    for sym in c.scope_symbols(root) {
+    // Top-level function declarations: CreateGlobalFunctionBinding makes their bindings.
+    let function_names: Vec<&str> = body
+        .iter()
+        .filter_map(|s| match s {
+            Statement::FunctionDeclaration(f) => f.id.as_ref().map(|id| id.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let symbols = c.scope_symbols(root);
+    if c.global_var_env() {
+        // Every check of Global/EvalDeclarationInstantiation runs before any binding is made:
+        // lexical names, then functions, then vars.
+        let mut checks: Vec<(GlobalDeclaration, String)> = symbols
+            .iter()
+            .filter(|&&sym| c.is_global_symbol(sym))
+            .map(|&sym| {
+                let name = c.scoping.symbol_name(sym);
+                let kind = if c.is_lexical(sym) {
+                    GlobalDeclaration::Lexical
+                } else if function_names.contains(&name) {
+                    GlobalDeclaration::Function
+                } else {
+                    GlobalDeclaration::Var
+                };
+                (kind, name.to_string())
+            })
+            .collect();
+        checks.sort_by_key(|(kind, _)| *kind as u8);
+        for (kind, name) in checks {
+            let site = c.fs.site(&name)?;
+            c.emit(Instr::CheckGlobalDeclaration { site, kind });
+        }
+    }
+    for sym in symbols {
         let name = c.scoping.symbol_name(sym).to_string();
+        let is_function = function_names.contains(&name.as_str());
         if !c.is_global_symbol(sym) {
             // The eval code's own binding.
             if c.is_lexical(sym)
@@ -299,15 +397,18 @@ fn compile_top_level<'a>(
             continue;
         }
         if c.eval_ctx.is_some() {
-            c.declare_eval_var(&name, c.scoping.symbol_span(sym))?;
+            c.declare_eval_var(&name, c.scoping.symbol_span(sym), is_function)?;
             continue;
         }
         let site = c.fs.site(&name)?;
         if c.is_lexical(sym) {
             let is_const = c.is_const(sym);
             c.emit(Instr::DeclareGlobalLexical { site, is_const });
-        } else {
-            c.emit(Instr::DeclareGlobalVar { site });
+        } else if !is_function {
+            c.emit(Instr::DeclareGlobalVar {
+                site,
+                deletable: false,
+            });
         }
     }
     c.hoist_functions(body)?;

@@ -3,7 +3,7 @@
 //! and rest, array patterns over the iterator protocol (closing the
 //! iterator when the pattern stops early or throws), and defaults.
 
-use kiln_bytecode::{Handler, Instr, Reg};
+use kiln_bytecode::{Instr, Reg};
 use oxc_ast::ast::*;
 use oxc_span::GetSpan;
 
@@ -365,25 +365,10 @@ impl<'a> Compiler<'a> {
         });
         self.emit(Instr::IteratorClose { iter });
         let over_handler = self.fs.jump();
-        // A throw while binding closes the iterator unless it is exhausted
-        // or the throw came from the iterator itself (done was set first).
-        let exc = self.fs.alloc()?;
-        let target = self.fs.pc();
-        self.fs.handlers.push(Handler {
-            start: start as u32,
-            end: end as u32,
-            target: target as u32,
-            env_depth: depth,
-            reg: exc,
-            is_finally: false,
-        });
-        let rethrow = self.emit(Instr::JumpIfTrue {
-            src: done,
-            offset: 0,
-        });
-        self.emit(Instr::IteratorCloseOnThrow { iter });
-        self.fs.patch_here(rethrow);
-        self.emit(Instr::Throw { src: exc });
+        // A throw while binding (or a generator's `return()` at a `yield` in a default
+        // value) closes the iterator unless it is exhausted or the throw came from the
+        // iterator itself (done was set first).
+        self.close_iterator_on_abrupt_exit((start, end), depth, iter, false, Some(done))?;
         self.fs.patch_here(skip_close);
         self.fs.patch_here(over_handler);
         Ok(())

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SymbolId};
+use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::{ScopeFlags, ScopeId};
 
@@ -308,6 +308,78 @@ impl<'a> Visit<'a> for Collector<'_> {
             needs.arguments = true;
             if through_arrow {
                 needs.arguments_in_arrow = true;
+            }
+        }
+    }
+}
+
+/// Annex B.3.3 (function declarations in blocks, sloppy code): oxc_semantic gives such a
+/// function its var-scoped binding whenever the var scope has no binding of the name. The
+/// spec skips that binding when a `var` of the name would be an early error: an enclosing
+/// block (below the var scope) declares the name lexically. Put those functions back in
+/// their block and resolve again the references outside it.
+pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &mut Scoping) {
+    struct Collect<'s> {
+        functions: Vec<(SymbolId, ScopeId, String)>,
+        scoping: &'s Scoping,
+    }
+    impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+            if it.is_declaration()
+                && let Some(id) = &it.id
+                && let Some(sym) = id.symbol_id.get()
+                && let Some(block) = it
+                    .scope_id
+                    .get()
+                    .and_then(|s| self.scoping.scope_parent_id(s))
+                && self.scoping.symbol_scope_id(sym) != block
+            {
+                self.functions.push((sym, block, id.name.to_string()));
+            }
+            walk::walk_function(self, it, flags);
+        }
+    }
+    let mut collect = Collect {
+        functions: Vec::new(),
+        scoping,
+    };
+    collect.visit_program(program);
+    let hoisted = collect.functions;
+    for (sym, block, name) in hoisted {
+        let name = name.as_str();
+        let var_scope = scoping.symbol_scope_id(sym);
+        // B.3.4: catch parameters may be redeclared by a var.
+        let conflict = scoping
+            .scope_ancestors(block)
+            .skip(1)
+            .take_while(|&s| s != var_scope)
+            .filter_map(|s| scoping.get_binding(s, name.into()))
+            .any(|b| !scoping.symbol_flags(b).contains(SymbolFlags::CatchVariable));
+        if !conflict {
+            continue;
+        }
+        scoping.move_binding_by_symbol_id(var_scope, block, sym);
+        let references = scoping.get_resolved_reference_ids(sym).to_vec();
+        for id in references {
+            let reference = scoping.get_reference(id);
+            let (node, scope, flags) = (reference.node_id(), reference.scope_id(), reference.flags());
+            if scoping.scope_ancestors(scope).any(|s| s == block) {
+                continue;
+            }
+            scoping.delete_resolved_reference(sym, id);
+            let found = scoping
+                .scope_ancestors(scope)
+                .find_map(|s| scoping.get_binding(s, name.into()));
+            match found {
+                Some(other) => {
+                    scoping.get_reference_mut(id).set_symbol_id(other);
+                    scoping.add_resolved_reference(other, id);
+                }
+                None => {
+                    *scoping.get_reference_mut(id) =
+                        oxc_syntax::reference::Reference::new(node, scope, flags);
+                    scoping.add_root_unresolved_reference(name.into(), id);
+                }
             }
         }
     }

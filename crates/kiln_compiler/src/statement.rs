@@ -56,6 +56,18 @@ impl<'a> Compiler<'a> {
             self.fs.patch_all_here(&ctl.break_jumps);
             return Ok(());
         }
+        if is_loop
+            || matches!(
+                s,
+                Statement::SwitchStatement(_)
+                    | Statement::TryStatement(_)
+                    | Statement::WithStatement(_)
+            )
+        {
+            // These statements complete with UpdateEmpty(result, undefined): a value set
+            // before them does not show through an empty body.
+            self.reset_completion();
+        }
         let mark = self.fs.mark();
         match s {
             Statement::BlockStatement(b) => self.block(b.scope_id.get(), &b.body)?,
@@ -77,9 +89,7 @@ impl<'a> Compiler<'a> {
                 self.class(c, r, None)?;
             }
             Statement::IfStatement(i) => {
-                if let Some(c) = self.fs.completion {
-                    self.emit(Instr::LoadUndefined { dst: c });
-                }
+                self.reset_completion();
                 let else_jumps = self.jump_if_false(&i.test)?;
                 self.statement(&i.consequent)?;
                 if let Some(alt) = &i.alternate {
@@ -93,7 +103,10 @@ impl<'a> Compiler<'a> {
             }
             Statement::WhileStatement(w) => {
                 let labels = std::mem::take(&mut self.fs.pending_labels);
-                self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+                self.push_ctl(CtlKind::Loop {
+                    iterator: None,
+                    is_async: false,
+                }, labels);
                 let top = self.fs.pc();
                 let exits = self.jump_if_false(&w.test)?;
                 self.statement(&w.body)?;
@@ -105,7 +118,10 @@ impl<'a> Compiler<'a> {
             }
             Statement::DoWhileStatement(d) => {
                 let labels = std::mem::take(&mut self.fs.pending_labels);
-                self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+                self.push_ctl(CtlKind::Loop {
+                    iterator: None,
+                    is_async: false,
+                }, labels);
                 let top = self.fs.pc();
                 self.statement(&d.body)?;
                 let ctl = self.pop_ctl();
@@ -153,6 +169,14 @@ impl<'a> Compiler<'a> {
         }
         self.fs.release(mark);
         Ok(())
+    }
+
+    /// Top-level code: set the completion value to undefined, where the spec's statement
+    /// completes with UpdateEmpty(result, undefined).
+    fn reset_completion(&mut self) {
+        if let Some(c) = self.fs.completion {
+            self.emit(Instr::LoadUndefined { dst: c });
+        }
     }
 
     pub(crate) fn block(&mut self, scope: Option<ScopeId>, body: &[Statement<'a>]) -> R<()> {
@@ -414,13 +438,10 @@ impl<'a> Compiler<'a> {
         let bottom = target.map_or(0, |t| t + 1);
         for i in (bottom..self.fs.ctl.len()).rev() {
             match &self.fs.ctl[i].kind {
-                CtlKind::Loop {
+                &CtlKind::Loop {
                     iterator: Some(iter),
-                    ..
-                } => {
-                    let iter = *iter;
-                    self.emit(Instr::IteratorClose { iter });
-                }
+                    is_async,
+                } => self.close_iterator(iter, is_async)?,
                 CtlKind::Finally { kind: kind_reg, .. } => {
                     let kind_reg = *kind_reg;
                     let depth = self.fs.ctl[i].env_depth;
@@ -476,10 +497,10 @@ impl<'a> Compiler<'a> {
             (ExitKind::Break, Some(t)) => {
                 if let CtlKind::Loop {
                     iterator: Some(iter),
-                    ..
+                    is_async,
                 } = self.fs.ctl[t].kind
                 {
-                    self.emit(Instr::IteratorClose { iter });
+                    self.close_iterator(iter, is_async)?;
                 }
                 let depth = self.fs.ctl[t].env_depth;
                 self.pop_envs_to(depth);
@@ -493,6 +514,98 @@ impl<'a> Compiler<'a> {
                 self.fs.ctl[t].continue_jumps.push(j);
             }
         }
+        Ok(())
+    }
+
+    /// [IteratorClose](https://tc39.es/ecma262/#sec-iteratorclose) of r[iter] on a normal
+    /// completion; for an async iterator
+    /// ([AsyncIteratorClose](https://tc39.es/ecma262/#sec-asynciteratorclose)) the result of
+    /// its `return` method is awaited before it is checked.
+    pub(crate) fn close_iterator(&mut self, iter: Reg, is_async: bool) -> R<()> {
+        if !is_async {
+            self.emit(Instr::IteratorClose { iter });
+            return Ok(());
+        }
+        let result = self.fs.alloc()?;
+        let site = self.fs.site("return")?;
+        self.emit(Instr::GetNamed {
+            dst: result,
+            obj: iter,
+            site,
+        });
+        let skip = self.emit(Instr::JumpIfNullish {
+            src: result,
+            offset: 0,
+        });
+        // `this` is r[iter] itself: no arguments follow it.
+        self.emit(Instr::Call {
+            dst: result,
+            func: result,
+            args: iter,
+            argc: 0,
+        });
+        self.emit(Instr::Await {
+            dst: result,
+            src: result,
+        });
+        self.emit(Instr::ThrowIfNotObject { src: result });
+        self.fs.patch_here(skip);
+        self.fs.release(result as u32);
+        Ok(())
+    }
+
+    /// Cover the region `start..end`, in which iterator r[iter] is open, with a finally
+    /// handler (placed here) that closes the iterator when a throw or a generator's `return()` leaves the
+    /// region (break/continue/return close it on their own way out). A throw closes it
+    /// ignoring the errors of `return`; a return closes it like a normal exit. `exhausted`:
+    /// a register that is true when the iterator must not be closed (it is done, or the
+    /// throw came from the iterator itself). Control does not fall into the handler.
+    pub(crate) fn close_iterator_on_abrupt_exit(
+        &mut self,
+        (start, end): (usize, usize),
+        depth: u16,
+        iter: Reg,
+        is_async: bool,
+        exhausted: Option<Reg>,
+    ) -> R<()> {
+        let kind = self.fs.alloc_n(2)?;
+        self.fs.handlers.push(Handler {
+            start: start as u32,
+            end: end as u32,
+            target: self.fs.pc() as u32,
+            env_depth: depth,
+            reg: kind,
+            is_finally: true,
+        });
+        let skip = exhausted.map(|done| {
+            self.emit(Instr::JumpIfTrue {
+                src: done,
+                offset: 0,
+            })
+        });
+        let probe = self.fs.alloc()?;
+        self.emit(Instr::LoadInt {
+            dst: probe,
+            value: Completion::Throw as i32,
+        });
+        self.emit(Instr::StrictEq {
+            dst: probe,
+            lhs: kind,
+            rhs: probe,
+        });
+        let on_return = self.emit(Instr::JumpIfFalse {
+            src: probe,
+            offset: 0,
+        });
+        self.emit(Instr::IteratorCloseOnThrow { iter });
+        let thrown = self.fs.jump();
+        self.fs.patch_here(on_return);
+        self.close_iterator(iter, is_async)?;
+        self.fs.patch_here(thrown);
+        if let Some(skip) = skip {
+            self.fs.patch_here(skip);
+        }
+        self.emit(Instr::EndFinally { kind });
         Ok(())
     }
 
@@ -549,7 +662,10 @@ impl<'a> Compiler<'a> {
         if pushed {
             self.emit(Instr::CloneEnv);
         }
-        self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+        self.push_ctl(CtlKind::Loop {
+                    iterator: None,
+                    is_async: false,
+                }, labels);
         if let Some(c) = self.fs.ctl.last_mut() {
             c.env_depth = break_depth;
         }
@@ -607,7 +723,10 @@ impl<'a> Compiler<'a> {
         self.pos(f.right.span());
         self.emit(Instr::ForInPrepare { dst: iter, src });
         let pair = self.fs.alloc_n(2)?;
-        self.push_ctl(CtlKind::Loop { iterator: None }, labels);
+        self.push_ctl(CtlKind::Loop {
+                    iterator: None,
+                    is_async: false,
+                }, labels);
         let top = self.fs.pc();
         self.emit(Instr::ForInNext { dst: pair, iter });
         let exit = self.emit(Instr::JumpIfTrue {
@@ -648,6 +767,7 @@ impl<'a> Compiler<'a> {
         self.push_ctl(
             CtlKind::Loop {
                 iterator: Some(iter),
+                is_async,
             },
             labels,
         );
@@ -733,18 +853,7 @@ impl<'a> Compiler<'a> {
         self.leave_scope(pushed);
         self.fs.loop_to(top);
         let end = self.fs.pc();
-        // A throw out of the body closes the iterator, then propagates.
-        let exc = self.fs.alloc()?;
-        self.fs.handlers.push(Handler {
-            start: start as u32,
-            end: end as u32,
-            target: end as u32,
-            env_depth: depth,
-            reg: exc,
-            is_finally: false,
-        });
-        self.emit(Instr::IteratorCloseOnThrow { iter });
-        self.emit(Instr::Throw { src: exc });
+        self.close_iterator_on_abrupt_exit((start, end), depth, iter, f.r#await, None)?;
         self.fs.patch_here(exit);
         self.fs.patch_all_here(&ctl.break_jumps);
         Ok(())
@@ -855,16 +964,27 @@ impl<'a> Compiler<'a> {
         self.fs.handlers.push(Handler {
             start: start as u32,
             end: end as u32,
-            target: end as u32,
+            target: self.fs.pc() as u32,
             env_depth: depth,
             reg: kind,
             is_finally: true,
         });
         self.fs.patch_all_here(&entry_jumps);
-        // The completion register must survive the finally body.
-        let saved_completion = self.fs.completion;
+        // A finally block that completes normally leaves the protected part's completion
+        // value; one left by break/continue keeps its own (undefined if it set none).
+        let saved_completion = match self.fs.completion {
+            Some(c) => {
+                let saved = self.fs.alloc()?;
+                self.emit(Instr::Mov { dst: saved, src: c });
+                self.emit(Instr::LoadUndefined { dst: c });
+                Some((c, saved))
+            }
+            None => None,
+        };
         finalizer(self, kind)?;
-        self.fs.completion = saved_completion;
+        if let Some((c, saved)) = saved_completion {
+            self.emit(Instr::Mov { dst: c, src: saved });
+        }
         self.emit(Instr::EndFinally { kind });
         for (n, exit) in exits.into_iter().enumerate() {
             let probe = self.fs.alloc()?;
@@ -920,6 +1040,7 @@ impl<'a> Compiler<'a> {
             .get()
             .filter(|s| Some(*s) != handler.scope_id.get());
         let body_pushed = self.enter_scope(body_scope)?;
+        self.reset_completion();
         if let Some(param) = &handler.param {
             self.bind_pattern(&param.pattern, exc, true)?;
         }

@@ -60,3 +60,12 @@ print(shadowOuter() + " " + outerName); // expect: inner outer
 var indirect = eval;
 function viaIndirect() { var local = 1; return indirect("typeof local"); }
 print(viaIndirect()); // expect: undefined
+
+// Sloppy eval in a parameter initialiser may not declare a var named like a parameter.
+var bodyRan = false;
+function paramConflict(a = eval("var a = 42")) { bodyRan = true; }
+try { paramConflict(); } catch (e) { print(e.constructor.name, bodyRan); } // expect: SyntaxError false
+var arrowConflict = (p = eval("var later = 1"), later) => later;
+try { arrowConflict(); } catch (e) { print(e.constructor.name); } // expect: SyntaxError
+function paramFree(a = eval("var b = 2"), c = b) { return c; }
+print(paramFree()); // expect: 2

@@ -44,3 +44,29 @@ print(counter.n); // expect: 3
 
 outer: with ({ x: 1 }) { for (;;) { break outer; } }
 print("after break"); // expect: after break
+
+// A reference into a `with` object is resolved before the right-hand side runs, and its
+// binding object is asked again (HasProperty) when read or written.
+function resolvedFirst() {
+  var x = 0;
+  var scope = { x: 1 };
+  with (scope) { x = (delete scope.x, 2); }
+  return scope.x + " " + x;
+}
+print(resolvedFirst()); // expect: 2 0
+
+var traps = [];
+var env = new Proxy({ p: 1 }, {
+  has(t, k) { traps.push("has:" + String(k)); return k in t; },
+  get(t, k) { traps.push("get:" + String(k)); return t[k]; },
+});
+with (env) { p; }
+print(traps.join()); // expect: has:p,get:Symbol(Symbol.unscopables),has:p,get:p
+
+var gone = { get x() { delete this.x; return 2; } };
+with (gone) {
+  (function () {
+    "use strict";
+    try { x += 1; } catch (e) { print(e.constructor.name); } // expect: ReferenceError
+  })();
+}

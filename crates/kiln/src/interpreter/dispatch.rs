@@ -202,6 +202,17 @@ impl Vm {
                         let found = tri!(self.lookup_object_env(holder, code.sites[site as usize]));
                         reg!(dst) = found;
                     }
+                    Instr::GetBinding { dst, obj, site } => {
+                        let o = reg!(obj);
+                        let key = code.sites[site as usize];
+                        let v = tri!(self.object_env_get(o, key, code.code.strict));
+                        reg!(dst) = v;
+                    }
+                    Instr::SetBinding { obj, src, site } => {
+                        let (o, v) = (reg!(obj), reg!(src));
+                        let key = code.sites[site as usize];
+                        tri!(self.object_env_set(o, key, v, code.code.strict));
+                    }
                     Instr::SetFunctionName { func, key } => {
                         let (f, k) = (reg!(func), reg!(key));
                         tri!(self.name_anonymous_function(f, k));
@@ -234,8 +245,20 @@ impl Vm {
                             tri!(self.set_global_slow(&code, site, v));
                         }
                     }
-                    Instr::DeclareGlobalVar { site } => {
-                        tri!(self.declare_global_var(code.sites[site as usize]))
+                    Instr::CheckGlobalDeclaration { site, kind } => {
+                        tri!(self.check_global_declaration(code.sites[site as usize], kind))
+                    }
+                    Instr::DeclareGlobalVar { site, deletable } => {
+                        tri!(self.declare_global_var(code.sites[site as usize], deletable))
+                    }
+                    Instr::DeclareGlobalFunction {
+                        src,
+                        site,
+                        deletable,
+                    } => {
+                        let f = reg!(src);
+                        let key = code.sites[site as usize];
+                        tri!(self.declare_global_function(key, f, deletable))
                     }
                     Instr::DeclareGlobalLexical { site, is_const } => {
                         tri!(self.declare_global_lexical(code.sites[site as usize], is_const))
@@ -272,6 +295,16 @@ impl Vm {
                         };
                         reg!(dst) = v;
                     }
+                    Instr::GetIndexUpdate { dst, obj, key } => {
+                        let (o, k) = (reg!(obj), reg!(key));
+                        // An element read needs no conversion: the key is an index already.
+                        let (v, k) = match self.get_element_fast(o, k) {
+                            Some(v) => (v, k),
+                            None => tri!(self.get_index_for_update(o, k)),
+                        };
+                        reg!(dst) = v;
+                        reg!(dst + 1) = k;
+                    }
                     Instr::SetIndex { obj, key, src } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
                         if !self.set_element_fast(o, k, v) {
@@ -303,15 +336,18 @@ impl Vm {
                         let r = tri!(self.delete_value(o, k, code.code.strict));
                         reg!(dst) = Value::bool(r);
                     }
-                    Instr::GetSuper { dst, key } => {
-                        let k = reg!(key);
-                        let this = reg!(0);
-                        let v = tri!(self.get_super(k, this));
+                    Instr::LoadSuperBase { dst } => {
+                        let base = tri!(self.super_base());
+                        reg!(dst) = base;
+                    }
+                    Instr::GetSuper { dst, base, key } => {
+                        let (b, k, this) = (reg!(base), reg!(key), reg!(0));
+                        let v = tri!(self.get_super(b, k, this));
                         reg!(dst) = v;
                     }
-                    Instr::SetSuper { key, src } => {
-                        let (k, v, this) = (reg!(key), reg!(src), reg!(0));
-                        tri!(self.set_super(k, v, this));
+                    Instr::SetSuper { base, key, src } => {
+                        let (b, k, v, this) = (reg!(base), reg!(key), reg!(src), reg!(0));
+                        tri!(self.set_super(b, k, v, this, code.code.strict));
                     }
                     Instr::GetPrivate { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
@@ -322,13 +358,20 @@ impl Vm {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
                         tri!(self.private_set(o, k, v));
                     }
-                    Instr::DefinePrivate { obj, key, src } => {
+                    Instr::DefinePrivate {
+                        obj,
+                        key,
+                        src,
+                        method,
+                    } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
-                        tri!(self.private_define(o, k, v, Value::UNDEFINED, false));
+                        let attrs = if method { 0 } else { Attrs::WRITABLE };
+                        tri!(self.private_define(o, k, v, Attrs(attrs)));
                     }
                     Instr::DefinePrivateAccessor { obj, key, funcs } => {
                         let (o, k, g, s) = (reg!(obj), reg!(key), reg!(funcs), reg!(funcs + 1));
-                        tri!(self.private_define(o, k, g, s, true));
+                        let pair = self.new_accessor(g, s);
+                        tri!(self.private_define(o, k, pair, Attrs(Attrs::ACCESSOR)));
                     }
                     Instr::HasPrivate { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
@@ -750,16 +793,26 @@ impl Vm {
                         let this = reg!(0);
                         let result = if v.is_object() {
                             v
-                        } else if !v.is_undefined() {
-                            tri!(Err::<Value, _>(self.type_error(
-                                "Derived constructors may only return object or undefined"
-                            )))
-                        } else if this.is_hole() {
-                            tri!(Err::<Value, _>(self.reference_error(
-                                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor"
-                            )))
-                        } else {
+                        } else if v.is_undefined() && !this.is_hole() {
                             this
+                        } else {
+                            // [[Construct]] checks the result after the body has ended: no
+                            // handler of this frame may catch the error.
+                            let _pending = if v.is_undefined() {
+                                self.reference_error(
+                                    "Must call super constructor in derived class before accessing 'this' or returning from derived constructor",
+                                )
+                            } else {
+                                self.type_error(
+                                    "Derived constructors may only return object or undefined",
+                                )
+                            };
+                            sync!();
+                            match self.unwind_from_caller() {
+                                Ok(Flow::Continue) => continue 'frames,
+                                Ok(Flow::Exit(e)) => return Ok(e),
+                                Err(t) => return Err(t),
+                            }
                         };
                         sync!();
                         flow!(self.return_from_frame(result));
@@ -859,6 +912,15 @@ impl Vm {
                         let values = self.stack
                             [base + args as usize + 1..base + args as usize + 1 + argc as usize]
                             .to_vec();
+                        let r = tri!(self.super_call(&values));
+                        reg!(0) = r;
+                        reg!(dst) = r;
+                    }
+                    Instr::SuperCallForward { dst } => {
+                        sync!();
+                        let frame = self.frames.last().expect("frame");
+                        let (at, argc) = (frame.args_at as usize, frame.argc as usize);
+                        let values = self.stack[at..at + argc].to_vec();
                         let r = tri!(self.super_call(&values));
                         reg!(0) = r;
                         reg!(dst) = r;
@@ -1315,6 +1377,20 @@ impl Vm {
         } else {
             self.stack[base + h.reg as usize] = value;
         }
+    }
+
+    /// Throw the pending exception from the caller of the running frame, which ends without
+    /// consulting its own handlers (a derived constructor's invalid return value).
+    fn unwind_from_caller(&mut self) -> JsResult<Flow> {
+        if self.exception_origin.is_none() {
+            self.exception_origin = self.current_position();
+        }
+        let frame = self.frames.pop().expect("frame");
+        self.stack.truncate(frame.base as usize);
+        if frame.ret == ReturnTo::Exit {
+            return Err(crate::Thrown);
+        }
+        self.unwind_exception()
     }
 
     /// Find a handler for the pending exception, popping frames that have none.
@@ -1934,14 +2010,29 @@ impl Vm {
     #[inline(never)]
     fn get_index_slow(&mut self, o: Value, k: Value) -> JsResult<Value> {
         if o.is_nullish() {
-            let what = self.display(o);
-            let key = self.display(k);
-            return Err(self.type_error(format!(
-                "Cannot read properties of {what} (reading '{key}')"
-            )));
+            return Err(self.nullish_read_error(o, k));
         }
         let key = self.to_property_key(k)?;
         self.get(o, key)
+    }
+
+    fn nullish_read_error(&mut self, o: Value, k: Value) -> crate::Thrown {
+        let what = self.display(o);
+        let key = self.display(k);
+        self.type_error(format!(
+            "Cannot read properties of {what} (reading '{key}')"
+        ))
+    }
+
+    /// GetValue of `o[k]` in a compound assignment or update: the value and the key as
+    /// converted by ToPropertyKey (after the base is checked), for the write to reuse.
+    fn get_index_for_update(&mut self, o: Value, k: Value) -> JsResult<(Value, Value)> {
+        if o.is_nullish() {
+            return Err(self.nullish_read_error(o, k));
+        }
+        let key = self.to_property_key(k)?;
+        let v = self.get(o, key)?;
+        Ok((v, self.key_to_value(key)))
     }
 
     #[inline(always)]
@@ -2208,37 +2299,53 @@ impl Vm {
         }
     }
 
-    fn get_super(&mut self, k: Value, this: Value) -> JsResult<Value> {
+    /// [GetSuperBase](https://tc39.es/ecma262/#sec-getsuperbase): the [[Prototype]] of the
+    /// home object, or null.
+    fn super_base(&mut self) -> JsResult<Value> {
+        let Some(home) = self.home_object() else {
+            return Err(self.syntax_error("'super' keyword unexpected here"));
+        };
+        Ok(match self.get_prototype_of(home)? {
+            Some(p) => Value::object(p),
+            None => Value::NULL,
+        })
+    }
+
+    /// The base and `this` of a super reference, checked as GetValue/PutValue check them.
+    fn super_target(&mut self, base: Value, k: Value, this: Value) -> JsResult<ObjectId> {
         if this.is_hole() {
             return Err(self.reference_error(
                 "Must call super constructor in derived class before accessing 'this'",
             ));
         }
-        let key = self.to_property_key(k)?;
-        let Some(home) = self.home_object() else {
-            return Err(self.syntax_error("'super' keyword unexpected here"));
-        };
-        match self.get_prototype_of(home)? {
-            Some(p) => self.get_with_receiver(p, key, this),
-            None => Ok(Value::UNDEFINED),
+        match base.as_object() {
+            Some(b) => Ok(b),
+            None => {
+                let key = self.display(k);
+                Err(self.type_error(format!(
+                    "Cannot access property '{key}' of super: the home object has no prototype"
+                )))
+            }
         }
     }
 
-    fn set_super(&mut self, k: Value, v: Value, this: Value) -> JsResult<()> {
-        if this.is_hole() {
-            return Err(self.reference_error(
-                "Must call super constructor in derived class before accessing 'this'",
-            ));
-        }
+    fn get_super(&mut self, base: Value, k: Value, this: Value) -> JsResult<Value> {
+        let b = self.super_target(base, k, this)?;
         let key = self.to_property_key(k)?;
-        let Some(home) = self.home_object() else {
-            return Err(self.syntax_error("'super' keyword unexpected here"));
-        };
-        let ok = match self.get_prototype_of(home)? {
-            Some(p) => self.set(Value::object(p), key, v, this)?,
-            None => false,
-        };
-        if !ok {
+        self.get_with_receiver(b, key, this)
+    }
+
+    fn set_super(
+        &mut self,
+        base: Value,
+        k: Value,
+        v: Value,
+        this: Value,
+        strict: bool,
+    ) -> JsResult<()> {
+        let b = self.super_target(base, k, this)?;
+        let key = self.to_property_key(k)?;
+        if !self.set(Value::object(b), key, v, this)? && strict {
             let k = self.key_to_display(key);
             return Err(self.type_error(format!(
                 "Cannot assign to read only property '{k}' of object"
@@ -2247,6 +2354,8 @@ impl Vm {
         Ok(())
     }
 
+    /// `super(...)` in a derived constructor: binds `this` (the compiled code then makes it
+    /// visible to closures and runs the field initialisers with `InitClassFields`).
     fn super_call(&mut self, args: &[Value]) -> JsResult<Value> {
         let frame = self.frames.last().expect("frame");
         let callee = frame.callee;
@@ -2262,7 +2371,6 @@ impl Vm {
             return Err(self.reference_error("Super constructor may only be called once"));
         }
         self.stack[base] = result;
-        self.initialize_fields(callee, result)?;
         Ok(result)
     }
 
@@ -2324,56 +2432,26 @@ impl Vm {
         }
     }
 
-    fn private_define(
-        &mut self,
-        o: Value,
-        k: Value,
-        v: Value,
-        setter: Value,
-        accessor: bool,
-    ) -> JsResult<()> {
+    /// [PrivateFieldAdd](https://tc39.es/ecma262/#sec-privatefieldadd) and
+    /// [PrivateMethodOrAccessorAdd](https://tc39.es/ecma262/#sec-privatemethodoraccessoradd):
+    /// `value` is the field's value, the method, or an accessor pair (`attrs` says which).
+    fn private_define(&mut self, o: Value, k: Value, value: Value, attrs: Attrs) -> JsResult<()> {
         let key = self.private_key(k);
         let Some(obj) = o.as_object() else {
             return Ok(());
         };
-        if let Some(existing) = self.heap.own_property(obj, key) {
-            // A getter and a setter of one private accessor may arrive separately: merge them.
-            if accessor && existing.attrs.is_accessor() {
-                let (g, s) = self.accessor_parts(existing.value);
-                let pair = self.new_accessor(
-                    if v.is_undefined() { g } else { v },
-                    if setter.is_undefined() { s } else { setter },
-                );
-                self.heap.put_own(
-                    obj,
-                    key,
-                    Property {
-                        value: pair,
-                        attrs: Attrs(Attrs::ACCESSOR),
-                    },
-                );
-                return Ok(());
-            }
+        // 2-3. If PrivateElementFind(O, P) is not empty, throw a TypeError.
+        if self.heap.own_property(obj, key).is_some() {
             return Err(
                 self.type_error("Cannot initialize private member twice on the same object")
             );
         }
-        if matches!(self.heap.object(obj).kind, ObjectKind::Proxy { .. }) {
-            return Err(self.type_error("Cannot define private member on a proxy"));
+        // A non-extensible object takes no new private elements (its own flag: a proxy's
+        // traps are not consulted).
+        if !self.heap.object(obj).extensible {
+            return Err(self.type_error("Cannot add a private member to a non-extensible object"));
         }
-        let prop = if accessor {
-            Property {
-                value: self.new_accessor(v, setter),
-                attrs: Attrs(Attrs::ACCESSOR),
-            }
-        } else {
-            Property {
-                value: v,
-                attrs: Attrs(Attrs::WRITABLE),
-            }
-        };
-        // Private names ignore extensibility.
-        self.heap.put_own(obj, key, prop);
+        self.heap.put_own(obj, key, Property { value, attrs });
         Ok(())
     }
 

@@ -6,6 +6,9 @@
 //! position of the property's dictionary entry (a property cell): a hit is an
 //! index and two generation checks, no hashing.
 
+use kiln_bytecode::GlobalDeclaration;
+
+use super::property::PropertyDescriptor;
 use super::{CodeBlock, InlineCache, Vm};
 use crate::JsResult;
 use crate::object::{Attrs, Property, PropertyKey};
@@ -182,7 +185,49 @@ impl Vm {
     }
 
     /// CreateGlobalVarBinding: a non-configurable `undefined` property unless one exists.
-    pub(crate) fn declare_global_var(&mut self, key: PropertyKey) -> JsResult<()> {
+    /// The checks [GlobalDeclarationInstantiation](https://tc39.es/ecma262/#sec-globaldeclarationinstantiation)
+    /// (and EvalDeclarationInstantiation with the global variable environment) make for
+    /// every declared name before creating any binding.
+    pub(crate) fn check_global_declaration(
+        &mut self,
+        key: PropertyKey,
+        kind: GlobalDeclaration,
+    ) -> JsResult<()> {
+        let global = self.intrinsics.global;
+        let lexical = matches!(key, PropertyKey::String(name) if self.global_lexicals.contains_key(&name));
+        let existing = self.get_own_property(global, key)?;
+        // HasLexicalDeclaration, and for a lexical name HasRestrictedGlobalProperty.
+        let clash = lexical
+            || (kind == GlobalDeclaration::Lexical
+                && existing.is_some_and(|d| d.configurable == Some(false)));
+        if clash {
+            let n = self.key_to_display(key);
+            return Err(self.syntax_error(format!("Identifier '{n}' has already been declared")));
+        }
+        let definable = match (kind, existing) {
+            (GlobalDeclaration::Lexical, _) => true,
+            // CanDeclareGlobalVar / CanDeclareGlobalFunction with no such property.
+            (_, None) => self.is_extensible(global)?,
+            (GlobalDeclaration::Var, Some(_)) => true,
+            // CanDeclareGlobalFunction: a configurable property, or a writable and
+            // enumerable data property.
+            (GlobalDeclaration::Function, Some(d)) => {
+                d.configurable == Some(true)
+                    || (d.get.is_none()
+                        && d.set.is_none()
+                        && d.writable == Some(true)
+                        && d.enumerable == Some(true))
+            }
+        };
+        if !definable {
+            let n = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot declare global binding '{n}'")));
+        }
+        Ok(())
+    }
+
+    /// [CreateGlobalVarBinding](https://tc39.es/ecma262/#sec-createglobalvarbinding).
+    pub(crate) fn declare_global_var(&mut self, key: PropertyKey, deletable: bool) -> JsResult<()> {
         if let PropertyKey::String(name) = key
             && self.global_lexicals.contains_key(&name)
         {
@@ -191,15 +236,48 @@ impl Vm {
         }
         let global = self.intrinsics.global;
         if self.get_own_property(global, key)?.is_none() && self.is_extensible(global)? {
+            let configurable = if deletable { Attrs::CONFIGURABLE } else { 0 };
             self.heap.put_own(
                 global,
                 key,
                 Property {
                     value: Value::UNDEFINED,
-                    attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE),
+                    attrs: Attrs(Attrs::WRITABLE | Attrs::ENUMERABLE | configurable),
                 },
             );
         }
+        Ok(())
+    }
+
+    /// [CreateGlobalFunctionBinding](https://tc39.es/ecma262/#sec-createglobalfunctionbinding).
+    pub(crate) fn declare_global_function(
+        &mut self,
+        key: PropertyKey,
+        f: Value,
+        deletable: bool,
+    ) -> JsResult<()> {
+        let global = self.intrinsics.global;
+        // 3-5. A new or configurable property is redefined whole; otherwise only its value.
+        let redefine = self
+            .get_own_property(global, key)?
+            .is_none_or(|d| d.configurable == Some(true));
+        let desc = if redefine {
+            PropertyDescriptor {
+                value: Some(f),
+                writable: Some(true),
+                enumerable: Some(true),
+                configurable: Some(deletable),
+                ..PropertyDescriptor::default()
+            }
+        } else {
+            PropertyDescriptor {
+                value: Some(f),
+                ..PropertyDescriptor::default()
+            }
+        };
+        self.define_property_or_throw(global, key, desc)?;
+        // 7. Perform ? Set(globalObject, N, V, false).
+        self.set(Value::object(global), key, f, Value::object(global))?;
         Ok(())
     }
 

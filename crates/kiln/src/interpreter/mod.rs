@@ -561,6 +561,7 @@ impl Vm {
                 i,
                 kiln_bytecode::Instr::CreateArguments { .. }
                     | kiln_bytecode::Instr::CreateRestArray { .. }
+                    | kiln_bytecode::Instr::SuperCallForward { .. }
             )
         });
         CodeBlock {

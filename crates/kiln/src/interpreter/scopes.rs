@@ -34,6 +34,56 @@ impl Vm {
         Ok(holder)
     }
 
+    /// [GetBindingValue](https://tc39.es/ecma262/#sec-object-environment-records-getbindingvalue-n-s)
+    /// of the object environment `holder` (a binding object LookupObjectEnv found).
+    pub(crate) fn object_env_get(
+        &mut self,
+        holder: Value,
+        key: PropertyKey,
+        strict: bool,
+    ) -> JsResult<Value> {
+        let Some(obj) = holder.as_object() else {
+            return Ok(Value::UNDEFINED);
+        };
+        // 2-3. If the binding went away since it was resolved: undefined, or a
+        // ReferenceError in strict code.
+        if !self.has_property(obj, key)? {
+            if strict {
+                return Err(self.unresolvable(key));
+            }
+            return Ok(Value::UNDEFINED);
+        }
+        self.get(holder, key)
+    }
+
+    /// [SetMutableBinding](https://tc39.es/ecma262/#sec-object-environment-records-setmutablebinding-n-v-s)
+    /// of the object environment `holder`.
+    pub(crate) fn object_env_set(
+        &mut self,
+        holder: Value,
+        key: PropertyKey,
+        value: Value,
+        strict: bool,
+    ) -> JsResult<()> {
+        let Some(obj) = holder.as_object() else {
+            return Ok(());
+        };
+        // 2-3. Strict code may not recreate a binding that went away.
+        if !self.has_property(obj, key)? && strict {
+            return Err(self.unresolvable(key));
+        }
+        if !self.set(holder, key, value, holder)? && strict {
+            let k = self.key_to_display(key);
+            return Err(self.type_error(format!("Cannot assign to read only property '{k}'")));
+        }
+        Ok(())
+    }
+
+    fn unresolvable(&mut self, key: PropertyKey) -> crate::Thrown {
+        let k = self.key_to_display(key);
+        self.reference_error(format!("{k} is not defined"))
+    }
+
     /// NamedEvaluation of an anonymous function under a computed key.
     pub(crate) fn name_anonymous_function(&mut self, f: Value, key: Value) -> JsResult<()> {
         if let Some(fobj) = f.as_object() {

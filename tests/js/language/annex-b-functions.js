@@ -1,0 +1,20 @@
+// Annex B.3.3: a sloppy function declared in a block gets a var binding too, unless a
+// `var` of its name would clash with a lexical declaration of an enclosing block.
+{ function outer() { return 1; } }
+print(typeof outer); // expect: function
+{ let clash = 1; { function clash() {} } }
+print(typeof clash); // expect: undefined
+function inFunction() {
+  { let f = 1; { function f() {} } }
+  return typeof f;
+}
+print(inFunction()); // expect: undefined
+eval("{ let g = 1; { function g() {} } }");
+print(typeof g); // expect: undefined
+(function () {
+  eval("{ let h = 1; { function h() {} } print(typeof h); }"); // expect: number
+  print(typeof h); // expect: undefined
+})();
+// A catch parameter does not stop the var binding.
+try { throw {}; } catch ({ caught }) { { function caught() {} } }
+print(typeof caught); // expect: function
