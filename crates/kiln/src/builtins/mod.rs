@@ -51,6 +51,7 @@ pub fn init(vm: &mut Vm) {
             func: function::function_prototype_call,
             constructor: false,
             data: Box::new([]),
+            realm: vm.realm,
         })),
     );
     vm.intrinsics.function_prototype = function_prototype;
@@ -81,7 +82,7 @@ pub fn init(vm: &mut Vm) {
         .heap
         .shapes
         .add(args_iter, callee, Attrs(Attrs::ACCESSOR));
-    vm.shapes = crate::interpreter::FunctionShapes {
+    vm.shapes = crate::realm::FunctionShapes {
         plain,
         with_prototype,
         arguments_mapped,

@@ -30,6 +30,7 @@ impl Vm {
         'frames: loop {
             let frame = self.frames.last().expect("a running frame");
             let code = frame.code.clone();
+            debug_assert_eq!(code.realm, self.realm, "code runs in its own realm");
             let base = frame.base as usize;
             let mut pc = frame.pc as usize;
             let instructions = &code.code.instructions[..];
@@ -1167,6 +1168,8 @@ impl Vm {
         {
             let code = c.code.clone();
             let env = c.env;
+            // The old frame goes without re-entering its caller's realm: the new frame
+            // returns to that caller, so it takes over `caller_realm`.
             let old = self.frames.pop().expect("frame");
             // Move the arguments down to where the old frame started.
             let old_base = old.base as usize;
@@ -1198,6 +1201,7 @@ impl Vm {
             let frame = self.frames.last_mut().expect("frame");
             frame.base = old_base as u32;
             frame.args_at -= (new_base - old_base) as u32;
+            frame.caller_realm = old.caller_realm;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }
@@ -1207,7 +1211,11 @@ impl Vm {
 
     /// Pop the running frame, delivering `value` to its caller.
     fn return_from_frame(&mut self, value: Value) -> JsResult<Flow> {
+        // `pop_frame`, written out: returning the frame from a helper costs a copy here.
         let frame = self.frames.pop().expect("frame");
+        if frame.caller_realm != self.realm {
+            self.enter_realm(frame.caller_realm);
+        }
         let mut value = value;
         if frame.construct && !value.is_object() {
             value = self.stack[frame.base as usize];
@@ -1337,7 +1345,7 @@ impl Vm {
                     return Ok(Flow::Continue);
                 }
             }
-            let frame = self.frames.pop().expect("frame");
+            let frame = self.pop_frame();
             self.stack.truncate(frame.base as usize);
             if let Some(generator) = frame.generator
                 && !self.terminating()

@@ -292,6 +292,12 @@ pub(crate) fn write(
             "the runtime is running; a snapshot is taken between runs",
         ));
     }
+    if vm.realms.len() > 1 {
+        return Err(SnapshotError::new(
+            SnapshotErrorKind::Unsupported,
+            "runtimes with more than one realm cannot be snapshotted yet",
+        ));
+    }
     if !vm.modules.records.is_empty() {
         return Err(SnapshotError::new(
             SnapshotErrorKind::Unsupported,

@@ -297,6 +297,7 @@ impl<'a> PayloadReader<'a> {
                     func,
                     constructor: self.r.bool()?,
                     data: self.values()?.into_boxed_slice(),
+                    realm: crate::realm::RealmId(0),
                 }))
             }
             4 => ObjectKind::Bound(Box::new(BoundFunction {
