@@ -745,21 +745,16 @@ impl Vm {
                     Instr::ReturnDerived { src } => {
                         let v = reg!(src);
                         let this = reg!(0);
-                        let result = if v.is_object() {
-                            v
-                        } else if !v.is_undefined() {
-                            tri!(Err::<Value, _>(self.type_error(
-                                "Derived constructors may only return object or undefined"
-                            )))
-                        } else if this.is_hole() {
-                            tri!(Err::<Value, _>(self.reference_error(
-                                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor"
-                            )))
-                        } else {
-                            this
-                        };
                         sync!();
-                        flow!(self.return_from_frame(result));
+                        if v.is_object() || v.is_undefined() && !this.is_hole() {
+                            let result = if v.is_object() { v } else { this };
+                            flow!(self.return_from_frame(result));
+                        }
+                        match self.derived_result_error(v) {
+                            Ok(Flow::Continue) => continue 'frames,
+                            Ok(Flow::Exit(e)) => return Ok(e),
+                            Err(t) => return Err(t),
+                        }
                     }
                     Instr::EndFinally { kind } => {
                         let k = reg!(kind).as_int().unwrap_or(0);
@@ -1207,6 +1202,28 @@ impl Vm {
         }
         let r = self.call_from_stack(f, this, start, argc, Value::UNDEFINED)?;
         self.return_from_frame(r)
+    }
+
+    /// A derived constructor returned `value`, neither an object nor undefined with
+    /// `this` initialised. [[Construct]] checks the result once the constructor's context
+    /// is gone: the error is made in the caller's realm and unwinds from the caller (no
+    /// handler of the constructor sees it); Err when the caller is native.
+    #[cold]
+    #[inline(never)]
+    fn derived_result_error(&mut self, value: Value) -> JsResult<Flow> {
+        let frame = self.pop_frame();
+        self.stack.truncate(frame.base as usize);
+        let thrown = if value.is_undefined() {
+            self.reference_error(
+                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor",
+            )
+        } else {
+            self.type_error("Derived constructors may only return object or undefined")
+        };
+        if frame.ret == ReturnTo::Exit {
+            return Err(thrown);
+        }
+        self.unwind_exception()
     }
 
     /// Pop the running frame, delivering `value` to its caller.

@@ -359,10 +359,14 @@ impl Vm {
                     self.prepare_construct(fobj, &code, new_target)?
                 } else {
                     if code.code.kind.is_class_constructor() {
+                        // The error is made in the callee's context, so of its realm.
                         let name = self.function_name(fobj);
-                        return Err(self.type_error(format!(
+                        let caller_realm = self.enter_realm(code.realm);
+                        let error = self.type_error(format!(
                             "Class constructor {name} cannot be invoked without 'new'"
-                        )));
+                        ));
+                        self.enter_realm(caller_realm);
+                        return Err(error);
                     }
                     (this, false)
                 };
