@@ -102,6 +102,14 @@ macro_rules! intrinsics {
             pub fn all(&self) -> Vec<ObjectId> {
                 vec![$(self.$name,)*]
             }
+
+            /// The intrinsics listed in the order of [`Intrinsics::all`]; None unless
+            /// there are exactly as many.
+            pub fn from_all(ids: &[ObjectId]) -> Option<Self> {
+                let mut ids = ids.iter().copied();
+                let intrinsics = Intrinsics { $($name: ids.next()?,)* };
+                ids.next().is_none().then_some(intrinsics)
+            }
         }
     };
 }
