@@ -62,7 +62,10 @@ fn run(source: &str, name: &str) -> Result<Vec<String>, String> {
         let e = vm.take_exception();
         return Err(vm.display(e));
     }
-    assert_eq!(vm.realm.0, 0, "{name}: back in the first realm after the run");
+    assert_eq!(
+        vm.realm.0, 0,
+        "{name}: back in the first realm after the run"
+    );
     Ok(PRINTED.with(|p| p.borrow().clone()))
 }
 
@@ -82,7 +85,10 @@ fn realm_fixtures() {
         let source = std::fs::read_to_string(file).expect("readable fixture");
         let expected: Vec<String> = source
             .lines()
-            .filter_map(|l| l.split_once("// expect: ").map(|(_, e)| e.trim_end().to_string()))
+            .filter_map(|l| {
+                l.split_once("// expect: ")
+                    .map(|(_, e)| e.trim_end().to_string())
+            })
             .collect();
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         match run(&source, &name) {

@@ -482,7 +482,8 @@ fn a_runtime_with_two_realms_restores_both() {
         &mut rt,
         realm,
         "var counter = 40; let label = 'other'; function bump() { return ++counter; }
-         var strictArgs = (function () { 'use strict'; return arguments; })();",
+         var strictArgs = (function () { 'use strict'; return arguments; })();
+         var re = /x/g;",
     );
     let other = rt.vm().realm_global(realm);
     let global = rt.vm().intrinsics.global;
@@ -493,7 +494,8 @@ fn a_runtime_with_two_realms_restores_both() {
         kiln::Value::object(other),
         kiln::object::Attrs::HIDDEN,
     );
-    rt.eval("var counter = 1; let label = 'main'; other.bump();").unwrap();
+    rt.eval("var counter = 1; let label = 'main'; other.bump();")
+        .unwrap();
 
     let bytes = rt.snapshot(None).unwrap();
     let mut rt = restore(&bytes);
@@ -503,19 +505,34 @@ fn a_runtime_with_two_realms_restores_both() {
         ("other.bump() + ':' + counter", "42:1"),
         ("label + ':' + other.eval('label')", "main:other"),
         // each realm's intrinsics, and its natives run in it
-        ("other.Array !== Array && other.eval('[]') instanceof other.Array", "true"),
+        (
+            "other.Array !== Array && other.eval('[]') instanceof other.Array",
+            "true",
+        ),
         (
             "try { other.Array.prototype.map.call([], 1) } catch (e) { e instanceof other.TypeError }",
             "true",
         ),
-        ("Object.getPrototypeOf(other.Function('return 1')) === other.Function.prototype", "true"),
+        (
+            "Object.getPrototypeOf(other.Function('return 1')) === other.Function.prototype",
+            "true",
+        ),
         // the other realm's fresh functions and arguments objects have their shapes
         ("Object.keys(other.eval('(function f(a) {})')).length", "0"),
         (
             "try { other.strictArgs.callee } catch (e) { e instanceof other.TypeError }",
             "true",
         ),
-        ("other.eval('(function () { return arguments; })(1, 2)').length", "2"),
+        (
+            "other.eval('(function () { return arguments; })(1, 2)').length",
+            "2",
+        ),
+        // a regular expression remembers its realm
+        (
+            "try { RegExp.prototype.compile.call(other.re, 'y') } catch (e) { e instanceof TypeError }",
+            "true",
+        ),
+        ("other.re.compile('y').source", "y"),
         // and new code in it after the restore
         ("other.eval('var late = counter; late')", "42"),
         ("Symbol.for('x') === other.Symbol.for('x')", "true"),

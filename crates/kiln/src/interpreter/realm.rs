@@ -81,9 +81,7 @@ impl Vm {
                 ObjectKind::Proxy { target, .. } => match target {
                     Some(t) => f = *t,
                     None => {
-                        return Err(
-                            self.type_error("cannot get the realm of a revoked proxy")
-                        );
+                        return Err(self.type_error("cannot get the realm of a revoked proxy"));
                     }
                 },
                 // 4. Return the current Realm Record.

@@ -35,9 +35,9 @@ use crate::object::{
 };
 use crate::realm::{Intrinsics, Realm, RealmId};
 use crate::value::{Kind, Value};
-use rustc_hash::FxHashMap;
 use kiln_bytecode::{Constant, ScriptKind};
 use num_bigint::BigInt;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
@@ -344,12 +344,13 @@ impl<'a> PayloadReader<'a> {
                 let source = StringId(self.r.u32()?);
                 let flags = StringId(self.r.u32()?);
                 let legacy = self.r.bool()?;
+                let realm = self.realm_id(vm)?;
                 for s in [source, flags] {
                     if !vm.heap.strings.is_live(s.0) {
                         return Err(corrupt("a regular expression names a missing string"));
                     }
                 }
-                let data = RegExpData::rebuild(&vm.heap, source, flags, legacy)
+                let data = RegExpData::rebuild(&vm.heap, source, flags, legacy, realm)
                     .ok_or_else(|| corrupt("a regular expression does not compile"))?;
                 ObjectKind::RegExp(Box::new(data))
             }

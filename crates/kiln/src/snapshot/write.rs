@@ -406,6 +406,7 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u32(r.source.0);
                 self.w.u32(r.flags.0);
                 self.w.bool(r.legacy);
+                self.w.u32(r.realm.0);
             }
             ObjectKind::Map(m)
             | ObjectKind::Set(m)

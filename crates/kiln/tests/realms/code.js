@@ -30,3 +30,11 @@ const GeneratorFunction = other.evalScript("Object.getPrototypeOf(function* () {
 const gen = GeneratorFunction("yield 1");
 print(Object.getPrototypeOf(gen) === other.evalScript("Object.getPrototypeOf(function* () {})")); // expect: true
 print(gen().next().value); // expect: 1
+
+// RegExp.prototype.compile (Annex B) only works on its own realm's regular expressions.
+try {
+  RegExp.prototype.compile.call(new other.RegExp("a"));
+} catch (e) {
+  print(e.constructor === TypeError); // expect: true
+}
+print(other.RegExp.prototype.compile.call(other.evalScript("/a/"), "b").source); // expect: b
