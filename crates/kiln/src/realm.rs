@@ -1,7 +1,88 @@
-//! The realm: the intrinsic objects, the global object, well-known symbols
-//! and the atoms the engine uses by name.
+//! Realms: the intrinsic objects, the global object and the global lexical
+//! bindings of each realm; and what every realm shares: the well-known symbols and
+//! the atoms the engine uses by name.
+//!
+//! # Realms in one VM
+//!
+//! A VM holds one or more realms in its one heap, numbered by [`RealmId`] (realm 0
+//! is the one the VM was created with). Every function object knows its realm: a
+//! closure through its code (each [`crate::interpreter::CodeBlock`] belongs to the
+//! realm it was loaded in), a native function by its `realm` field. The *running*
+//! realm's record lives in the VM's own fields (`Vm::intrinsics`,
+//! `Vm::global_lexicals`, `Vm::global_lexical_values`, `Vm::shapes`), so the code
+//! that reads them is the same as with one realm; the other realms are parked in
+//! `Vm::realms`. Calling a function of another realm swaps the records
+//! ([`crate::interpreter::Vm::enter_realm`]) and the return swaps them back: a frame
+//! records its caller's realm, a native call restores it in Rust.
+//!
+//! # Invariants
+//!
+//! 1. Code runs only while its own realm is the running one, so its inline caches
+//!    (global property cells included) only ever see its own realm's global object.
+//! 2. `Vm::realms[Vm::realm]` is a placeholder while that realm runs; every other
+//!    entry is the complete record of a parked realm.
 
 use crate::heap::{Heap, ObjectId, StringId, Symbol, SymbolId};
+use crate::object::shape::ShapeId;
+use crate::value::Value;
+
+/// The index of a realm in its VM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RealmId(pub u32);
+
+/// A [Realm Record](https://tc39.es/ecma262/#sec-code-realms) besides what all realms
+/// of a VM share (the heap, the symbol registry, the well-known symbols): its
+/// intrinsics (`global` among them) and its global lexical bindings.
+#[derive(Clone, Debug)]
+pub struct Realm {
+    pub intrinsics: Intrinsics,
+    /// global lexical declarations (script-level let/const/class): name -> index into
+    /// `global_lexical_values`; never removed, so indices stay valid
+    pub global_lexicals: rustc_hash::FxHashMap<StringId, u32>,
+    /// (value, is_const) of each global lexical binding; the hole until initialised
+    pub global_lexical_values: Vec<(Value, bool)>,
+    pub shapes: FunctionShapes,
+}
+
+impl Realm {
+    /// The record of a realm that is running (its contents are in the VM's fields) or
+    /// not built yet.
+    pub fn placeholder() -> Realm {
+        Realm {
+            intrinsics: Intrinsics::placeholder(),
+            global_lexicals: Default::default(),
+            global_lexical_values: Vec::new(),
+            shapes: FunctionShapes::placeholder(),
+        }
+    }
+}
+
+/// The shapes of a realm's fresh functions and arguments objects (they are rooted at
+/// its %Function.prototype% and %Object.prototype%).
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionShapes {
+    /// a fresh closure or native: `length`, `name`
+    pub plain: ShapeId,
+    /// `length`, `name`, `prototype`
+    pub with_prototype: ShapeId,
+    /// arguments objects: `length`, `@@iterator`, `callee` (a data property when mapped,
+    /// the %ThrowTypeError% accessor `strict_callee` otherwise)
+    pub arguments_mapped: ShapeId,
+    pub arguments_unmapped: ShapeId,
+    pub strict_callee: Value,
+}
+
+impl FunctionShapes {
+    pub fn placeholder() -> FunctionShapes {
+        FunctionShapes {
+            plain: ShapeId::DICTIONARY,
+            with_prototype: ShapeId::DICTIONARY,
+            arguments_mapped: ShapeId::DICTIONARY,
+            arguments_unmapped: ShapeId::DICTIONARY,
+            strict_callee: Value::UNDEFINED,
+        }
+    }
+}
 
 macro_rules! intrinsics {
     ($($name:ident),* $(,)?) => {
@@ -20,6 +101,14 @@ macro_rules! intrinsics {
 
             pub fn all(&self) -> Vec<ObjectId> {
                 vec![$(self.$name,)*]
+            }
+
+            /// The intrinsics listed in the order of [`Intrinsics::all`]; None unless
+            /// there are exactly as many.
+            pub fn from_all(ids: &[ObjectId]) -> Option<Self> {
+                let mut ids = ids.iter().copied();
+                let intrinsics = Intrinsics { $($name: ids.next()?,)* };
+                ids.next().is_none().then_some(intrinsics)
             }
         }
     };

@@ -477,3 +477,80 @@ fn a_snapshot_resumes_in_another_process() {
     assert_eq!(result, r#"[["ada",16],["alan",5],["unknown",3]]"#);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Run `source` in `realm` of `rt` (the embedding API has no realms yet).
+fn run_in_realm(rt: &mut Runtime, realm: kiln::realm::RealmId, source: &str) {
+    let vm = rt.vm();
+    let previous = vm.enter_realm(realm);
+    let result = vm.run_script(source, "realm.js");
+    vm.enter_realm(previous);
+    assert!(result.is_ok(), "the script runs in realm {realm:?}");
+}
+
+#[test]
+fn a_runtime_with_two_realms_restores_both() {
+    let mut rt = Runtime::new();
+    let realm = rt.vm().create_realm();
+    run_in_realm(
+        &mut rt,
+        realm,
+        "var counter = 40; let label = 'other'; function bump() { return ++counter; }
+         var strictArgs = (function () { 'use strict'; return arguments; })();
+         var re = /x/g;",
+    );
+    let other = rt.vm().realm_global(realm);
+    let global = rt.vm().intrinsics.global;
+    let key = rt.vm().key("other");
+    rt.vm().define_builtin(
+        global,
+        key,
+        kiln::Value::object(other),
+        kiln::object::Attrs::HIDDEN,
+    );
+    rt.eval("var counter = 1; let label = 'main'; other.bump();")
+        .unwrap();
+
+    let bytes = rt.snapshot(None).unwrap();
+    let mut rt = restore(&bytes);
+    assert_eq!(rt.vm().realms.len(), 2);
+    let checks = [
+        // each realm's globals, lexicals and code
+        ("other.bump() + ':' + counter", "42:1"),
+        ("label + ':' + other.eval('label')", "main:other"),
+        // each realm's intrinsics, and its natives run in it
+        (
+            "other.Array !== Array && other.eval('[]') instanceof other.Array",
+            "true",
+        ),
+        (
+            "try { other.Array.prototype.map.call([], 1) } catch (e) { e instanceof other.TypeError }",
+            "true",
+        ),
+        (
+            "Object.getPrototypeOf(other.Function('return 1')) === other.Function.prototype",
+            "true",
+        ),
+        // the other realm's fresh functions and arguments objects have their shapes
+        ("Object.keys(other.eval('(function f(a) {})')).length", "0"),
+        (
+            "try { other.strictArgs.callee } catch (e) { e instanceof other.TypeError }",
+            "true",
+        ),
+        (
+            "other.eval('(function () { return arguments; })(1, 2)').length",
+            "2",
+        ),
+        // a regular expression remembers its realm
+        (
+            "try { RegExp.prototype.compile.call(other.re, 'y') } catch (e) { e instanceof TypeError }",
+            "true",
+        ),
+        ("other.re.compile('y').source", "y"),
+        // and new code in it after the restore
+        ("other.eval('var late = counter; late')", "42"),
+        ("Symbol.for('x') === other.Symbol.for('x')", "true"),
+    ];
+    for (source, expected) in checks {
+        assert_eq!(rt.eval(source).unwrap(), expected, "{source}");
+    }
+}

@@ -3,7 +3,7 @@
 //! negative tests must fail in the named phase with the named error.
 
 use crate::metadata::Metadata;
-use kiln::object::{Attrs, ObjectKind, PropertyKey};
+use kiln::object::{Attrs, ObjectKind};
 use kiln::{Args, JsResult, Runtime, Value, Vm};
 use std::cell::RefCell;
 use std::path::Path;
@@ -141,15 +141,31 @@ impl kiln::ModuleLoader for TestLoader {
     }
 }
 
+/// `$262.createRealm()`: a new realm with its own `print` and `$262`; returns that `$262`.
+fn create_realm(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
+    let realm = vm.create_realm();
+    let previous = vm.enter_realm(realm);
+    let global = vm.intrinsics.global;
+    vm.define_native(global, "print", print, 1);
+    let host = define_host(vm);
+    vm.enter_realm(previous);
+    Ok(Value::object(host))
+}
+
 /// Define `print` and `$262` on the runtime's global object.
 fn install_host(runtime: &mut Runtime) {
     runtime.register_function("print", print, 1);
-    let vm = runtime.vm();
+    define_host(runtime.vm());
+}
+
+/// Define `$262` on the running realm's global object and return it.
+fn define_host(vm: &mut Vm) -> kiln::heap::ObjectId {
     let global = vm.intrinsics.global;
     let host = vm
         .heap
         .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
     vm.define_native(host, "evalScript", eval_script, 1);
+    vm.define_native(host, "createRealm", create_realm, 0);
     vm.define_native(host, "gc", gc, 0);
     vm.define_native(host, "detachArrayBuffer", detach_array_buffer, 1);
     // $262.agent without agents: enough for tests that only use the main thread.
@@ -167,7 +183,7 @@ fn install_host(runtime: &mut Runtime) {
     vm.define_builtin(host, key, Value::object(global), Attrs::HIDDEN);
     let key = vm.key("$262");
     vm.define_builtin(global, key, Value::object(host), Attrs::HIDDEN);
-    let _ = PropertyKey::Index(0);
+    host
 }
 
 /// Run one scenario of the test at `path` (relative paths resolve under `root`).

@@ -371,7 +371,16 @@ fn array_species_create(vm: &mut Vm, original: ObjectId, len: f64) -> JsResult<(
         Value::object(original),
         PropertyKey::String(vm.atoms.constructor),
     )?;
-    // 4. (Other realms: Kiln has one realm per VM.)
+    // 4. If IsConstructor(C) is true: if C is another realm's %Array%, set C to undefined
+    //    (an array made in one realm from another's does not become the other's kind).
+    if let Some(f) = c.as_object()
+        && vm.is_constructor(c)
+    {
+        let realm = vm.function_realm(f)?;
+        if realm != vm.realm && f == vm.realm_intrinsics(realm).array {
+            c = Value::UNDEFINED;
+        }
+    }
     // 5. If C is an Object, set C to ? Get(C, %Symbol.species%); null becomes undefined.
     if c.is_object() {
         c = vm.get(c, PropertyKey::Symbol(vm.symbols.species))?;

@@ -87,8 +87,13 @@ pub fn create_dynamic_function(vm: &mut Vm, args: Args, kind: &str) -> JsResult<
         && !args.new_target.is_undefined()
         && args.new_target != Value::object(vm.native_callee)
     {
-        let default: fn(&crate::realm::Intrinsics) -> crate::heap::ObjectId =
-            |i| i.function_prototype;
+        // The fallback is the intrinsic of the kind, in new.target's realm.
+        let default: fn(&crate::realm::Intrinsics) -> crate::heap::ObjectId = match kind {
+            "function*" => |i| i.generator_function_prototype,
+            "async function" => |i| i.async_function_prototype,
+            "async function*" => |i| i.async_generator_function_prototype,
+            _ => |i| i.function_prototype,
+        };
         let proto = vm.prototype_from_constructor(args.new_target, default)?;
         vm.heap.set_proto_raw(obj, Some(proto));
     }

@@ -52,43 +52,11 @@ pub fn init(vm: &mut Vm) {
             func: function::function_prototype_call,
             constructor: false,
             data: Box::new([]),
+            realm: vm.realm,
         })),
     );
     vm.intrinsics.function_prototype = function_prototype;
-    let root = vm.heap.shapes.root(Some(function_prototype));
-    let with_length = vm.heap.shapes.add(
-        root,
-        PropertyKey::String(vm.atoms.length),
-        Attrs::CONFIGURABLE_ONLY,
-    );
-    let plain = vm.heap.shapes.add(
-        with_length,
-        PropertyKey::String(vm.atoms.name),
-        Attrs::CONFIGURABLE_ONLY,
-    );
-    let with_prototype = vm.heap.shapes.add(
-        plain,
-        PropertyKey::String(vm.atoms.prototype),
-        Attrs(Attrs::WRITABLE),
-    );
-    let args_root = vm.heap.shapes.root(Some(object_prototype));
-    let length_key = PropertyKey::String(vm.atoms.length);
-    let args_length = vm.heap.shapes.add(args_root, length_key, Attrs::HIDDEN);
-    let iterator_key = PropertyKey::Symbol(vm.symbols.iterator);
-    let args_iter = vm.heap.shapes.add(args_length, iterator_key, Attrs::HIDDEN);
-    let callee = PropertyKey::String(vm.atoms.callee);
-    let arguments_mapped = vm.heap.shapes.add(args_iter, callee, Attrs::HIDDEN);
-    let arguments_unmapped = vm
-        .heap
-        .shapes
-        .add(args_iter, callee, Attrs(Attrs::ACCESSOR));
-    vm.shapes = crate::interpreter::FunctionShapes {
-        plain,
-        with_prototype,
-        arguments_mapped,
-        arguments_unmapped,
-        strict_callee: Value::UNDEFINED,
-    };
+    vm.shapes = function_shapes(vm, function_prototype, object_prototype, Value::UNDEFINED);
     let global = vm
         .heap
         .new_object(Some(object_prototype), ObjectKind::Ordinary);
@@ -129,6 +97,51 @@ pub fn init(vm: &mut Vm) {
     reflect::init(vm);
     proxy::init(vm);
     global::init(vm);
+}
+
+/// A realm's shapes of fresh functions and arguments objects, rooted at its
+/// %Function.prototype% and %Object.prototype% (found again if they exist: restoring a
+/// snapshot derives them rather than reading them).
+pub(crate) fn function_shapes(
+    vm: &mut Vm,
+    function_prototype: ObjectId,
+    object_prototype: ObjectId,
+    strict_callee: Value,
+) -> crate::realm::FunctionShapes {
+    let root = vm.heap.shapes.root(Some(function_prototype));
+    let with_length = vm.heap.shapes.add(
+        root,
+        PropertyKey::String(vm.atoms.length),
+        Attrs::CONFIGURABLE_ONLY,
+    );
+    let plain = vm.heap.shapes.add(
+        with_length,
+        PropertyKey::String(vm.atoms.name),
+        Attrs::CONFIGURABLE_ONLY,
+    );
+    let with_prototype = vm.heap.shapes.add(
+        plain,
+        PropertyKey::String(vm.atoms.prototype),
+        Attrs(Attrs::WRITABLE),
+    );
+    let args_root = vm.heap.shapes.root(Some(object_prototype));
+    let length_key = PropertyKey::String(vm.atoms.length);
+    let args_length = vm.heap.shapes.add(args_root, length_key, Attrs::HIDDEN);
+    let iterator_key = PropertyKey::Symbol(vm.symbols.iterator);
+    let args_iter = vm.heap.shapes.add(args_length, iterator_key, Attrs::HIDDEN);
+    let callee = PropertyKey::String(vm.atoms.callee);
+    let arguments_mapped = vm.heap.shapes.add(args_iter, callee, Attrs::HIDDEN);
+    let arguments_unmapped = vm
+        .heap
+        .shapes
+        .add(args_iter, callee, Attrs(Attrs::ACCESSOR));
+    crate::realm::FunctionShapes {
+        plain,
+        with_prototype,
+        arguments_mapped,
+        arguments_unmapped,
+        strict_callee,
+    }
 }
 
 /// %ThrowTypeError%

@@ -25,6 +25,7 @@ use crate::heap::string::Units;
 use crate::heap::{ObjectId, StringId};
 use crate::interpreter::{Args, CodeBlock, Termination, Vm};
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
+use crate::realm::RealmId;
 use crate::value::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -102,6 +103,9 @@ pub struct RegExpData {
     pub parsed_flags: Flags,
     /// [[LegacyFeaturesEnabled]] (Annex B): false for instances of subclasses
     pub legacy: bool,
+    /// [[Realm]] (Annex B): the realm that allocated it; only that realm's `compile`
+    /// may change it
+    pub realm: RealmId,
 }
 
 impl RegExpData {
@@ -117,6 +121,7 @@ impl RegExpData {
         source: StringId,
         flags: StringId,
         legacy: bool,
+        realm: RealmId,
     ) -> Option<RegExpData> {
         let parsed_flags = Flags::parse(&heap.flat_units(flags).to_vec())?;
         let matcher = compile(&heap.flat_units(source).to_vec(), parsed_flags).ok()?;
@@ -126,6 +131,7 @@ impl RegExpData {
             flags,
             parsed_flags,
             legacy,
+            realm,
         })
     }
 }
@@ -316,6 +322,7 @@ fn new_regexp_object(
             flags,
             parsed_flags,
             legacy: true,
+            realm: vm.realm,
         })),
     );
     vm.define_builtin(
@@ -445,6 +452,12 @@ fn regexp_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> 
 /// [RegExp.prototype.compile](https://tc39.es/ecma262/#sec-regexp.prototype.compile) (Annex B)
 fn compile_method(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let o = super::this_object(vm, this, "RegExp.prototype.compile", is_regexp_kind)?;
+    // 3-5. The running realm must be the one that allocated O.
+    if regexp_data(vm, o).is_some_and(|d| d.realm != vm.realm) {
+        return Err(
+            vm.type_error("RegExp.prototype.compile cannot be used on another realm's RegExp")
+        );
+    }
     if regexp_data(vm, o).is_some_and(|d| !d.legacy) {
         return Err(
             vm.type_error("RegExp.prototype.compile cannot be used on a RegExp subclass instance")

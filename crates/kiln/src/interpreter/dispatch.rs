@@ -30,6 +30,7 @@ impl Vm {
         'frames: loop {
             let frame = self.frames.last().expect("a running frame");
             let code = frame.code.clone();
+            debug_assert_eq!(code.realm, self.realm, "code runs in its own realm");
             let base = frame.base as usize;
             let mut pc = frame.pc as usize;
             let instructions = &code.code.instructions[..];
@@ -791,31 +792,16 @@ impl Vm {
                     Instr::ReturnDerived { src } => {
                         let v = reg!(src);
                         let this = reg!(0);
-                        let result = if v.is_object() {
-                            v
-                        } else if v.is_undefined() && !this.is_hole() {
-                            this
-                        } else {
-                            // [[Construct]] checks the result after the body has ended: no
-                            // handler of this frame may catch the error.
-                            let _pending = if v.is_undefined() {
-                                self.reference_error(
-                                    "Must call super constructor in derived class before accessing 'this' or returning from derived constructor",
-                                )
-                            } else {
-                                self.type_error(
-                                    "Derived constructors may only return object or undefined",
-                                )
-                            };
-                            sync!();
-                            match self.unwind_from_caller() {
-                                Ok(Flow::Continue) => continue 'frames,
-                                Ok(Flow::Exit(e)) => return Ok(e),
-                                Err(t) => return Err(t),
-                            }
-                        };
                         sync!();
-                        flow!(self.return_from_frame(result));
+                        if v.is_object() || v.is_undefined() && !this.is_hole() {
+                            let result = if v.is_object() { v } else { this };
+                            flow!(self.return_from_frame(result));
+                        }
+                        match self.derived_result_error(v) {
+                            Ok(Flow::Continue) => continue 'frames,
+                            Ok(Flow::Exit(e)) => return Ok(e),
+                            Err(t) => return Err(t),
+                        }
                     }
                     Instr::EndFinally { kind } => {
                         let k = reg!(kind).as_int().unwrap_or(0);
@@ -1233,6 +1219,8 @@ impl Vm {
         {
             let code = c.code.clone();
             let env = c.env;
+            // The old frame goes without re-entering its caller's realm: the new frame
+            // returns to that caller, so it takes over `caller_realm`.
             let old = self.frames.pop().expect("frame");
             // Move the arguments down to where the old frame started.
             let old_base = old.base as usize;
@@ -1264,6 +1252,7 @@ impl Vm {
             let frame = self.frames.last_mut().expect("frame");
             frame.base = old_base as u32;
             frame.args_at -= (new_base - old_base) as u32;
+            frame.caller_realm = old.caller_realm;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }
@@ -1271,9 +1260,35 @@ impl Vm {
         self.return_from_frame(r)
     }
 
+    /// A derived constructor returned `value`, neither an object nor undefined with
+    /// `this` initialised. [[Construct]] checks the result once the constructor's context
+    /// is gone: the error is made in the caller's realm and unwinds from the caller (no
+    /// handler of the constructor sees it); Err when the caller is native.
+    #[cold]
+    #[inline(never)]
+    fn derived_result_error(&mut self, value: Value) -> JsResult<Flow> {
+        let frame = self.pop_frame();
+        self.stack.truncate(frame.base as usize);
+        let thrown = if value.is_undefined() {
+            self.reference_error(
+                "Must call super constructor in derived class before accessing 'this' or returning from derived constructor",
+            )
+        } else {
+            self.type_error("Derived constructors may only return object or undefined")
+        };
+        if frame.ret == ReturnTo::Exit {
+            return Err(thrown);
+        }
+        self.unwind_exception()
+    }
+
     /// Pop the running frame, delivering `value` to its caller.
     fn return_from_frame(&mut self, value: Value) -> JsResult<Flow> {
+        // `pop_frame`, written out: returning the frame from a helper costs a copy here.
         let frame = self.frames.pop().expect("frame");
+        if frame.caller_realm != self.realm {
+            self.enter_realm(frame.caller_realm);
+        }
         let mut value = value;
         if frame.construct && !value.is_object() {
             value = self.stack[frame.base as usize];
@@ -1379,20 +1394,6 @@ impl Vm {
         }
     }
 
-    /// Throw the pending exception from the caller of the running frame, which ends without
-    /// consulting its own handlers (a derived constructor's invalid return value).
-    fn unwind_from_caller(&mut self) -> JsResult<Flow> {
-        if self.exception_origin.is_none() {
-            self.exception_origin = self.current_position();
-        }
-        let frame = self.frames.pop().expect("frame");
-        self.stack.truncate(frame.base as usize);
-        if frame.ret == ReturnTo::Exit {
-            return Err(crate::Thrown);
-        }
-        self.unwind_exception()
-    }
-
     /// Find a handler for the pending exception, popping frames that have none.
     fn unwind_exception(&mut self) -> JsResult<Flow> {
         if self.exception_origin.is_none() {
@@ -1417,7 +1418,7 @@ impl Vm {
                     return Ok(Flow::Continue);
                 }
             }
-            let frame = self.frames.pop().expect("frame");
+            let frame = self.pop_frame();
             self.stack.truncate(frame.base as usize);
             if let Some(generator) = frame.generator
                 && !self.terminating()

@@ -41,6 +41,12 @@ impl Vm {
         if code.needs_arguments {
             self.stack.extend_from_within(args_start..args_start + argc);
         }
+        // PrepareForOrdinaryCall: the callee's realm runs (checked before the frame is
+        // built, so the common case builds it in place).
+        let caller_realm = self.realm;
+        if code.realm != caller_realm {
+            self.enter_realm(code.realm);
+        }
         self.frames.push(Frame {
             code,
             pc: 0,
@@ -54,8 +60,19 @@ impl Vm {
             ret,
             construct,
             generator: None,
+            caller_realm,
         });
         Ok(())
+    }
+
+    /// Pop the running frame and enter again the realm its caller ran in.
+    #[inline(always)]
+    pub(crate) fn pop_frame(&mut self) -> Frame {
+        let frame = self.frames.pop().expect("a running frame");
+        if frame.caller_realm != self.realm {
+            self.enter_realm(frame.caller_realm);
+        }
+        frame
     }
 
     /// Push a frame whose arguments are given as a slice.
@@ -199,6 +216,7 @@ impl Vm {
             func,
             constructor,
             data,
+            realm: self.realm,
         }));
         let f = self.heap.new_object_with_shape(shape, proto, kind);
         self.heap.object_mut(f).slots = vec![Value::int(length as i32), name];
@@ -341,10 +359,14 @@ impl Vm {
                     self.prepare_construct(fobj, &code, new_target)?
                 } else {
                     if code.code.kind.is_class_constructor() {
+                        // The error is made in the callee's context, so of its realm.
                         let name = self.function_name(fobj);
-                        return Err(self.type_error(format!(
+                        let caller_realm = self.enter_realm(code.realm);
+                        let error = self.type_error(format!(
                             "Class constructor {name} cannot be invoked without 'new'"
-                        )));
+                        ));
+                        self.enter_realm(caller_realm);
+                        return Err(error);
                     }
                     (this, false)
                 };
@@ -364,7 +386,7 @@ impl Vm {
                 let kind = self.frames.last().expect("frame").code.code.kind;
                 let promise = if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
                     if let Err(t) = self.enter_frame() {
-                        let frame = self.frames.pop().expect("frame");
+                        let frame = self.pop_frame();
                         self.stack.truncate(frame.base as usize);
                         return Err(t);
                     }
@@ -388,6 +410,7 @@ impl Vm {
             }
             ObjectKind::Native(n) => {
                 let func = n.func;
+                let realm = n.realm;
                 if constructing && !n.constructor {
                     let what = self.display(f);
                     return Err(self.type_error(format!("{what} is not a constructor")));
@@ -398,6 +421,12 @@ impl Vm {
                 let roots = self.roots.len();
                 self.native_depth += 1;
                 let saved_callee = std::mem::replace(&mut self.native_callee, fobj);
+                // A built-in runs in its own realm: what it creates and throws is of it.
+                let caller_realm = self.realm;
+                let other_realm = realm != caller_realm;
+                if other_realm {
+                    self.enter_realm(realm);
+                }
                 let result = func(
                     self,
                     this,
@@ -407,6 +436,9 @@ impl Vm {
                         new_target,
                     },
                 );
+                if other_realm {
+                    self.enter_realm(caller_realm);
+                }
                 self.native_callee = saved_callee;
                 self.native_depth -= 1;
                 self.roots.truncate(roots);
@@ -471,29 +503,31 @@ impl Vm {
         }
     }
 
-    /// [GetPrototypeFromConstructor](https://tc39.es/ecma262/#sec-getprototypefromconstructor)
+    /// [GetPrototypeFromConstructor](https://tc39.es/ecma262/#sec-getprototypefromconstructor):
+    /// `new_target.prototype` if it is an object, else the `default` intrinsic of
+    /// `new_target`'s realm.
     pub fn prototype_from_constructor(
         &mut self,
         new_target: Value,
         default: fn(&crate::realm::Intrinsics) -> ObjectId,
     ) -> JsResult<ObjectId> {
-        // Fast path: a plain function's `prototype` data property is its third slot.
-        if let Some(nt) = new_target.as_object()
-            && self.heap.object(nt).shape == self.shapes.with_prototype
-        {
-            if let Some(p) = self.heap.object(nt).slots[2].as_object() {
-                return Ok(p);
-            }
+        let Some(nt) = new_target.as_object() else {
             return Ok(default(&self.intrinsics));
+        };
+        // Fast path: a plain function's `prototype` data property is its third slot.
+        let proto = if self.heap.object(nt).shape == self.shapes.with_prototype {
+            self.heap.object(nt).slots[2]
+        } else {
+            // 2. Let proto be ? Get(constructor, "prototype").
+            self.get(new_target, PropertyKey::String(self.atoms.prototype))?
+        };
+        if let Some(p) = proto.as_object() {
+            return Ok(p);
         }
-        if let Some(nt) = new_target.as_object() {
-            let p = self.get(new_target, PropertyKey::String(self.atoms.prototype))?;
-            if let Some(p) = p.as_object() {
-                return Ok(p);
-            }
-            let _ = nt;
-        }
-        Ok(default(&self.intrinsics))
+        // 3.a. Let realm be ? GetFunctionRealm(constructor).
+        // 3.b. Set proto to realm's intrinsic object named intrinsicDefaultProto.
+        let realm = self.function_realm(nt)?;
+        Ok(default(self.realm_intrinsics(realm)))
     }
 
     /// Run the field initialiser of class constructor `f` on `this`.
@@ -512,7 +546,7 @@ impl Vm {
 
     /// Move the top frame into a new generator-like object (at InitialYield or first Await).
     pub(crate) fn suspend_top_frame(&mut self, state_obj: ObjectId) {
-        let frame = self.frames.pop().expect("a frame to suspend");
+        let frame = self.pop_frame();
         let saved = SavedFrame::save(&frame, &self.stack);
         self.stack.truncate(frame.base as usize);
         if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state_obj).kind {
@@ -550,7 +584,10 @@ impl Vm {
             }
             return Err(self.stack_overflow());
         }
-        let frame = saved.restore(&mut self.stack, generator);
+        let frame = saved.restore(&mut self.stack, generator, self.realm);
+        if frame.code.realm != self.realm {
+            self.enter_realm(frame.code.realm);
+        }
         self.frames.push(frame);
         self.native_depth += 1;
         let r = self.run_after_push();

@@ -81,8 +81,13 @@ impl SavedFrame {
         }
     }
 
-    /// Put the frame back on top of `stack`.
-    pub fn restore(&self, stack: &mut Vec<Value>, generator: ObjectId) -> Frame {
+    /// Put the frame back on top of `stack`; `caller_realm` is the realm running now.
+    pub fn restore(
+        &self,
+        stack: &mut Vec<Value>,
+        generator: ObjectId,
+        caller_realm: crate::realm::RealmId,
+    ) -> Frame {
         let base = stack.len() as u32;
         stack.extend_from_slice(&self.values);
         Frame {
@@ -98,6 +103,7 @@ impl SavedFrame {
             ret: ReturnTo::Exit,
             construct: false,
             generator: Some(generator),
+            caller_realm,
         }
     }
 }

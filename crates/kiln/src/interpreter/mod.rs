@@ -24,12 +24,14 @@ pub mod meter;
 pub mod module;
 pub mod operators;
 pub mod property;
+mod realm;
 mod scopes;
 
 use crate::heap::{EnvId, Heap, ObjectId, StringId};
 use crate::object::shape::ShapeId;
 use crate::object::{ObjectKind, PropertyKey};
-use crate::realm::{Atoms, Intrinsics, WellKnownSymbols};
+pub use crate::realm::FunctionShapes;
+use crate::realm::{Atoms, Intrinsics, Realm, RealmId, WellKnownSymbols};
 use crate::value::Value;
 use crate::{JsResult, Thrown};
 use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind};
@@ -86,6 +88,8 @@ pub struct CodeBlock {
     pub code: FunctionCode,
     /// index into `Vm::scripts`
     pub script: u32,
+    /// the realm the code was loaded in, which it always runs in
+    pub realm: RealmId,
     /// constants as values; function constants hold their index in the script as an int
     pub constants: Box<[Value]>,
     /// the property key of each property site
@@ -114,6 +118,8 @@ pub struct LoadedScript {
     pub source: Rc<str>,
     pub name: Rc<str>,
     pub kind: ScriptKind,
+    /// the realm it was loaded in
+    pub realm: RealmId,
     /// how it was compiled (a snapshot records this and compiles the source again)
     pub recipe: Recipe,
     /// byte offset of each line start
@@ -197,6 +203,9 @@ pub struct Frame {
     pub construct: bool,
     /// the generator or async function state this frame runs for
     pub generator: Option<ObjectId>,
+    /// the realm that was running when the frame was pushed, entered again when it is
+    /// popped
+    pub caller_realm: RealmId,
 }
 
 /// Why a dispatch loop stopped.
@@ -295,7 +304,13 @@ impl Default for Limits {
 
 pub struct Vm {
     pub heap: Heap,
+    /// the running realm's intrinsics (see `crate::realm` for how realms switch)
     pub intrinsics: Intrinsics,
+    /// the running realm
+    pub realm: RealmId,
+    /// every realm's record; the running realm's entry is a placeholder, its record
+    /// is in `intrinsics`, `global_lexicals`, `global_lexical_values` and `shapes`
+    pub realms: Vec<Realm>,
     pub atoms: Atoms,
     pub symbols: WellKnownSymbols,
     pub stack: Vec<Value>,
@@ -310,16 +325,16 @@ pub struct Vm {
     pub jobs: VecDeque<Job>,
     pub limits: Limits,
     pub native_depth: usize,
-    /// global lexical declarations (script-level let/const/class): name -> index into
-    /// `global_lexical_values`; never removed, so indices stay valid
+    /// the running realm's global lexical declarations (script-level let/const/class):
+    /// name -> index into `global_lexical_values`; never removed, so indices stay valid
     pub global_lexicals: rustc_hash::FxHashMap<StringId, u32>,
     /// (value, is_const) of each global lexical binding; the hole until initialised
     pub global_lexical_values: Vec<(Value, bool)>,
-    /// `Symbol.for` registry
+    /// `Symbol.for` registry (shared by all realms)
     pub symbol_registry: rustc_hash::FxHashMap<StringId, crate::heap::SymbolId>,
     pub small_int_strings: Box<[Option<StringId>; 256]>,
     pub single_unit_strings: Box<[Option<StringId>; 256]>,
-    /// the shape of a fresh closure (`length`, `name`) and of one with `prototype` too
+    /// the running realm's shapes of fresh functions and arguments objects
     pub shapes: FunctionShapes,
     /// values a host has pinned (embedding API handles)
     pub pinned: Vec<Value>,
@@ -350,17 +365,6 @@ pub struct Vm {
     pub modules: module::Modules,
 }
 
-#[derive(Clone, Copy, Debug)]
-pub struct FunctionShapes {
-    pub plain: ShapeId,
-    pub with_prototype: ShapeId,
-    /// arguments objects: `length`, `@@iterator`, `callee` (a data property when mapped,
-    /// the %ThrowTypeError% accessor `strict_callee` otherwise)
-    pub arguments_mapped: ShapeId,
-    pub arguments_unmapped: ShapeId,
-    pub strict_callee: Value,
-}
-
 impl Default for Vm {
     fn default() -> Self {
         Self::new()
@@ -382,6 +386,8 @@ impl Vm {
     fn fork_pristine(&self) -> Vm {
         Vm {
             intrinsics: self.intrinsics.clone(),
+            realm: self.realm,
+            realms: self.realms.clone(),
             global_lexicals: self.global_lexicals.clone(),
             global_lexical_values: self.global_lexical_values.clone(),
             symbol_registry: self.symbol_registry.clone(),
@@ -407,6 +413,8 @@ impl Vm {
         Vm {
             heap,
             intrinsics: Intrinsics::placeholder(),
+            realm: RealmId(0),
+            realms: vec![Realm::placeholder()],
             atoms,
             symbols,
             stack: Vec::with_capacity(1 << 16),
@@ -423,13 +431,7 @@ impl Vm {
             symbol_registry: Default::default(),
             small_int_strings: Box::new([None; 256]),
             single_unit_strings: Box::new([None; 256]),
-            shapes: FunctionShapes {
-                plain: ShapeId::DICTIONARY,
-                with_prototype: ShapeId::DICTIONARY,
-                arguments_mapped: ShapeId::DICTIONARY,
-                arguments_unmapped: ShapeId::DICTIONARY,
-                strict_callee: Value::UNDEFINED,
-            },
+            shapes: FunctionShapes::placeholder(),
             pinned: Vec::new(),
             megamorphic: vec![
                 (
@@ -512,6 +514,7 @@ impl Vm {
             source,
             name: script.source_name.into(),
             kind: script.kind,
+            realm: self.realm,
             recipe,
             line_starts,
             blocks,
@@ -567,6 +570,7 @@ impl Vm {
         CodeBlock {
             code,
             script,
+            realm: self.realm,
             constants,
             sites,
             caches,
@@ -757,6 +761,18 @@ impl Vm {
         }
         for o in self.intrinsics.all() {
             self.heap.mark_object(o);
+        }
+        self.heap.mark_value(self.shapes.strict_callee);
+        for (i, realm) in self.realms.iter().enumerate() {
+            if i != self.realm.0 as usize {
+                for o in realm.intrinsics.all() {
+                    self.heap.mark_object(o);
+                }
+                for &(v, _) in &realm.global_lexical_values {
+                    self.heap.mark_value(v);
+                }
+                self.heap.mark_value(realm.shapes.strict_callee);
+            }
         }
         for script in &self.scripts {
             for block in &script.blocks {

@@ -181,6 +181,8 @@ pub struct NativeFunction {
     pub constructor: bool,
     /// values the function closes over (promise capabilities, bound data, ...)
     pub data: Box<[Value]>,
+    /// the realm it was created in, which runs while it is called
+    pub realm: crate::realm::RealmId,
 }
 
 /// A compiled JavaScript function closed over an environment.

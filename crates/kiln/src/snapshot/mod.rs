@@ -4,7 +4,8 @@
 //! # What is stored
 //!
 //! The whole heap (every object, string, symbol, BigInt and environment, at the same
-//! ids), the shape tree, the global bindings, the symbol registry, the meter, the
+//! ids), the shape tree, every realm (the first is the pristine realm the snapshot is
+//! restored into; realms created later are written whole), the global bindings, the symbol registry, the meter, the
 //! host's capability names and outstanding calls, and for each loaded script its
 //! source and how it was compiled ([`crate::interpreter::Recipe`]). Bytecode is not
 //! stored: restoring compiles the sources again, so every instruction a restored
@@ -41,7 +42,7 @@ use std::ops::Range;
 
 const MAGIC: &[u8; 8] = b"KILNSNAP";
 /// Bumped whenever the payload layout changes.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 const TAG_LEN: usize = 32;
 
 /// Why a snapshot could not be made or restored. The kinds are stable.
@@ -282,6 +283,7 @@ pub(crate) fn write(
     key: Option<&[u8]>,
 ) -> Result<Vec<u8>, SnapshotError> {
     if !vm.frames.is_empty()
+        || vm.realm.0 != 0
         || !vm.jobs.is_empty()
         || !vm.roots.is_empty()
         || vm.native_depth != 0

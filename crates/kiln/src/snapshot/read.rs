@@ -34,9 +34,11 @@ use crate::object::{
     Attrs, BoundFunction, Closure, Dictionary, Elements, ForInState, IterationKind, NativeFunction,
     Object, ObjectKind, Property, PropertyKey, SparseElements,
 };
+use crate::realm::{Intrinsics, Realm, RealmId};
 use crate::value::{Kind, Value};
 use kiln_bytecode::{Constant, ScriptKind};
 use num_bigint::BigInt;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
@@ -141,10 +143,19 @@ impl<'a> PayloadReader<'a> {
 
     /// Compile every script again from its recipe, in order, and restore the template
     /// objects of its blocks. Returns the template objects (checked later).
+    /// The number of realms (their records come with the VM state), then the scripts,
+    /// each loaded in its realm.
     pub fn scripts(&mut self, vm: &mut Vm) -> Read<Vec<ObjectId>> {
+        // every realm but the first writes at least one byte per intrinsic
+        let realms = self.r.count(Intrinsics::placeholder().all().len())?;
+        if realms == 0 {
+            return Err(corrupt("a snapshot has no realm"));
+        }
+        vm.realms.resize_with(realms, Realm::placeholder);
         let count = self.r.count(4)?;
         let mut templates_seen = Vec::new();
         for _ in 0..count {
+            let realm = self.realm_id(vm)?;
             let source = self.r.string()?;
             let name = self.r.string()?;
             let kind = match self.r.u8()? {
@@ -189,7 +200,11 @@ impl<'a> PayloadReader<'a> {
             if compiled.kind != kind {
                 return Err(corrupt("a script's kind does not match its recipe"));
             }
+            // The realm's record is a placeholder until the VM state is read; loading
+            // code reads only its index.
+            let previous = vm.enter_realm(realm);
             vm.load_compiled(compiled, recipe);
+            vm.enter_realm(previous);
             let blocks = self.r.count(1)?;
             let script = vm.scripts.last().expect("just loaded");
             if blocks != script.blocks.len() {
@@ -212,6 +227,14 @@ impl<'a> PayloadReader<'a> {
             }
         }
         Ok(templates_seen)
+    }
+
+    fn realm_id(&mut self, vm: &Vm) -> Read<RealmId> {
+        let realm = self.r.u32()?;
+        if realm as usize >= vm.realms.len() {
+            return Err(corrupt("a function names no realm"));
+        }
+        Ok(RealmId(realm))
     }
 
     fn code(&mut self, vm: &Vm) -> Read<Rc<CodeBlock>> {
@@ -298,6 +321,7 @@ impl<'a> PayloadReader<'a> {
                     func,
                     constructor: self.r.bool()?,
                     data: self.values()?.into_boxed_slice(),
+                    realm: self.realm_id(vm)?,
                 }))
             }
             4 => ObjectKind::Bound(Box::new(BoundFunction {
@@ -321,12 +345,13 @@ impl<'a> PayloadReader<'a> {
                 let source = StringId(self.r.u32()?);
                 let flags = StringId(self.r.u32()?);
                 let legacy = self.r.bool()?;
+                let realm = self.realm_id(vm)?;
                 for s in [source, flags] {
                     if !vm.heap.strings.is_live(s.0) {
                         return Err(corrupt("a regular expression names a missing string"));
                     }
                 }
-                let data = RegExpData::rebuild(&vm.heap, source, flags, legacy)
+                let data = RegExpData::rebuild(&vm.heap, source, flags, legacy, realm)
                     .ok_or_else(|| corrupt("a regular expression does not compile"))?;
                 ObjectKind::RegExp(Box::new(data))
             }
@@ -636,7 +661,8 @@ impl<'a> PayloadReader<'a> {
     }
 
     /// The VM-level state; returns the execution's result value.
-    pub fn vm_state(&mut self, vm: &mut Vm) -> Read<Option<Value>> {
+    /// The global lexical bindings of a realm: names to indices, and the values.
+    fn global_lexicals(&mut self) -> Read<(FxHashMap<StringId, u32>, Vec<(Value, bool)>)> {
         let lexicals = self.r.list(2, |r| Ok((StringId(r.u32()?), r.u32()?)))?;
         let values = self.r.list(2, |r| {
             let v = value(r)?;
@@ -645,8 +671,36 @@ impl<'a> PayloadReader<'a> {
         if lexicals.iter().any(|&(_, i)| i as usize >= values.len()) {
             return Err(corrupt("a global lexical binding has no value"));
         }
-        vm.global_lexicals = lexicals.into_iter().collect();
-        vm.global_lexical_values = values;
+        Ok((lexicals.into_iter().collect(), values))
+    }
+
+    /// The realms (see `PayloadWriter::realms`); the first is the running one.
+    fn realms(&mut self, vm: &mut Vm) -> Read<()> {
+        (vm.global_lexicals, vm.global_lexical_values) = self.global_lexicals()?;
+        for i in 1..vm.realms.len() {
+            let ids = self.r.list(1, |r| Ok(ObjectId(r.u32()?)))?;
+            let intrinsics = Intrinsics::from_all(&ids)
+                .ok_or_else(|| mismatch("a realm has another set of intrinsics"))?;
+            let strict_callee = self.value()?;
+            let shapes = crate::builtins::function_shapes(
+                vm,
+                intrinsics.function_prototype,
+                intrinsics.object_prototype,
+                strict_callee,
+            );
+            let (global_lexicals, global_lexical_values) = self.global_lexicals()?;
+            vm.realms[i] = Realm {
+                intrinsics,
+                global_lexicals,
+                global_lexical_values,
+                shapes,
+            };
+        }
+        Ok(())
+    }
+
+    pub fn vm_state(&mut self, vm: &mut Vm) -> Read<Option<Value>> {
+        self.realms(vm)?;
         let registry = self
             .r
             .list(2, |r| Ok((StringId(r.u32()?), SymbolId(r.u32()?))))?;
@@ -865,6 +919,28 @@ pub(super) fn validate(
     for v in roots {
         if !value_ok(v) {
             return fail("a root refers to a missing cell");
+        }
+    }
+    // the realms created after the first: their records were read, not taken from a
+    // fresh realm
+    for realm in &vm.realms[1..] {
+        let roots = realm
+            .intrinsics
+            .all()
+            .into_iter()
+            .map(Value::object)
+            .chain(realm.global_lexical_values.iter().map(|&(v, _)| v))
+            .chain(realm.global_lexicals.keys().map(|&s| Value::string(s)));
+        for v in roots {
+            if !value_ok(v) {
+                return fail("a realm refers to a missing cell");
+            }
+        }
+        let callee = realm.shapes.strict_callee;
+        if !callee.as_object().is_some_and(|o| {
+            object_live(o) && matches!(heap.object(o).kind, ObjectKind::Accessor { .. })
+        }) {
+            return fail("a realm's arguments.callee accessor is missing");
         }
     }
     for c in &vm.host.outstanding {

@@ -12,7 +12,7 @@ use crate::builtins::disposable_stack::{DisposeCall, StackBrand};
 use crate::builtins::promise::Status;
 use crate::builtins::typed_array::ElementType;
 use crate::heap::string::{JsStr, StrData};
-use crate::heap::{Env, Symbol};
+use crate::heap::{Env, StringId, Symbol};
 use crate::host::HostValue;
 use crate::interpreter::generator::{
     GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, SuspendKind,
@@ -157,9 +157,12 @@ impl<'a> PayloadWriter<'a> {
 
     // ---- sections ----
 
+    /// The number of realms, then each script with the realm it was loaded in.
     pub fn scripts(&mut self, vm: &Vm) -> Result<(), SnapshotError> {
+        self.w.usize(vm.realms.len());
         self.w.usize(vm.scripts.len());
         for script in &vm.scripts {
+            self.w.u32(script.realm.0);
             let kind = match script.kind {
                 ScriptKind::Script => 0,
                 ScriptKind::Eval => 1,
@@ -359,6 +362,7 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u32(position);
                 self.w.bool(n.constructor);
                 self.values(&n.data);
+                self.w.u32(n.realm.0);
             }
             ObjectKind::Bound(b) => {
                 self.w.u8(4);
@@ -402,6 +406,7 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u32(r.source.0);
                 self.w.u32(r.flags.0);
                 self.w.bool(r.legacy);
+                self.w.u32(r.realm.0);
             }
             ObjectKind::Map(m)
             | ObjectKind::Set(m)
@@ -688,21 +693,44 @@ impl<'a> PayloadWriter<'a> {
         }
     }
 
-    /// Global bindings, the symbol registry, pinned values, the meter and the host's
-    /// capabilities and outstanding calls.
-    pub fn vm_state(&mut self, vm: &Vm, execution: Option<Value>) -> Result<(), SnapshotError> {
-        let mut lexicals: Vec<_> = vm.global_lexicals.iter().map(|(&k, &v)| (k, v)).collect();
+    /// The global lexical bindings of a realm.
+    fn global_lexicals(&mut self, names: &FxHashMap<StringId, u32>, values: &[(Value, bool)]) {
+        let mut lexicals: Vec<_> = names.iter().map(|(&k, &v)| (k, v)).collect();
         lexicals.sort_by_key(|&(_, index)| index);
         self.w.usize(lexicals.len());
         for (name, index) in lexicals {
             self.w.u32(name.0);
             self.w.u32(index);
         }
-        self.w.usize(vm.global_lexical_values.len());
-        for &(v, is_const) in &vm.global_lexical_values {
+        self.w.usize(values.len());
+        for &(v, is_const) in values {
             self.value(v);
             self.w.bool(is_const);
         }
+    }
+
+    /// The realms: the global lexical bindings of the first (running) realm, whose
+    /// intrinsics are the pristine realm's; then the whole record of each realm created
+    /// since (intrinsics, the %ThrowTypeError% accessor of strict `arguments.callee`, global
+    /// lexical bindings).
+    fn realms(&mut self, vm: &Vm) {
+        self.global_lexicals(&vm.global_lexicals, &vm.global_lexical_values);
+        for realm in &vm.realms[1..] {
+            let ids = realm.intrinsics.all();
+            self.w.usize(ids.len());
+            for id in ids {
+                self.w.u32(id.0);
+            }
+            // the function shapes are derived from the intrinsics again
+            self.value(realm.shapes.strict_callee);
+            self.global_lexicals(&realm.global_lexicals, &realm.global_lexical_values);
+        }
+    }
+
+    /// The realms, the symbol registry, pinned values, the meter and the host's
+    /// capabilities and outstanding calls.
+    pub fn vm_state(&mut self, vm: &Vm, execution: Option<Value>) -> Result<(), SnapshotError> {
+        self.realms(vm);
         let mut registry: Vec<_> = vm.symbol_registry.iter().map(|(&k, &v)| (k, v)).collect();
         registry.sort_by_key(|&(k, _)| k);
         self.w.usize(registry.len());
