@@ -138,16 +138,17 @@ pub enum Instr {
     /// GlobalDeclarationInstantiation / EvalDeclarationInstantiation for site.name declared as
     /// `kind` (SyntaxError for a clash with a lexical or restricted global, TypeError where
     /// the global object cannot take the binding)
-    CheckGlobalDeclaration {
-        site: Site,
-        kind: GlobalDeclaration,
-    },
+    CheckGlobalDeclaration { site: Site, kind: GlobalDeclaration },
     /// script start: CreateGlobalVarBinding(site.name, deletable): an undefined global
     /// property unless one exists (`deletable`: declared by eval code)
     DeclareGlobalVar { site: Site, deletable: bool },
     /// CreateGlobalFunctionBinding(site.name, r[src], deletable): (re)define the global
     /// property as the function, then assign it
-    DeclareGlobalFunction { src: Reg, site: Site, deletable: bool },
+    DeclareGlobalFunction {
+        src: Reg,
+        site: Site,
+        deletable: bool,
+    },
     /// script start: declare a global lexical binding (let/const/class), uninitialised; flag: is const
     DeclareGlobalLexical { site: Site, is_const: bool },
     /// initialise a global lexical binding (the declaration itself executes)

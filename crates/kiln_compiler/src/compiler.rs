@@ -1044,7 +1044,10 @@ impl<'a> Compiler<'a> {
                 self.emit_closure(r, index)?;
                 // A top-level declaration (not an Annex B function in a block, whose var
                 // binding is only assigned).
-                let top_level = f.scope_id.get().and_then(|s| self.scoping.scope_parent_id(s))
+                let top_level = f
+                    .scope_id
+                    .get()
+                    .and_then(|s| self.scoping.scope_parent_id(s))
                     == Some(self.root_scope);
                 if top_level && self.is_global_symbol(sym) && self.global_var_env() {
                     let site = self.fs.site(&id.name)?;

@@ -89,7 +89,7 @@ fn compile_with_scope(
         source_name: source_name.to_string(),
         kind,
         strict,
-        scope,
+        scope: scope.map(Box::new),
     };
     match compile_on_worker(job) {
         Ok(result) => result,
@@ -99,7 +99,7 @@ fn compile_with_scope(
             &job.source_name,
             kind,
             strict,
-            job.scope.as_ref(),
+            job.scope.as_deref(),
         ),
     }
 }
@@ -110,7 +110,8 @@ struct Job {
     source_name: String,
     kind: ScriptKind,
     strict: bool,
-    scope: Option<EvalScope>,
+    /// Boxed: eval scopes are large and a job is moved through a channel.
+    scope: Option<Box<EvalScope>>,
 }
 
 /// A compiler thread with a deep stack, started once per calling thread and reused:
@@ -138,7 +139,7 @@ fn spawn_worker() -> std::io::Result<Worker> {
                     &job.source_name,
                     job.kind,
                     job.strict,
-                    job.scope.as_ref(),
+                    job.scope.as_deref(),
                 );
                 if result_sender.send(result).is_err() {
                     break;
@@ -271,8 +272,7 @@ fn compile_on_this_thread(
     }
     // Additional early error for eval in a class field initialiser
     // (https://tc39.es/ecma262/#sec-performeval-rules-in-initializer).
-    if eval_scope.is_some_and(|s| s.in_field_initializer)
-        && contains_arguments(&semantic.semantic)
+    if eval_scope.is_some_and(|s| s.in_field_initializer) && contains_arguments(&semantic.semantic)
     {
         return Err(CompileError::new(
             "'arguments' is not allowed in class field initializer or static initialization block",

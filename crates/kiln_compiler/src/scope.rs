@@ -362,7 +362,8 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
         let references = scoping.get_resolved_reference_ids(sym).to_vec();
         for id in references {
             let reference = scoping.get_reference(id);
-            let (node, scope, flags) = (reference.node_id(), reference.scope_id(), reference.flags());
+            let (node, scope, flags) =
+                (reference.node_id(), reference.scope_id(), reference.flags());
             if scoping.scope_ancestors(scope).any(|s| s == block) {
                 continue;
             }

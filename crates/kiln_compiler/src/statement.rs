@@ -103,10 +103,13 @@ impl<'a> Compiler<'a> {
             }
             Statement::WhileStatement(w) => {
                 let labels = std::mem::take(&mut self.fs.pending_labels);
-                self.push_ctl(CtlKind::Loop {
-                    iterator: None,
-                    is_async: false,
-                }, labels);
+                self.push_ctl(
+                    CtlKind::Loop {
+                        iterator: None,
+                        is_async: false,
+                    },
+                    labels,
+                );
                 let top = self.fs.pc();
                 let exits = self.jump_if_false(&w.test)?;
                 self.statement(&w.body)?;
@@ -118,10 +121,13 @@ impl<'a> Compiler<'a> {
             }
             Statement::DoWhileStatement(d) => {
                 let labels = std::mem::take(&mut self.fs.pending_labels);
-                self.push_ctl(CtlKind::Loop {
-                    iterator: None,
-                    is_async: false,
-                }, labels);
+                self.push_ctl(
+                    CtlKind::Loop {
+                        iterator: None,
+                        is_async: false,
+                    },
+                    labels,
+                );
                 let top = self.fs.pc();
                 self.statement(&d.body)?;
                 let ctl = self.pop_ctl();
@@ -662,10 +668,13 @@ impl<'a> Compiler<'a> {
         if pushed {
             self.emit(Instr::CloneEnv);
         }
-        self.push_ctl(CtlKind::Loop {
-                    iterator: None,
-                    is_async: false,
-                }, labels);
+        self.push_ctl(
+            CtlKind::Loop {
+                iterator: None,
+                is_async: false,
+            },
+            labels,
+        );
         if let Some(c) = self.fs.ctl.last_mut() {
             c.env_depth = break_depth;
         }
@@ -723,10 +732,13 @@ impl<'a> Compiler<'a> {
         self.pos(f.right.span());
         self.emit(Instr::ForInPrepare { dst: iter, src });
         let pair = self.fs.alloc_n(2)?;
-        self.push_ctl(CtlKind::Loop {
-                    iterator: None,
-                    is_async: false,
-                }, labels);
+        self.push_ctl(
+            CtlKind::Loop {
+                iterator: None,
+                is_async: false,
+            },
+            labels,
+        );
         let top = self.fs.pc();
         self.emit(Instr::ForInNext { dst: pair, iter });
         let exit = self.emit(Instr::JumpIfTrue {

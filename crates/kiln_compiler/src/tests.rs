@@ -193,7 +193,11 @@ fn scripts_declare_globals_and_return_completion() {
     );
     has(
         "let c = 1;",
-        "DeclareGlobalLexical { site: 0, is_const: false }",
+        "CheckGlobalDeclaration { site: 0, kind: Lexical }",
+    );
+    has(
+        "let c = 1;",
+        "DeclareGlobalLexical { site: 1, is_const: false }",
     );
     has("let c = 1;", "InitGlobalLexical");
     has("1 + 2;", "Return");

@@ -194,7 +194,8 @@ impl Vm {
         kind: GlobalDeclaration,
     ) -> JsResult<()> {
         let global = self.intrinsics.global;
-        let lexical = matches!(key, PropertyKey::String(name) if self.global_lexicals.contains_key(&name));
+        let lexical =
+            matches!(key, PropertyKey::String(name) if self.global_lexicals.contains_key(&name));
         let existing = self.get_own_property(global, key)?;
         // HasLexicalDeclaration, and for a lexical name HasRestrictedGlobalProperty.
         let clash = lexical

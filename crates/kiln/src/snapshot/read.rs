@@ -42,6 +42,9 @@ use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
+/// A realm's global lexical bindings: names to indices, and (value, is_const) pairs.
+type GlobalLexicals = (FxHashMap<StringId, u32>, Vec<(Value, bool)>);
+
 /// Host values nest at most this deep in a snapshot (the boundary allows less).
 const MAX_HOST_DEPTH: usize = 256;
 
@@ -660,9 +663,8 @@ impl<'a> PayloadReader<'a> {
         })
     }
 
-    /// The VM-level state; returns the execution's result value.
     /// The global lexical bindings of a realm: names to indices, and the values.
-    fn global_lexicals(&mut self) -> Read<(FxHashMap<StringId, u32>, Vec<(Value, bool)>)> {
+    fn global_lexicals(&mut self) -> Read<GlobalLexicals> {
         let lexicals = self.r.list(2, |r| Ok((StringId(r.u32()?), r.u32()?)))?;
         let values = self.r.list(2, |r| {
             let v = value(r)?;
