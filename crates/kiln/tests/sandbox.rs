@@ -225,6 +225,27 @@ fn a_promise_job_cannot_escape_the_budget() {
 }
 
 #[test]
+fn a_builtin_cannot_turn_a_termination_into_a_rejection() {
+    for script in [
+        "Promise.resolve({ get then() { for (;;) {} } }).catch(() => 'swallowed')",
+        "(async () => { try { await { get then() { for (;;) {} } } } catch (e) {} })()",
+        "Promise.resolve().then(() => ({ get then() { for (;;) {} } })).catch(() => 0)",
+        "Array.fromAsync([1], () => { for (;;) {} }).catch(() => 0)",
+        "async function* g() { yield 1 } const it = g(); it.next(); it.return({ get then() { for (;;) {} } }).catch(() => 0)",
+    ] {
+        let mut rt = with_limits(Limits {
+            fuel: Some(100_000),
+            ..Limits::default()
+        });
+        assert_eq!(
+            error_kind(rt.start(script, "t.js")),
+            ErrorKind::OutOfFuel,
+            "{script}"
+        );
+    }
+}
+
+#[test]
 fn deep_recursion_is_a_range_error_or_a_call_depth_termination() {
     let mut rt = Runtime::new();
     let v = complete(rt.start(

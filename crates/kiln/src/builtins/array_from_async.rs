@@ -70,7 +70,7 @@ pub(super) fn from_async(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value
     vm.roots.push(Value::object(state));
     // 4. AsyncFunctionStart: run the closure up to its first await.
     let started = start(vm, state, this, vm.arg(args, 0));
-    settle_if_done(vm, state, started);
+    settle_if_done(vm, state, started)?;
     Ok(Value::object(promise))
 }
 
@@ -185,12 +185,12 @@ fn resume(vm: &mut Vm, state: ObjectId, step: Step, value: Value) -> JsResult<Fl
                 Ok(mapped) => match wait(vm, state, mapped, Step::IteratedMapped) {
                     Ok(flow) => Ok(flow),
                     Err(_) => {
-                        let e = vm.take_exception();
+                        let e = vm.catch_thrown()?;
                         close_iterator(vm, state, e)
                     }
                 },
                 Err(_) => {
-                    let e = vm.take_exception();
+                    let e = vm.catch_thrown()?;
                     close_iterator(vm, state, e)
                 }
             }
@@ -236,7 +236,7 @@ fn define_then(vm: &mut Vm, state: ObjectId, value: Value, iterating: bool) -> J
         if !iterating {
             return Err(thrown);
         }
-        let e = vm.take_exception();
+        let e = vm.catch_thrown()?;
         return close_iterator(vm, state, e);
     }
     set(vm, state, Field::Index, Value::number(k + 1.0));
@@ -302,14 +302,15 @@ fn awaited(vm: &mut Vm, outcome: Result<Value, Value>) -> JsResult<Value> {
         Ok(value) => resume(vm, state, step, value),
         Err(reason) => resume_rejected(vm, state, step, reason),
     };
-    settle_if_done(vm, state, flow);
+    settle_if_done(vm, state, flow)?;
     Ok(Value::UNDEFINED)
 }
 
-/// The closure returned or threw: settle the promise.
-fn settle_if_done(vm: &mut Vm, state: ObjectId, flow: JsResult<Flow>) {
+/// The closure returned or threw: settle the promise. An uncatchable termination is
+/// not a rejection: it stays an error.
+fn settle_if_done(vm: &mut Vm, state: ObjectId, flow: JsResult<Flow>) -> JsResult<()> {
     let Some(promise) = get(vm, state, Field::Promise).as_object() else {
-        return;
+        return Ok(());
     };
     match flow {
         Ok(Flow::Awaiting) => {}
@@ -318,13 +319,11 @@ fn settle_if_done(vm: &mut Vm, state: ObjectId, flow: JsResult<Flow>) {
             let _ = vm.resolve_promise(promise, a);
         }
         Err(_) => {
-            // An uncatchable termination stays pending on the VM; it is not a rejection.
-            if vm.termination.is_none() {
-                let e = vm.take_exception();
-                vm.reject_promise(promise, e);
-            }
+            let e = vm.catch_thrown()?;
+            vm.reject_promise(promise, e);
         }
     }
+    Ok(())
 }
 
 fn get(vm: &Vm, state: ObjectId, field: Field) -> Value {

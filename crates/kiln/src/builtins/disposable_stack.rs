@@ -296,12 +296,9 @@ impl Vm {
                     _ => v,
                 }),
                 Ok(_) => None,
-                Err(thrown) => {
-                    if self.terminating() {
-                        return Err(thrown);
-                    }
+                Err(_) => {
                     // 3.e.iii. Fold the throw into the completion.
-                    let e = self.take_exception();
+                    let e = self.catch_thrown()?;
                     self.suppress_dispose_error(error, e);
                     // The closure around a [Symbol.dispose] method returns a rejected promise
                     // rather than throwing, and that is awaited too.
@@ -568,11 +565,8 @@ fn continue_dispose_async(
         // Await(value): PromiseResolve(%Promise%, value) may itself throw.
         let awaited = match vm.promise_resolve(Value::object(vm.intrinsics.promise), value) {
             Ok(p) => p,
-            Err(thrown) => {
-                if vm.terminating() {
-                    return Err(thrown);
-                }
-                let e = vm.take_exception();
+            Err(_) => {
+                let e = vm.catch_thrown()?;
                 vm.suppress_dispose_error(&mut error, e);
                 continue;
             }

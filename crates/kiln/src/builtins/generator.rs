@@ -262,7 +262,7 @@ fn async_generator_resume_next(vm: &mut Vm, generator: ObjectId) -> JsResult<()>
                         Ok(())
                     }
                     Err(_) => {
-                        let e = vm.take_exception();
+                        let e = vm.catch_thrown()?;
                         return_awaited(vm, generator, Err(e))
                     }
                 };
@@ -467,7 +467,7 @@ fn from_sync_continuation(
         Ok(())
     })();
     if step.is_err() {
-        let e = vm.take_exception();
+        let e = vm.catch_thrown()?;
         vm.call(cap.reject, Value::UNDEFINED, &[e])?;
     }
     Ok(cap.promise)
@@ -528,7 +528,7 @@ fn from_sync_step(vm: &mut Vm, this: Value, args: Args, method: &str) -> JsResul
             Ok(cap.promise)
         }
         Err(_) => {
-            let e = vm.take_exception();
+            let e = vm.catch_thrown()?;
             vm.call(cap.reject, Value::UNDEFINED, &[e])?;
             Ok(cap.promise)
         }

@@ -96,11 +96,8 @@ fn async_iterator_dispose(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Val
         // 5.a. No `return` method: resolve with undefined.
         Ok(None) => vm.resolve_promise(promise, Value::UNDEFINED)?,
         // IfAbruptRejectPromise.
-        Err(thrown) => {
-            if vm.terminating() {
-                return Err(thrown);
-            }
-            let e = vm.take_exception();
+        Err(_) => {
+            let e = vm.catch_thrown()?;
             vm.reject_promise(promise, e);
         }
     }

@@ -5,6 +5,10 @@
 //! `[kind, handler, capability promise, resolve, reject]`. Kinds
 //! `FULFILL`/`REJECT` call a JavaScript handler; `AWAIT_FULFILL`/`AWAIT_REJECT`
 //! resume the suspended async frame stored as the handler.
+//!
+//! `then` on a promise whose species is %Promise% makes no resolving functions: its
+//! record's resolve and reject are undefined and the job settles the capability's promise
+//! directly. Nothing else could reach those functions, so no program can tell.
 
 use super::{define_getter, define_to_string_tag, make_constructor, this_object};
 use crate::JsResult;
@@ -118,7 +122,7 @@ impl Vm {
         let then = match self.get(resolution, PropertyKey::String(self.atoms.then)) {
             Ok(t) => t,
             Err(_) => {
-                let e = self.take_exception();
+                let e = self.catch_thrown()?;
                 self.reject_promise(promise, e);
                 return Ok(());
             }
@@ -251,6 +255,13 @@ impl Vm {
                 return Ok(xo);
             }
         }
+        if c == Value::object(self.intrinsics.promise) {
+            // fast path: the resolve function of a new %Promise% capability, which no one
+            // else holds, called once
+            let p = self.new_promise();
+            self.resolve_promise(p, x)?;
+            return Ok(p);
+        }
         let cap = self.new_promise_capability(c)?;
         self.call(cap.resolve, Value::UNDEFINED, &[x])?;
         cap.promise
@@ -349,25 +360,33 @@ pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 8] = [
 ];
 
 fn resolve_function(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let data = vm.native_data(vm.native_callee).to_vec();
-    if !claim_resolution(vm, data[1]) {
+    let (promise, cell) = resolving_function_data(vm);
+    if !claim_resolution(vm, cell) {
         return Ok(Value::UNDEFINED);
     }
-    if let Some(p) = data[0].as_object() {
+    if let Some(p) = promise.as_object() {
         vm.resolve_promise(p, vm.arg(args, 0))?;
     }
     Ok(Value::UNDEFINED)
 }
 
 fn reject_function(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let data = vm.native_data(vm.native_callee).to_vec();
-    if !claim_resolution(vm, data[1]) {
+    let (promise, cell) = resolving_function_data(vm);
+    if !claim_resolution(vm, cell) {
         return Ok(Value::UNDEFINED);
     }
-    if let Some(p) = data[0].as_object() {
+    if let Some(p) = promise.as_object() {
         vm.reject_promise(p, vm.arg(args, 0));
     }
     Ok(Value::UNDEFINED)
+}
+
+/// A resolving function's promise and its shared "already resolved" cell.
+fn resolving_function_data(vm: &Vm) -> (Value, Value) {
+    match vm.native_data(vm.native_callee) {
+        [promise, cell] => (*promise, *cell),
+        _ => (Value::UNDEFINED, Value::UNDEFINED),
+    }
 }
 
 /// GetCapabilitiesExecutor functions.
@@ -422,20 +441,17 @@ fn reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsResult<()
     } else {
         match vm.call(handler, Value::UNDEFINED, &[argument]) {
             Ok(v) => Ok(v),
-            Err(_) => {
-                if vm.terminating() {
-                    return Err(crate::Thrown);
-                }
-                Err(vm.take_exception())
-            }
+            Err(_) => Err(vm.catch_thrown()?),
         }
     };
     if promise.is_undefined() {
         return Ok(());
     }
-    match outcome {
-        Ok(v) => vm.call(resolve, Value::UNDEFINED, &[v])?,
-        Err(e) => vm.call(reject, Value::UNDEFINED, &[e])?,
+    match (outcome, promise.as_object()) {
+        (Ok(v), Some(p)) if resolve.is_undefined() => vm.resolve_promise(p, v)?,
+        (Err(e), Some(p)) if reject.is_undefined() => vm.reject_promise(p, e),
+        (Ok(v), _) => drop(vm.call(resolve, Value::UNDEFINED, &[v])?),
+        (Err(e), _) => drop(vm.call(reject, Value::UNDEFINED, &[e])?),
     };
     Ok(())
 }
@@ -452,10 +468,7 @@ pub fn run_resolve_thenable_job(
     vm.roots
         .extend([resolve, reject, Value::object(promise), thenable, then]);
     if vm.call(then, thenable, &[resolve, reject]).is_err() {
-        if vm.terminating() {
-            return Err(crate::Thrown);
-        }
-        let e = vm.take_exception();
+        let e = vm.catch_thrown()?;
         vm.call(reject, Value::UNDEFINED, &[e])?;
     }
     vm.roots.truncate(mark);
@@ -480,10 +493,7 @@ fn promise_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value>
         .call(executor, Value::UNDEFINED, &[resolve, reject])
         .is_err()
     {
-        if vm.terminating() {
-            return Err(crate::Thrown);
-        }
-        let e = vm.take_exception();
+        let e = vm.catch_thrown()?;
         vm.call(reject, Value::UNDEFINED, &[e])?;
     }
     Ok(Value::object(promise))
@@ -513,7 +523,16 @@ fn then(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let promise = this_object(vm, this, "Promise.prototype.then", is_promise)?;
     let default = Value::object(vm.intrinsics.promise);
     let c = species_constructor(vm, this, default)?;
-    let cap = vm.new_promise_capability(c)?;
+    let cap = if c == default {
+        // fast path: no resolving functions (see the module documentation)
+        Capability {
+            promise: Value::object(vm.new_promise()),
+            resolve: Value::UNDEFINED,
+            reject: Value::UNDEFINED,
+        }
+    } else {
+        vm.new_promise_capability(c)?
+    };
     vm.perform_then(promise, vm.arg(args, 0), vm.arg(args, 1), Some(cap));
     Ok(cap.promise)
 }
@@ -618,10 +637,7 @@ fn promise_try(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     match vm.call(f, Value::UNDEFINED, &rest) {
         Ok(v) => vm.call(cap.resolve, Value::UNDEFINED, &[v])?,
         Err(_) => {
-            if vm.terminating() {
-                return Err(crate::Thrown);
-            }
-            let e = vm.take_exception();
+            let e = vm.catch_thrown()?;
             vm.call(cap.reject, Value::UNDEFINED, &[e])?
         }
     };
@@ -646,10 +662,7 @@ fn combinator(vm: &mut Vm, this: Value, iterable: Value, which: Combinator) -> J
     match result {
         Ok(v) => Ok(v),
         Err(_) => {
-            if vm.terminating() {
-                return Err(crate::Thrown);
-            }
-            let e = vm.take_exception();
+            let e = vm.catch_thrown()?;
             vm.call(cap.reject, Value::UNDEFINED, &[e])?;
             Ok(cap.promise)
         }

@@ -731,13 +731,21 @@ fn object_size(o: &Object) -> usize {
     size_of::<Object>() + o.owned_bytes()
 }
 
+/// The placeholder in a free arena slot, never read as an object: it owns no storage, so
+/// sweeping a dead object allocates nothing.
 impl Default for Object {
     fn default() -> Self {
-        Object::new(
-            crate::object::shape::ShapeId::DICTIONARY,
-            None,
-            ObjectKind::Ordinary,
-        )
+        Object {
+            shape: crate::object::shape::ShapeId::DICTIONARY,
+            proto: None,
+            slots: Vec::new(),
+            elements: crate::object::Elements::Dense(Vec::new()),
+            dict: None,
+            kind: ObjectKind::Ordinary,
+            extensible: false,
+            used_as_prototype: false,
+            hardened: false,
+        }
     }
 }
 

@@ -1501,7 +1501,7 @@ impl Vm {
                         self.async_generator_await_return(generator, promise);
                         return Ok(flow);
                     }
-                    Err(_) => (ResumeMode::Throw, self.take_exception()),
+                    Err(_) => (ResumeMode::Throw, self.catch_thrown()?),
                 }
             } else {
                 (mode, value)

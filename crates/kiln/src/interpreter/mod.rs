@@ -916,6 +916,15 @@ impl Vm {
         self.exception_origin = None;
         std::mem::replace(&mut self.exception, Value::UNDEFINED)
     }
+
+    /// The pending exception, as a guest `catch` or a promise rejection receives it; an
+    /// uncatchable termination stays an error, so no built-in turns it into a value.
+    pub fn catch_thrown(&mut self) -> JsResult<Value> {
+        if self.terminating() {
+            return Err(crate::Thrown);
+        }
+        Ok(self.take_exception())
+    }
 }
 
 /// A seed for `Math.random` that differs between runtimes (hosts that need a

@@ -775,10 +775,7 @@ impl Vm {
             } else {
                 match self.execute_module_sync(m) {
                     Err(_) => {
-                        if self.termination.is_some() {
-                            return Err(crate::Thrown);
-                        }
-                        let e = self.take_exception();
+                        let e = self.catch_thrown()?;
                         self.async_module_execution_rejected(m, e);
                     }
                     Ok(()) => {
@@ -992,10 +989,7 @@ impl Vm {
                 });
             }
             Err(_) => {
-                if self.termination.is_some() {
-                    return Err(crate::Thrown);
-                }
-                let e = self.take_exception();
+                let e = self.catch_thrown()?;
                 self.reject_promise(promise, e);
             }
         }
@@ -1056,10 +1050,7 @@ fn continue_dynamic_import(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Va
     let module = match loaded {
         Ok(m) => m,
         Err(_) => {
-            if vm.termination.is_some() {
-                return Err(crate::Thrown);
-            }
-            let e = vm.take_exception();
+            let e = vm.catch_thrown()?;
             vm.reject_promise(promise, e);
             return Ok(Value::UNDEFINED);
         }
