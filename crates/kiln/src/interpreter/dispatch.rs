@@ -1741,7 +1741,7 @@ impl Vm {
                 return Ok(v);
             }
             if let Some(cache) = self.cacheable_lookup(obj, key) {
-                self.megamorphic_fill(shape, key, cache);
+                self.megamorphic_get.fill(shape, key, cache);
                 if let Some(v) = self.megamorphic_hit(obj, shape, key) {
                     return Ok(v);
                 }
@@ -1755,30 +1755,13 @@ impl Vm {
         self.get_with_receiver(obj, key, receiver)
     }
 
-    /// The megamorphic cache: one direct-mapped table shared by every site that saw too
-    /// many shapes, keyed by (shape, key).
-    fn megamorphic_slot(shape: crate::object::shape::ShapeId, key: PropertyKey) -> usize {
-        let k = match key {
-            PropertyKey::String(s) => s.0 as u64,
-            PropertyKey::Symbol(s) => (s.0 as u64) << 1 | 1,
-            PropertyKey::Index(i) => (i as u64) << 2 | 2,
-        };
-        let h = (shape.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ k.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        (h >> 52) as usize & (super::MEGAMORPHIC_ENTRIES - 1)
-    }
-
     fn megamorphic_hit(
         &self,
         obj: ObjectId,
         shape: crate::object::shape::ShapeId,
         key: PropertyKey,
     ) -> Option<Value> {
-        let (s, k, cache) = self.megamorphic[Self::megamorphic_slot(shape, key)];
-        if s != shape || k != key {
-            return None;
-        }
-        match cache {
+        match self.megamorphic_get.get(shape, key)? {
             InlineCache::Own { slot, .. } => Some(self.heap.object(obj).slots[slot as usize]),
             InlineCache::Proto {
                 holder,
@@ -1790,15 +1773,6 @@ impl Vm {
             }
             _ => None,
         }
-    }
-
-    fn megamorphic_fill(
-        &mut self,
-        shape: crate::object::shape::ShapeId,
-        key: PropertyKey,
-        cache: InlineCache,
-    ) {
-        self.megamorphic[Self::megamorphic_slot(shape, key)] = (shape, key, cache);
     }
 
     /// Where a named data property lives, if that can be cached.
@@ -1876,7 +1850,13 @@ impl Vm {
         let Some(obj) = receiver.as_object() else {
             return false;
         };
-        match code.caches[site as usize].get() {
+        self.apply_set_cache(obj, value, code.caches[site as usize].get())
+    }
+
+    /// Store `value` in `obj` as `cache` says, if it applies to `obj`.
+    #[inline(always)]
+    fn apply_set_cache(&mut self, obj: ObjectId, value: Value, cache: InlineCache) -> bool {
+        match cache {
             InlineCache::Own { shape, slot } => {
                 let o = self.heap.object_mut(obj);
                 if o.shape == shape {
@@ -1917,8 +1897,15 @@ impl Vm {
             return Err(self.type_error(format!("Cannot set properties of {what} (setting '{k}')")));
         }
         if let Some(obj) = receiver.as_object() {
+            let megamorphic = matches!(code.caches[site as usize].get(), InlineCache::Megamorphic);
+            let before = self.heap.object(obj).shape;
+            if megamorphic
+                && let Some(cache) = self.megamorphic_set.get(before, key)
+                && self.apply_set_cache(obj, value, cache)
+            {
+                return Ok(());
+            }
             let o = self.heap.object(obj);
-            let before = o.shape;
             let cacheable_own = match self.cacheable_lookup(obj, key) {
                 Some(InlineCache::Own { shape, slot }) => {
                     let writable = self
@@ -1943,24 +1930,23 @@ impl Vm {
                     "Cannot assign to read only property '{k}' of object"
                 )));
             }
-            if let Some(c) = cacheable_own {
-                self.fill_cache(code, site, c);
-            } else if can_add && ok {
-                let after = self.heap.object(obj).shape;
-                if after != before
+            let after = self.heap.object(obj).shape;
+            let cache = cacheable_own.or_else(|| {
+                (can_add
+                    && ok
+                    && after != before
                     && after != crate::object::shape::ShapeId::DICTIONARY
-                    && epoch == self.heap.proto_epoch
-                {
-                    self.fill_cache(
-                        code,
-                        site,
-                        InlineCache::Add {
-                            from: before,
-                            to: after,
-                            epoch,
-                        },
-                    );
-                }
+                    && epoch == self.heap.proto_epoch)
+                    .then_some(InlineCache::Add {
+                        from: before,
+                        to: after,
+                        epoch,
+                    })
+            });
+            match cache {
+                Some(c) if megamorphic => self.megamorphic_set.fill(before, key, c),
+                Some(c) => self.fill_cache(code, site, c),
+                None => {}
             }
             return Ok(());
         }

@@ -173,8 +173,56 @@ impl LoadedScript {
     }
 }
 
-/// Entries in the megamorphic property cache (a power of two).
-pub const MEGAMORPHIC_ENTRIES: usize = 4096;
+/// Entries in a megamorphic property cache (a power of two).
+const MEGAMORPHIC_ENTRIES: usize = 4096;
+
+/// The cache shared by every property site that saw too many shapes: a direct-mapped
+/// table from (shape, key) to an inline-cache entry. Reads and writes keep one each: a
+/// slot a read may use (a read-only property) is not one a write may.
+pub struct MegamorphicCache(Box<[(ShapeId, PropertyKey, InlineCache)]>);
+
+impl MegamorphicCache {
+    pub fn new() -> Self {
+        let empty = (
+            ShapeId::DICTIONARY,
+            PropertyKey::Index(0),
+            InlineCache::Empty,
+        );
+        MegamorphicCache(vec![empty; MEGAMORPHIC_ENTRIES].into_boxed_slice())
+    }
+
+    fn index(shape: ShapeId, key: PropertyKey) -> usize {
+        let k = match key {
+            PropertyKey::String(s) => s.0 as u64,
+            PropertyKey::Symbol(s) => (s.0 as u64) << 1 | 1,
+            PropertyKey::Index(i) => (i as u64) << 2 | 2,
+        };
+        let h = (shape.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ k.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> 52) as usize & (MEGAMORPHIC_ENTRIES - 1)
+    }
+
+    /// The entry for objects of `shape` and `key`, if the table holds one.
+    pub fn get(&self, shape: ShapeId, key: PropertyKey) -> Option<InlineCache> {
+        let (s, k, cache) = self.0[Self::index(shape, key)];
+        (s == shape && k == key).then_some(cache)
+    }
+
+    pub fn fill(&mut self, shape: ShapeId, key: PropertyKey, cache: InlineCache) {
+        self.0[Self::index(shape, key)] = (shape, key, cache);
+    }
+
+    /// Forget every entry (the shapes they name are gone).
+    pub fn clear(&mut self) {
+        self.0.iter_mut().for_each(|e| e.2 = InlineCache::Empty);
+    }
+}
+
+impl Default for MegamorphicCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Where a returning frame's value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -338,8 +386,9 @@ pub struct Vm {
     pub shapes: FunctionShapes,
     /// values a host has pinned (embedding API handles)
     pub pinned: Vec<Value>,
-    /// the shared cache of megamorphic property sites: (shape, key) -> where the value is
-    pub megamorphic: Box<[(ShapeId, PropertyKey, InlineCache)]>,
+    /// the shared caches of megamorphic property sites, for reads and for writes
+    pub megamorphic_get: MegamorphicCache,
+    pub megamorphic_set: MegamorphicCache,
     pub random_state: u64,
     /// the native function being called (natives read their data through it)
     pub native_callee: ObjectId,
@@ -433,15 +482,8 @@ impl Vm {
             single_unit_strings: Box::new([None; 256]),
             shapes: FunctionShapes::placeholder(),
             pinned: Vec::new(),
-            megamorphic: vec![
-                (
-                    ShapeId::DICTIONARY,
-                    PropertyKey::Index(0),
-                    InlineCache::Empty
-                );
-                MEGAMORPHIC_ENTRIES
-            ]
-            .into_boxed_slice(),
+            megamorphic_get: MegamorphicCache::new(),
+            megamorphic_set: MegamorphicCache::new(),
             random_state: random_seed(),
             native_callee: ObjectId(0),
             termination: None,

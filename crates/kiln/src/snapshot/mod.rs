@@ -388,9 +388,8 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
     vm.scripts.clear();
     vm.small_int_strings.fill(None);
     vm.single_unit_strings.fill(None);
-    vm.megamorphic
-        .iter_mut()
-        .for_each(|e| e.2 = crate::interpreter::InlineCache::Empty);
+    vm.megamorphic_get.clear();
+    vm.megamorphic_set.clear();
     let templates = p.scripts(vm)?;
     vm.heap.objects = p.objects(vm, &mut base_objects)?;
     vm.heap.recount();
