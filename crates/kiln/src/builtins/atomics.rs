@@ -3,7 +3,7 @@
 //! read-modify-write on the buffer, `Atomics.wait` throws a TypeError once its
 //! arguments are validated, and `Atomics.notify` finds no waiters.
 
-use super::array_buffer;
+use super::array_buffer::{self, Bytes};
 use super::typed_array::{
     ElementType, Numeric, TypedArrayData, decode, encode, length_of, numeric_value, ta_data,
 };
@@ -99,17 +99,44 @@ fn to_value(vm: &mut Vm, t: ElementType, v: Value) -> JsResult<Numeric> {
     }
 }
 
-fn read_raw(vm: &Vm, t: &TypedArrayData, at: usize) -> u64 {
+/// The element of `t` at byte `at` (in bounds), read atomically: a shared block's element
+/// is read inside the block's critical section. Returns its raw little-endian bits, and
+/// writes `change(old)` back when that is Some.
+fn atomic_update(
+    vm: &mut Vm,
+    t: &TypedArrayData,
+    at: usize,
+    change: impl FnOnce(u64) -> Option<u64>,
+) -> u64 {
     let size = t.element.size();
-    let mut b = [0u8; 8];
-    b[..size].copy_from_slice(&array_buffer::data(vm, t.buffer).bytes[at..at + size]);
-    u64::from_le_bytes(b)
+    let mut raw = [0u8; 8];
+    match &mut array_buffer::data_mut(vm, t.buffer).bytes {
+        Bytes::Local(bytes) => {
+            raw[..size].copy_from_slice(&bytes[at..at + size]);
+            let old = u64::from_le_bytes(raw);
+            if let Some(new) = change(old) {
+                bytes[at..at + size].copy_from_slice(&new.to_le_bytes()[..size]);
+            }
+            old
+        }
+        Bytes::Shared(block) => {
+            let _critical = block.enter();
+            block.read(at, &mut raw[..size]);
+            let old = u64::from_le_bytes(raw);
+            if let Some(new) = change(old) {
+                block.write(at, &new.to_le_bytes()[..size]);
+            }
+            old
+        }
+    }
+}
+
+fn read_raw(vm: &mut Vm, t: &TypedArrayData, at: usize) -> u64 {
+    atomic_update(vm, t, at, |_| None)
 }
 
 fn write_raw(vm: &mut Vm, t: &TypedArrayData, at: usize, raw: u64) {
-    let size = t.element.size();
-    array_buffer::data_mut(vm, t.buffer).bytes[at..at + size]
-        .copy_from_slice(&raw.to_le_bytes()[..size]);
+    atomic_update(vm, t, at, |_| Some(raw));
 }
 
 /// The little-endian bit pattern of `n` stored as `t`.
@@ -130,8 +157,8 @@ fn read_modify_write(vm: &mut Vm, args: Args, op: fn(u64, u64) -> u64) -> JsResu
     let at = validate_atomic_access(vm, &t, vm.arg(args, 1))?;
     let v = to_value(vm, t.element, vm.arg(args, 2))?;
     let t = revalidate(vm, ta, at)?;
-    let old = read_raw(vm, &t, at);
-    write_raw(vm, &t, at, op(old, raw_of(t.element, v)));
+    let operand = raw_of(t.element, v);
+    let old = atomic_update(vm, &t, at, |old| Some(op(old, operand)));
     Ok(value_of_raw(vm, t.element, old))
 }
 
@@ -173,10 +200,10 @@ fn compare_exchange(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     } else {
         (1u64 << (t.element.size() * 8)) - 1
     };
-    let old = read_raw(vm, &t, at);
-    if old & mask == raw_of(t.element, expected) & mask {
-        write_raw(vm, &t, at, raw_of(t.element, replacement));
-    }
+    let (expected, replacement) = (raw_of(t.element, expected), raw_of(t.element, replacement));
+    let old = atomic_update(vm, &t, at, |old| {
+        (old & mask == expected & mask).then_some(replacement)
+    });
     Ok(value_of_raw(vm, t.element, old))
 }
 
@@ -224,7 +251,7 @@ fn store(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 fn validate_wait(vm: &mut Vm, args: Args) -> JsResult<(TypedArrayData, usize, Numeric, f64)> {
     let ta = vm.arg(args, 0);
     let t = validate_integer_typed_array(vm, ta, true)?;
-    if !array_buffer::data(vm, t.buffer).shared {
+    if !array_buffer::data(vm, t.buffer).is_shared() {
         return Err(vm.type_error("Atomics.wait requires a shared typed array"));
     }
     let at = validate_atomic_access(vm, &t, vm.arg(args, 1))?;
