@@ -120,3 +120,20 @@ fn a_pending_wait_async_without_timeout_does_not_hold_a_sandbox() {
     let err = rt.snapshot(None).unwrap_err();
     assert!(err.to_string().contains("waitAsync"), "{err}");
 }
+
+#[test]
+fn a_guest_waiting_for_the_host_suspends_despite_a_pending_wait_async() {
+    let mut rt = blocking_runtime();
+    rt.register_async("tools.later");
+    let outcome = rt
+        .start(
+            "Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+             tools.later()",
+            "suspend.js",
+        )
+        .unwrap();
+    assert!(
+        matches!(outcome, kiln::Outcome::Suspended(_)),
+        "{outcome:?}"
+    );
+}

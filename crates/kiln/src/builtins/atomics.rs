@@ -421,8 +421,9 @@ impl Vm {
     /// settle the waiters that were notified or timed out (the spec's
     /// EnqueueResolveInAgentJob and timeout jobs) and run the jobs that follow, sleeping
     /// on the agent's signal until the next waiter is due. Returns when no waiter is left,
-    /// or when only waiters without a timeout are left and this agent may not block
-    /// (their promises stay pending). Interrupts and budgets end the wait.
+    /// or when only waiters without a timeout are left and this agent may not block or
+    /// waits for the host (their promises stay pending). Interrupts and budgets end the
+    /// wait.
     pub fn run_until_settled(&mut self) -> JsResult<()> {
         loop {
             self.run_jobs()?;
@@ -433,7 +434,9 @@ impl Vm {
                 continue;
             }
             let next = self.agent.waits.iter().filter_map(|w| w.deadline).min();
-            if next.is_none() && !self.agent.can_block {
+            // Waiting forever is for agents that may block, and never while the host owes
+            // the guest an answer (the execution suspends instead).
+            if next.is_none() && (!self.agent.can_block || !self.host.outstanding.is_empty()) {
                 return Ok(());
             }
             self.check_budgets()?;
