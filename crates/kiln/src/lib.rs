@@ -17,6 +17,7 @@ mod runtime;
 pub mod snapshot;
 pub mod value;
 
+pub use builtins::shared_memory::SharedBlock;
 pub use host::{CallId, HostError, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;

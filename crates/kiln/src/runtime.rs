@@ -1,6 +1,7 @@
 //! The embedding API: a [`Runtime`] owns a VM and runs scripts in it.
 
 use crate::builtins::promise::Status;
+use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{
     BoundaryOptions, CallId, CapabilityKind, HostError, HostValue, PendingCall, SyncCapability,
 };
@@ -136,6 +137,10 @@ pub struct Options {
     /// the clock for `Date.now()` and `new Date()`, in ms since the epoch (the system
     /// clock when None)
     pub clock: Option<Rc<dyn Fn() -> f64>>,
+    /// `Atomics.wait` may block the thread running the guest ([[CanBlock]]), and the
+    /// runtime waits for `Atomics.waitAsync` waiters without a timeout before a run
+    /// returns; off by default (see docs/sandbox.md)
+    pub can_block: bool,
 }
 
 impl Default for Options {
@@ -147,6 +152,7 @@ impl Default for Options {
             allow_code_generation: true,
             random_seed: None,
             clock: None,
+            can_block: false,
         }
     }
 }
@@ -208,6 +214,7 @@ impl Runtime {
         vm.host.boundary = options.boundary;
         vm.allow_code_generation = options.allow_code_generation;
         vm.clock = options.clock;
+        vm.agent.can_block = options.can_block;
         if let Some(seed) = options.random_seed {
             vm.random_state = seed | 1;
         }
@@ -290,7 +297,7 @@ impl Runtime {
             Err(_) => return Err(self.report(ErrorKind::Exception)),
         };
         self.vm.pinned.push(value);
-        let jobs = self.vm.run_jobs();
+        let jobs = self.vm.run_until_settled();
         self.vm.pinned.pop();
         match jobs {
             Ok(()) => Ok(value),
@@ -331,6 +338,26 @@ impl Runtime {
     /// A REPL-style description of a value (strings unquoted at top level).
     pub fn inspect(&mut self, v: Value) -> String {
         crate::inspect::inspect(&mut self.vm, v, false)
+    }
+
+    /// The memory of the SharedArrayBuffer `v` (None for any other value), to share with
+    /// a runtime on another thread through [`Runtime::share_memory`].
+    pub fn shared_memory(&self, v: Value) -> Option<Arc<SharedBlock>> {
+        crate::builtins::array_buffer::shared_block(&self.vm, v)
+    }
+
+    /// Define the global `name` as a new SharedArrayBuffer over `memory`, which other
+    /// runtimes (on other threads) may view too.
+    pub fn share_memory(&mut self, name: &str, memory: Arc<SharedBlock>) {
+        let buffer = crate::builtins::array_buffer::new_shared(&mut self.vm, memory);
+        let global = self.vm.intrinsics.global;
+        let key = self.vm.key(name);
+        self.vm.define_builtin(
+            global,
+            key,
+            Value::object(buffer),
+            crate::object::Attrs::DEFAULT,
+        );
     }
 
     /// Define a global function implemented in Rust.
@@ -430,6 +457,7 @@ impl Runtime {
         vm.host.boundary = options.boundary;
         vm.allow_code_generation = options.allow_code_generation;
         vm.clock = options.clock;
+        vm.agent.can_block = options.can_block;
         if options.hardened && !vm.hardened && vm.lockdown().is_err() {
             return Err(SnapshotError::new(
                 SnapshotErrorKind::Unsupported,
@@ -480,7 +508,7 @@ impl Runtime {
             }
         }
         self.vm.meter.start_clock();
-        let result = match self.vm.run_jobs() {
+        let result = match self.vm.run_until_settled() {
             Ok(()) => self.outcome(),
             Err(_) => Err(self.report(ErrorKind::Exception)),
         };

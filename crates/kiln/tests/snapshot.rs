@@ -241,6 +241,32 @@ fn restored_state_behaves_like_the_original() {
     assert_eq!(stateful_result(true), direct);
 }
 
+/// A SharedArrayBuffer (growable, grown) and its views: the bytes are written, and the
+/// restored buffer is still shared and growable.
+const SHARED: &str = r#"
+(async () => {
+    const sab = new SharedArrayBuffer(8, { maxByteLength: 16 });
+    const ints = new Int32Array(sab);
+    Atomics.store(ints, 0, 7);
+    sab.grow(12);
+    new Int32Array(sab)[2] = 9;
+    await tools.wait();
+    sab.grow(16);
+    Atomics.add(ints, 1, 5);
+    return [sab.byteLength, sab.growable, sab.maxByteLength, ...new Int32Array(sab)].join();
+})()
+"#;
+
+#[test]
+fn a_shared_buffer_is_written_with_its_bytes() {
+    let direct = finish_after_wait(SHARED, "shared.js", false, HostValue::Null);
+    assert_eq!(direct, r#""16,true,16,7,5,9,0""#);
+    assert_eq!(
+        finish_after_wait(SHARED, "shared.js", true, HostValue::Null),
+        direct
+    );
+}
+
 /// Resources held across a host call: a `using` scope's resource list, a DisposableStack,
 /// and an AsyncDisposableStack whose `disposeAsync` is waiting for the host.
 const DISPOSING: &str = r#"

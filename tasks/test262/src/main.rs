@@ -12,6 +12,7 @@
 //! Scenarios run in worker processes (`--worker`), so a crash, a stack
 //! overflow or a hang loses one scenario, not the run.
 
+mod agent;
 mod metadata;
 mod report;
 mod worker;
@@ -219,9 +220,7 @@ fn scenarios_of(root: &Path, path: &str) -> (Vec<Scenario>, Option<String>, meta
             mode,
         })
         .collect();
-    let skip = if meta.has_flag("CanBlockIsTrue") {
-        Some("the main thread cannot block (CanBlockIsFalse host)".to_string())
-    } else if meta.features.iter().any(|f| f == "IsHTMLDDA") {
+    let skip = if meta.features.iter().any(|f| f == "IsHTMLDDA") {
         Some("no [[IsHTMLDDA]] object in this host".to_string())
     } else {
         None

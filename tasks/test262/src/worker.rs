@@ -77,33 +77,6 @@ fn detach_array_buffer(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value>
     Ok(Value::NULL)
 }
 
-/// `$262.agent.start`: this host runs no other agents.
-fn agent_start(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
-    Err(vm.type_error("$262.agent.start: this host has no agents"))
-}
-
-/// `$262.agent.getReport`: with no agents there is never a report.
-fn agent_get_report(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
-    Ok(Value::NULL)
-}
-
-fn agent_sleep(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let ms = vm.to_number(vm.arg(args, 0))?;
-    if ms > 0.0 {
-        std::thread::sleep(std::time::Duration::from_secs_f64(ms.min(1000.0) / 1000.0));
-    }
-    Ok(Value::UNDEFINED)
-}
-
-fn agent_monotonic_now(_vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
-    thread_local! {
-        static START: std::time::Instant = std::time::Instant::now();
-    }
-    Ok(Value::number(
-        START.with(|s| s.elapsed().as_secs_f64() * 1000.0),
-    ))
-}
-
 /// Resolves module specifiers against the importing file, as paths relative to the
 /// test262 root (`test/language/.../x.js`); the test's own path is the entry's key.
 struct TestLoader {
@@ -168,15 +141,10 @@ fn define_host(vm: &mut Vm) -> kiln::heap::ObjectId {
     vm.define_native(host, "createRealm", create_realm, 0);
     vm.define_native(host, "gc", gc, 0);
     vm.define_native(host, "detachArrayBuffer", detach_array_buffer, 1);
-    // $262.agent without agents: enough for tests that only use the main thread.
     let agent = vm
         .heap
         .new_object(Some(vm.intrinsics.object_prototype), ObjectKind::Ordinary);
-    vm.define_native(agent, "start", agent_start, 1);
-    vm.define_native(agent, "broadcast", agent_start, 1);
-    vm.define_native(agent, "getReport", agent_get_report, 0);
-    vm.define_native(agent, "sleep", agent_sleep, 1);
-    vm.define_native(agent, "monotonicNow", agent_monotonic_now, 0);
+    crate::agent::define_main(vm, agent);
     let key = vm.key("agent");
     vm.define_builtin(host, key, Value::object(agent), Attrs::HIDDEN);
     let key = vm.key("global");
@@ -205,12 +173,18 @@ pub fn run(
     PRINTED.with(|p| p.borrow_mut().clear());
     let mut runtime = Runtime::new();
     runtime.vm().interrupt = interrupt.clone();
+    // The main agent may block, except in tests written for one that cannot.
+    runtime.vm().agent.can_block = !meta.has_flag("CanBlockIsFalse");
     install_host(&mut runtime);
     runtime.set_module_loader(Box::new(TestLoader {
         root: root.to_path_buf(),
     }));
+    crate::agent::begin(interrupt.clone());
     let outcome = run_in(&mut runtime, path, &source, &meta, mode, harness);
-    if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+    let timed_out = interrupt.load(std::sync::atomic::Ordering::Relaxed);
+    // (raises the interrupt flag to stop the agents)
+    crate::agent::finish();
+    if timed_out {
         return Outcome::Timeout;
     }
     outcome

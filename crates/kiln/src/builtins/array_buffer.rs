@@ -1,32 +1,124 @@
 //! ArrayBuffer and SharedArrayBuffer: byte stores that typed arrays and data
 //! views read and write.
 //!
-//! A buffer's bytes live in a `Vec<u8>` inside its [`ArrayBufferData`]; they
-//! are counted in the heap's byte total, and an allocation the heap budget
-//! cannot hold is a RangeError, never an abort. This host is single-threaded,
-//! so a SharedArrayBuffer is a buffer that cannot be detached and grows only.
+//! An ArrayBuffer's bytes live in a `Vec<u8>` inside its [`ArrayBufferData`]; a
+//! SharedArrayBuffer's in a [`SharedBlock`] that buffer objects in other runtimes (on
+//! other threads) may view too. Both are counted in the heap's byte total of every
+//! runtime that holds them, and an allocation the heap budget cannot hold is a
+//! RangeError, never an abort. A SharedArrayBuffer cannot be detached and grows only.
 //!
 //! # Invariants
 //!
-//! 1. A detached buffer has no bytes (`bytes.is_empty()`).
-//! 2. `bytes.len() <= max_byte_length` when the buffer is resizable or growable.
+//! 1. A detached buffer has no bytes (`len() == 0`).
+//! 2. `len() <= max_byte_length` when the buffer is resizable or growable.
+//! 3. A shared buffer's `max_byte_length` is its block's.
 
 use super::array::{relative_end, relative_index};
+use super::shared_memory::SharedBlock;
 use super::{define_getter, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::ObjectId;
 use crate::interpreter::{Args, Vm};
 use crate::object::{NativeFn, ObjectKind};
 use crate::value::Value;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// The [[ArrayBufferData]] of a buffer and its state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ArrayBufferData {
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
     pub detached: bool,
     /// Some for resizable (or growable shared) buffers
     pub max_byte_length: Option<usize>,
-    pub shared: bool,
+}
+
+/// A Data Block or a Shared Data Block.
+#[derive(Clone, Debug)]
+pub enum Bytes {
+    /// an ArrayBuffer's own bytes
+    Local(Vec<u8>),
+    /// a SharedArrayBuffer's block, which other runtimes may hold too
+    Shared(Arc<SharedBlock>),
+}
+
+impl ArrayBufferData {
+    /// [IsSharedArrayBuffer](https://tc39.es/ecma262/#sec-issharedarraybuffer)
+    pub fn is_shared(&self) -> bool {
+        matches!(self.bytes, Bytes::Shared(_))
+    }
+
+    /// The shared block of a SharedArrayBuffer.
+    pub fn block(&self) -> Option<&Arc<SharedBlock>> {
+        match &self.bytes {
+            Bytes::Shared(block) => Some(block),
+            Bytes::Local(_) => None,
+        }
+    }
+
+    /// The current byte length (0 once detached).
+    pub fn len(&self) -> usize {
+        match &self.bytes {
+            Bytes::Local(bytes) => bytes.len(),
+            Bytes::Shared(block) => block.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes counted against the heap budget.
+    pub fn owned_bytes(&self) -> usize {
+        match &self.bytes {
+            Bytes::Local(bytes) => bytes.capacity(),
+            Bytes::Shared(block) => block.len(),
+        }
+    }
+
+    /// Copy `out.len()` bytes from `at` (in bounds) into `out`.
+    #[inline]
+    pub fn read(&self, at: usize, out: &mut [u8]) {
+        match &self.bytes {
+            Bytes::Local(bytes) => out.copy_from_slice(&bytes[at..at + out.len()]),
+            Bytes::Shared(block) => block.read(at, out),
+        }
+    }
+
+    /// Copy `src` to the bytes from `at` (in bounds).
+    #[inline]
+    pub fn write(&mut self, at: usize, src: &[u8]) {
+        match &mut self.bytes {
+            Bytes::Local(bytes) => bytes[at..at + src.len()].copy_from_slice(src),
+            Bytes::Shared(block) => block.write(at, src),
+        }
+    }
+
+    /// A copy of the bytes in `range` (in bounds).
+    pub fn to_vec(&self, range: Range<usize>) -> Vec<u8> {
+        match &self.bytes {
+            Bytes::Local(bytes) => bytes[range].to_vec(),
+            Bytes::Shared(block) => {
+                let mut out = vec![0; range.len()];
+                block.read(range.start, &mut out);
+                out
+            }
+        }
+    }
+
+    /// Change the bytes in `range` (in bounds) with `f`. A shared block's bytes are
+    /// copied out and back: a non-atomic operation racing with another thread may tear.
+    pub fn update(&mut self, range: Range<usize>, f: impl FnOnce(&mut [u8])) {
+        match &mut self.bytes {
+            Bytes::Local(bytes) => f(&mut bytes[range]),
+            Bytes::Shared(block) => {
+                let mut copy = vec![0; range.len()];
+                block.read(range.start, &mut copy);
+                f(&mut copy);
+                block.write(range.start, &copy);
+            }
+        }
+    }
 }
 
 pub fn init(vm: &mut Vm) {
@@ -96,6 +188,7 @@ pub fn data(vm: &Vm, buf: ObjectId) -> &ArrayBufferData {
     }
 }
 
+/// The buffer data of `buf` (which must be a buffer), for writing.
 pub fn data_mut(vm: &mut Vm, buf: ObjectId) -> &mut ArrayBufferData {
     match &mut vm.heap.object_mut(buf).kind {
         ObjectKind::ArrayBuffer(b) => b,
@@ -115,20 +208,52 @@ pub fn is_fixed_length(vm: &Vm, buf: ObjectId) -> bool {
 
 /// ArrayBufferByteLength: the current length (0 once detached).
 pub fn byte_length_of(vm: &Vm, buf: ObjectId) -> usize {
-    data(vm, buf).bytes.len()
+    data(vm, buf).len()
+}
+
+/// The SharedArrayBuffer `v`'s block (to share it with another runtime).
+pub fn shared_block(vm: &Vm, v: Value) -> Option<Arc<SharedBlock>> {
+    match &vm.heap.object(v.as_object()?).kind {
+        ObjectKind::ArrayBuffer(b) => b.block().cloned(),
+        _ => None,
+    }
+}
+
+/// A new %SharedArrayBuffer% viewing `block`, which another runtime may hold too.
+pub fn new_shared(vm: &mut Vm, block: Arc<SharedBlock>) -> ObjectId {
+    let proto = vm.intrinsics.shared_array_buffer_prototype;
+    shared_buffer(vm, proto, block)
+}
+
+fn shared_buffer(vm: &mut Vm, proto: ObjectId, block: Arc<SharedBlock>) -> ObjectId {
+    let max_byte_length = block.max_byte_length();
+    let data = ArrayBufferData {
+        bytes: Bytes::Shared(block),
+        detached: false,
+        max_byte_length,
+    };
+    vm.heap
+        .new_object(Some(proto), ObjectKind::ArrayBuffer(Box::new(data)))
+}
+
+const OUT_OF_MEMORY: &str = "Array buffer allocation failed: not enough memory";
+
+/// `len` as a byte count the heap budget can hold, or a RangeError.
+fn check_room(vm: &mut Vm, len: f64) -> JsResult<usize> {
+    let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
+    if len > room as f64 || len > isize::MAX as f64 {
+        return Err(vm.range_error(OUT_OF_MEMORY));
+    }
+    Ok(len as usize)
 }
 
 /// A zeroed byte vector of `len` bytes, or a RangeError when the heap budget cannot hold it
 /// ([CreateByteDataBlock](https://tc39.es/ecma262/#sec-createbytedatablock)).
 pub fn create_byte_block(vm: &mut Vm, len: f64) -> JsResult<Vec<u8>> {
-    let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
-    if len > room as f64 || len > isize::MAX as f64 {
-        return Err(vm.range_error("Array buffer allocation failed: not enough memory"));
-    }
-    let len = len as usize;
+    let len = check_room(vm, len)?;
     let mut bytes = Vec::new();
     if bytes.try_reserve_exact(len).is_err() {
-        return Err(vm.range_error("Array buffer allocation failed: not enough memory"));
+        return Err(vm.range_error(OUT_OF_MEMORY));
     }
     bytes.resize(len, 0);
     Ok(bytes)
@@ -159,31 +284,32 @@ pub fn allocate(
     {
         return Err(vm.range_error("maxByteLength exceeds the memory limit"));
     }
+    let max_byte_length = max_byte_length.map(|m| m as usize);
+    if shared {
+        // CreateSharedByteDataBlock
+        let len = check_room(vm, byte_length)?;
+        let Some(block) = SharedBlock::new(len, max_byte_length) else {
+            return Err(vm.range_error(OUT_OF_MEMORY));
+        };
+        return Ok(shared_buffer(vm, proto, Arc::new(block)));
+    }
     let bytes = create_byte_block(vm, byte_length)?;
-    Ok(new_buffer(
-        vm,
-        proto,
-        bytes,
-        max_byte_length.map(|m| m as usize),
-        shared,
-    ))
+    Ok(new_buffer(vm, proto, bytes, max_byte_length))
 }
 
-/// A buffer object holding `bytes`.
+/// An ArrayBuffer object holding `bytes`.
 pub fn new_buffer(
     vm: &mut Vm,
     proto: ObjectId,
     bytes: Vec<u8>,
     max_byte_length: Option<usize>,
-    shared: bool,
 ) -> ObjectId {
     vm.heap.new_object(
         Some(proto),
         ObjectKind::ArrayBuffer(Box::new(ArrayBufferData {
-            bytes,
+            bytes: Bytes::Local(bytes),
             detached: false,
             max_byte_length,
-            shared,
         })),
     )
 }
@@ -192,7 +318,7 @@ pub fn new_buffer(
 pub fn allocate_plain(vm: &mut Vm, len: usize) -> JsResult<ObjectId> {
     let bytes = create_byte_block(vm, len as f64)?;
     let proto = vm.intrinsics.array_buffer_prototype;
-    Ok(new_buffer(vm, proto, bytes, None, false))
+    Ok(new_buffer(vm, proto, bytes, None))
 }
 
 /// [DetachArrayBuffer](https://tc39.es/ecma262/#sec-detacharraybuffer): TypeError for
@@ -200,13 +326,13 @@ pub fn allocate_plain(vm: &mut Vm, len: usize) -> JsResult<ObjectId> {
 /// `$262.detachArrayBuffer`).
 pub fn detach(vm: &mut Vm, buf: Value) -> JsResult<()> {
     let ok = buf.as_object().is_some_and(
-        |o| matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if !b.shared),
+        |o| matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if !b.is_shared()),
     );
     let Some(o) = buf.as_object().filter(|_| ok) else {
         return Err(vm.type_error("Cannot detach: not an ArrayBuffer"));
     };
     let b = data_mut(vm, o);
-    b.bytes = Vec::new();
+    b.bytes = Bytes::Local(Vec::new());
     b.detached = true;
     Ok(())
 }
@@ -215,16 +341,24 @@ pub fn detach(vm: &mut Vm, buf: Value) -> JsResult<()> {
 fn set_length(vm: &mut Vm, buf: ObjectId, len: f64) -> JsResult<()> {
     let current = byte_length_of(vm, buf);
     if len > current as f64 {
-        let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
-        let extra = len - current as f64;
-        let b = data_mut(vm, buf);
-        if extra > room as f64 || b.bytes.try_reserve_exact(extra as usize).is_err() {
-            return Err(vm.range_error("Array buffer allocation failed: not enough memory"));
+        let extra = check_room(vm, len - current as f64)?;
+        let len = len as usize;
+        let grown = match &mut data_mut(vm, buf).bytes {
+            Bytes::Local(bytes) => {
+                let grown = bytes.try_reserve_exact(extra).is_ok();
+                if grown {
+                    bytes.resize(len, 0);
+                }
+                grown
+            }
+            Bytes::Shared(block) => block.grow(len),
+        };
+        if !grown {
+            return Err(vm.range_error(OUT_OF_MEMORY));
         }
-        b.bytes.resize(len as usize, 0);
-        vm.heap.note_growth(extra as usize);
-    } else {
-        data_mut(vm, buf).bytes.truncate(len as usize);
+        vm.heap.note_growth(extra);
+    } else if let Bytes::Local(bytes) = &mut data_mut(vm, buf).bytes {
+        bytes.truncate(len as usize);
     }
     Ok(())
 }
@@ -245,7 +379,7 @@ fn max_byte_length_option(vm: &mut Vm, options: Value) -> JsResult<Option<f64>> 
 /// `this` as a buffer of the given sharedness, or a TypeError naming the method.
 fn this_buffer(vm: &mut Vm, this: Value, shared: bool, method: &str) -> JsResult<ObjectId> {
     match this.as_object() {
-        Some(o) if matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if b.shared == shared) => {
+        Some(o) if matches!(&vm.heap.object(o).kind, ObjectKind::ArrayBuffer(b) if b.is_shared() == shared) => {
             Ok(o)
         }
         _ => Err(vm.type_error(format!("{method} called on incompatible receiver"))),
@@ -302,7 +436,7 @@ fn max_byte_length(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let n = if b.detached {
         0
     } else {
-        b.max_byte_length.unwrap_or(b.bytes.len())
+        b.max_byte_length.unwrap_or(b.len())
     };
     Ok(Value::number(n as f64))
 }
@@ -365,7 +499,7 @@ fn slice_impl(vm: &mut Vm, this: Value, args: Args, shared: bool) -> JsResult<Va
     let new = vm.construct(ctor, &[Value::number(new_len)], None)?;
     // 15-19. Validate the new buffer.
     let Some(n) = new.as_object().filter(
-        |&n| matches!(&vm.heap.object(n).kind, ObjectKind::ArrayBuffer(b) if b.shared == shared),
+        |&n| matches!(&vm.heap.object(n).kind, ObjectKind::ArrayBuffer(b) if b.is_shared() == shared),
     ) else {
         return Err(vm.type_error(format!(
             "{name}: species constructor did not return a buffer"
@@ -395,8 +529,8 @@ fn slice_impl(vm: &mut Vm, this: Value, args: Args, shared: bool) -> JsResult<Va
     if first < current {
         let count = new_len.min(current - first) as usize;
         let first = first as usize;
-        let chunk = data(vm, o).bytes[first..first + count].to_vec();
-        data_mut(vm, n).bytes[..count].copy_from_slice(&chunk);
+        let chunk = data(vm, o).to_vec(first..first + count);
+        data_mut(vm, n).write(0, &chunk);
     }
     Ok(new)
 }
@@ -438,23 +572,24 @@ fn copy_and_detach(
     // 8-11. The new buffer takes over the bytes (no copy), resized.
     let current = byte_length_of(vm, o);
     if new_byte_length > current as f64 {
-        let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
-        if new_byte_length - current as f64 > room as f64 {
-            return Err(vm.range_error("Array buffer allocation failed: not enough memory"));
-        }
+        check_room(vm, new_byte_length - current as f64)?;
     }
-    let mut bytes = std::mem::take(&mut data_mut(vm, o).bytes);
+    // (this_buffer accepted only a non-shared buffer, whose bytes are Local)
+    let mut bytes = match &mut data_mut(vm, o).bytes {
+        Bytes::Local(bytes) => std::mem::take(bytes),
+        Bytes::Shared(_) => return Err(vm.type_error("cannot transfer a SharedArrayBuffer")),
+    };
     let extra = (new_byte_length as usize).saturating_sub(bytes.len());
     if bytes.try_reserve_exact(extra).is_err() {
-        data_mut(vm, o).bytes = bytes;
-        return Err(vm.range_error("Array buffer allocation failed: not enough memory"));
+        data_mut(vm, o).bytes = Bytes::Local(bytes);
+        return Err(vm.range_error(OUT_OF_MEMORY));
     }
     bytes.resize(new_byte_length as usize, 0);
     vm.heap.note_growth(extra);
     // 12. Perform ! DetachArrayBuffer(arrayBuffer).
     data_mut(vm, o).detached = true;
     let proto = vm.intrinsics.array_buffer_prototype;
-    Ok(Value::object(new_buffer(vm, proto, bytes, max, false)))
+    Ok(Value::object(new_buffer(vm, proto, bytes, max)))
 }
 
 /// [ArrayBuffer.prototype.transfer](https://tc39.es/ecma262/#sec-arraybuffer.prototype.transfer)
@@ -498,9 +633,7 @@ fn growable(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 fn shared_max_byte_length(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let o = this_buffer(vm, this, true, "SharedArrayBuffer.prototype.maxByteLength")?;
     let b = data(vm, o);
-    Ok(Value::number(
-        b.max_byte_length.unwrap_or(b.bytes.len()) as f64
-    ))
+    Ok(Value::number(b.max_byte_length.unwrap_or(b.len()) as f64))
 }
 
 /// [SharedArrayBuffer.prototype.grow](https://tc39.es/ecma262/#sec-sharedarraybuffer.prototype.grow)

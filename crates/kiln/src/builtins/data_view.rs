@@ -143,12 +143,13 @@ fn this_view(vm: &mut Vm, this: Value, method: &str) -> JsResult<DataViewData> {
 /// [IsViewOutOfBounds](https://tc39.es/ecma262/#sec-isviewoutofbounds).
 fn view_byte_length(vm: &Vm, d: &DataViewData) -> Option<usize> {
     let b = array_buffer::data(vm, d.buffer);
-    if b.detached || d.byte_offset > b.bytes.len() {
+    let len = b.len();
+    if b.detached || d.byte_offset > len {
         return None;
     }
     match d.byte_length {
-        Some(n) => (d.byte_offset + n <= b.bytes.len()).then_some(n),
-        None => Some(b.bytes.len() - d.byte_offset),
+        Some(n) => (d.byte_offset + n <= len).then_some(n),
+        None => Some(len - d.byte_offset),
     }
 }
 
@@ -193,11 +194,9 @@ fn get_view_value(vm: &mut Vm, this: Value, args: Args, t: ElementType) -> JsRes
     let index = vm.to_index(vm.arg(args, 0))?;
     let little = vm.to_boolean(vm.arg(args, 1));
     let at = view_index(vm, &d, index, t.size())?;
-    let n = decode(
-        t,
-        &array_buffer::data(vm, d.buffer).bytes[at..at + t.size()],
-        little,
-    );
+    let mut raw = [0; 8];
+    array_buffer::data(vm, d.buffer).read(at, &mut raw[..t.size()]);
+    let n = decode(t, &raw, little);
     Ok(numeric_value(vm, t, n))
 }
 
@@ -209,6 +208,6 @@ fn set_view_value(vm: &mut Vm, this: Value, args: Args, t: ElementType) -> JsRes
     let little = vm.to_boolean(vm.arg(args, 2));
     let at = view_index(vm, &d, index, t.size())?;
     let raw = encode(t, n, little);
-    array_buffer::data_mut(vm, d.buffer).bytes[at..at + t.size()].copy_from_slice(&raw[..t.size()]);
+    array_buffer::data_mut(vm, d.buffer).write(at, &raw[..t.size()]);
     Ok(Value::UNDEFINED)
 }

@@ -29,6 +29,7 @@ pub mod promise;
 pub mod proxy;
 pub mod reflect;
 pub mod regexp;
+pub mod shared_memory;
 pub mod string;
 pub mod symbol;
 pub mod temporal;

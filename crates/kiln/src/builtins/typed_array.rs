@@ -13,7 +13,7 @@
 //! 2. `byte_offset` is a multiple of the element size.
 
 use super::array::{callable, relative_end, relative_index};
-use super::array_buffer;
+use super::array_buffer::{self, Bytes};
 use super::define_getter;
 use crate::JsResult;
 use crate::heap::{Heap, ObjectId, StringId};
@@ -341,7 +341,7 @@ pub fn length_of(vm: &Vm, t: &TypedArrayData) -> Option<usize> {
     if b.detached {
         return None;
     }
-    let buf_len = b.bytes.len();
+    let buf_len = b.len();
     if t.byte_offset > buf_len {
         return None;
     }
@@ -357,7 +357,7 @@ pub fn is_fixed_length(vm: &Vm, t: &TypedArrayData) -> bool {
         return false;
     }
     let b = array_buffer::data(vm, t.buffer);
-    b.max_byte_length.is_none() || b.shared
+    b.max_byte_length.is_none() || b.is_shared()
 }
 
 /// The element index `index` names if it is a valid integer index
@@ -374,23 +374,32 @@ pub fn is_valid_index(vm: &Vm, obj: ObjectId, index: f64) -> bool {
     ta_data(vm, obj).is_some_and(|t| valid_index(vm, &t, index).is_some())
 }
 
-/// Read element `i` (in bounds) without converting to a value.
+/// Read element `i` (in bounds) without converting to a value: a slice of an
+/// ArrayBuffer's bytes (fast path), or a copy of a shared block's.
+#[inline]
 fn read(vm: &Vm, t: &TypedArrayData, i: usize) -> Numeric {
     let size = t.element.size();
     let at = t.byte_offset + i * size;
-    decode(
-        t.element,
-        &array_buffer::data(vm, t.buffer).bytes[at..at + size],
-        true,
-    )
+    match &array_buffer::data(vm, t.buffer).bytes {
+        Bytes::Local(bytes) => decode(t.element, &bytes[at..at + size], true),
+        Bytes::Shared(block) => {
+            let mut raw = [0; 8];
+            block.read(at, &mut raw[..size]);
+            decode(t.element, &raw, true)
+        }
+    }
 }
 
 /// Write element `i` (in bounds).
+#[inline]
 fn write(vm: &mut Vm, t: &TypedArrayData, i: usize, n: Numeric) {
     let size = t.element.size();
     let at = t.byte_offset + i * size;
     let raw = encode(t.element, n, true);
-    array_buffer::data_mut(vm, t.buffer).bytes[at..at + size].copy_from_slice(&raw[..size]);
+    match &mut array_buffer::data_mut(vm, t.buffer).bytes {
+        Bytes::Local(bytes) => bytes[at..at + size].copy_from_slice(&raw[..size]),
+        Bytes::Shared(block) => block.write(at, &raw[..size]),
+    }
 }
 
 /// [TypedArrayGetElement](https://tc39.es/ecma262/#sec-typedarraygetelement)
@@ -822,23 +831,24 @@ fn copy_elements(
 ) {
     let (ss, ds) = (src.element.size(), dst.element.size());
     let from = src.byte_offset + src_index * ss;
-    let bytes = array_buffer::data(vm, src.buffer).bytes[from..from + count * ss].to_vec();
+    let bytes = array_buffer::data(vm, src.buffer).to_vec(from..from + count * ss);
     let to = dst.byte_offset + dst_index * ds;
     if src.element == dst.element {
-        array_buffer::data_mut(vm, dst.buffer).bytes[to..to + count * ds].copy_from_slice(&bytes);
+        array_buffer::data_mut(vm, dst.buffer).write(to, &bytes);
         return;
     }
-    let target = &mut array_buffer::data_mut(vm, dst.buffer).bytes;
-    for k in 0..count {
-        let n = decode(src.element, &bytes[k * ss..], true);
-        let n = match (n, dst.element.is_bigint()) {
-            (Numeric::BigInt(b), true) => Numeric::BigInt(b),
-            (Numeric::Number(x), false) => Numeric::Number(x),
-            _ => unreachable!("content types were checked"),
-        };
-        let raw = encode(dst.element, n, true);
-        target[to + k * ds..to + (k + 1) * ds].copy_from_slice(&raw[..ds]);
-    }
+    array_buffer::data_mut(vm, dst.buffer).update(to..to + count * ds, |target| {
+        for k in 0..count {
+            let n = decode(src.element, &bytes[k * ss..], true);
+            let n = match (n, dst.element.is_bigint()) {
+                (Numeric::BigInt(b), true) => Numeric::BigInt(b),
+                (Numeric::Number(x), false) => Numeric::Number(x),
+                _ => unreachable!("content types were checked"),
+            };
+            let raw = encode(dst.element, n, true);
+            target[k * ds..(k + 1) * ds].copy_from_slice(&raw[..ds]);
+        }
+    });
 }
 
 /// [InitializeTypedArrayFromArrayBuffer](https://tc39.es/ecma262/#sec-initializetypedarrayfromarraybuffer)
@@ -1060,9 +1070,10 @@ fn copy_within(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let n = count_bytes
             .min(limit.saturating_sub(from_byte))
             .min(limit.saturating_sub(to_byte));
-        array_buffer::data_mut(vm, t.buffer)
-            .bytes
-            .copy_within(from_byte..from_byte + n, to_byte);
+        let low = from_byte.min(to_byte);
+        array_buffer::data_mut(vm, t.buffer).update(low..from_byte.max(to_byte) + n, |b| {
+            b.copy_within(from_byte - low..from_byte - low + n, to_byte - low)
+        });
     }
     Ok(Value::object(o))
 }
@@ -1409,13 +1420,14 @@ fn reduce_right(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn reverse(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let (o, t, len) = validate(vm, this, "TypedArray.prototype.reverse")?;
     let size = t.element.size();
-    let bytes =
-        &mut array_buffer::data_mut(vm, t.buffer).bytes[t.byte_offset..t.byte_offset + len * size];
-    for (lo, hi) in (0..len / 2).map(|k| (k, len - 1 - k)) {
-        for b in 0..size {
-            bytes.swap(lo * size + b, hi * size + b);
+    let range = t.byte_offset..t.byte_offset + len * size;
+    array_buffer::data_mut(vm, t.buffer).update(range, |bytes| {
+        for (lo, hi) in (0..len / 2).map(|k| (k, len - 1 - k)) {
+            for b in 0..size {
+                bytes.swap(lo * size + b, hi * size + b);
+            }
         }
-    }
+    });
     Ok(Value::object(o))
 }
 
@@ -1491,16 +1503,19 @@ fn slice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             let to = at.byte_offset;
             let n = count * size;
             if at.buffer == t.buffer {
-                let bytes = &mut array_buffer::data_mut(vm, t.buffer).bytes;
-                let n = n.min(bytes.len().saturating_sub(to.max(from)));
-                for k in 0..n {
-                    bytes[to + k] = bytes[from + k];
-                }
+                let b = array_buffer::data_mut(vm, t.buffer);
+                let n = n.min(b.len().saturating_sub(to.max(from)));
+                let low = from.min(to);
+                b.update(low..from.max(to) + n, |bytes| {
+                    for k in 0..n {
+                        bytes[to - low + k] = bytes[from - low + k];
+                    }
+                });
             } else {
-                let chunk = array_buffer::data(vm, t.buffer).bytes[from..from + n].to_vec();
-                let dst = &mut array_buffer::data_mut(vm, at.buffer).bytes;
+                let chunk = array_buffer::data(vm, t.buffer).to_vec(from..from + n);
+                let dst = array_buffer::data_mut(vm, at.buffer);
                 let n = n.min(dst.len().saturating_sub(to));
-                dst[to..to + n].copy_from_slice(&chunk[..n]);
+                dst.write(to, &chunk[..n]);
             }
         } else {
             let mut k = start as usize;

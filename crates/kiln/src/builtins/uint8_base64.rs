@@ -257,7 +257,7 @@ fn last_chunk_option(vm: &mut Vm, opts: Option<Value>) -> JsResult<LastChunk> {
 fn new_uint8_array(vm: &mut Vm, bytes: Vec<u8>) -> JsResult<Value> {
     let len = bytes.len();
     let buffer_proto = vm.intrinsics.array_buffer_prototype;
-    let buffer = array_buffer::new_buffer(vm, buffer_proto, bytes, None, false);
+    let buffer = array_buffer::new_buffer(vm, buffer_proto, bytes, None);
     let proto = vm.intrinsics.uint8_array_prototype;
     let o = vm.heap.new_object(
         Some(proto),
@@ -316,7 +316,7 @@ fn current_length(vm: &mut Vm, t: &TypedArrayData) -> JsResult<usize> {
 fn finish_set(vm: &mut Vm, t: &TypedArrayData, result: Decoded, what: &str) -> JsResult<Value> {
     let written = result.bytes.len();
     let at = t.byte_offset;
-    array_buffer::data_mut(vm, t.buffer).bytes[at..at + written].copy_from_slice(&result.bytes);
+    array_buffer::data_mut(vm, t.buffer).write(at, &result.bytes[..written]);
     if result.error {
         return Err(vm.syntax_error(format!("Invalid {what} string")));
     }
@@ -362,7 +362,7 @@ fn set_from_hex(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 /// GetUint8ArrayBytes
 fn bytes_of(vm: &mut Vm, t: &TypedArrayData) -> JsResult<Vec<u8>> {
     let len = current_length(vm, t)?;
-    Ok(array_buffer::data(vm, t.buffer).bytes[t.byte_offset..t.byte_offset + len].to_vec())
+    Ok(array_buffer::data(vm, t.buffer).to_vec(t.byte_offset..t.byte_offset + len))
 }
 
 /// [Uint8Array.prototype.toBase64](https://tc39.es/proposal-arraybuffer-base64/spec/#sec-uint8array.prototype.tobase64)

@@ -126,6 +126,12 @@ impl Vm {
         }
     }
 
+    /// The slow check on its own, for code that waits rather than works (a blocking
+    /// `Atomics.wait`, the event loop): ends the run on an interrupt or an exhausted budget.
+    pub fn check_budgets(&mut self) -> JsResult<()> {
+        self.settle_meter()
+    }
+
     /// The heap to read and the fuel account to charge, borrowed apart: for work in Rust
     /// that reads strings while it charges (regular expression matching).
     pub(crate) fn heap_and_fuel(&mut self) -> (&crate::heap::Heap, Fuel<'_>) {

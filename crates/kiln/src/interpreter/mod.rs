@@ -412,6 +412,8 @@ pub struct Vm {
     pub hardened: bool,
     /// module records and the host's module loader
     pub modules: module::Modules,
+    /// this runtime as an agent: [[CanBlock]] and its `Atomics.waitAsync` waiters
+    pub agent: crate::builtins::atomics::Agent,
 }
 
 impl Default for Vm {
@@ -495,6 +497,7 @@ impl Vm {
             allow_code_generation: true,
             hardened: false,
             modules: Default::default(),
+            agent: Default::default(),
         }
     }
 
@@ -842,6 +845,9 @@ impl Vm {
                 self.heap.mark_value(v);
             }
         }
+        for w in &self.agent.waits {
+            self.heap.mark_object(w.promise);
+        }
         let mut host_values = Vec::new();
         self.host.trace(&mut host_values);
         for v in host_values {
@@ -921,7 +927,14 @@ impl Vm {
     /// Run queued jobs until the queue is empty. A job that throws stops the run
     /// (the remaining jobs stay queued).
     pub fn run_jobs(&mut self) -> JsResult<()> {
+        let mut ran = 0u32;
         while let Some(job) = self.jobs.pop_front() {
+            // A guest that keeps the queue busy (a promise-based polling loop) still sees
+            // its `Atomics.waitAsync` waiters settle.
+            ran = ran.wrapping_add(1);
+            if ran.is_multiple_of(256) && !self.agent.waits.is_empty() {
+                self.settle_async_waits()?;
+            }
             match job {
                 Job::Reaction { reaction, argument } => {
                     crate::builtins::promise::run_reaction_job(self, reaction, argument)?

@@ -827,12 +827,13 @@ impl Vm {
         Ok(module)
     }
 
-    /// Evaluate a linked module, then run jobs until the queue is empty. Returns the
-    /// module's namespace object; its evaluation error is the pending exception.
+    /// Evaluate a linked module, then run jobs (and `Atomics.waitAsync` waiters) until
+    /// nothing is left to run. Returns the module's namespace object; its evaluation
+    /// error is the pending exception.
     pub fn run_linked_module(&mut self, module: ModuleId) -> JsResult<ObjectId> {
         let promise = self.evaluate_module(module);
         self.pinned.push(Value::object(promise));
-        let jobs = self.run_jobs();
+        let jobs = self.run_until_settled();
         self.pinned.pop();
         jobs?;
         let (status, result) = match &self.heap.object(promise).kind {

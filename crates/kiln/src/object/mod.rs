@@ -382,7 +382,7 @@ impl Object {
             ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 8,
             ObjectKind::Generator(g) => g.owned_bytes(),
             ObjectKind::Internal(v) => v.len() * 8,
-            ObjectKind::ArrayBuffer(b) => 32 + b.bytes.capacity(),
+            ObjectKind::ArrayBuffer(b) => 32 + b.owned_bytes(),
             ObjectKind::TypedArray(_) => 32,
             ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,

@@ -294,6 +294,12 @@ pub(crate) fn write(
             "the runtime is running; a snapshot is taken between runs",
         ));
     }
+    if !vm.agent.waits.is_empty() {
+        return Err(SnapshotError::new(
+            SnapshotErrorKind::Unsupported,
+            "an Atomics.waitAsync waiter is pending; its shared memory cannot be snapshotted",
+        ));
+    }
     if !vm.modules.records.is_empty() {
         return Err(SnapshotError::new(
             SnapshotErrorKind::Unsupported,

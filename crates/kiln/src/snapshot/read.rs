@@ -9,7 +9,7 @@ use super::codec::{Read, Reader, corrupt};
 use super::natives::Registry;
 use super::write::{slot_tag, tag};
 use super::{SnapshotError, SnapshotErrorKind};
-use crate::builtins::array_buffer::ArrayBufferData;
+use crate::builtins::array_buffer::{ArrayBufferData, Bytes};
 use crate::builtins::collections::OrderedMap;
 use crate::builtins::data_view::DataViewData;
 use crate::builtins::disposable_stack::{
@@ -17,6 +17,7 @@ use crate::builtins::disposable_stack::{
 };
 use crate::builtins::promise::{PromiseState, Status};
 use crate::builtins::regexp::RegExpData;
+use crate::builtins::shared_memory::SharedBlock;
 use crate::builtins::temporal::TemporalValue;
 use crate::builtins::typed_array::{ElementType, TypedArrayData};
 use crate::builtins::weak_ref::{FinalizationRegistryData, RegistryCell};
@@ -456,12 +457,31 @@ impl<'a> PayloadReader<'a> {
                 constructor: self.r.bool()?,
             },
             27 => ObjectKind::Internal(self.values()?.into_boxed_slice()),
-            28 => ObjectKind::ArrayBuffer(Box::new(ArrayBufferData {
-                bytes: self.r.bytes()?.to_vec(),
-                detached: self.r.bool()?,
-                max_byte_length: self.r.option(|r| r.usize())?,
-                shared: self.r.bool()?,
-            })),
+            28 => {
+                let bytes = self.r.bytes()?;
+                let detached = self.r.bool()?;
+                let max_byte_length = self.r.option(|r| r.usize())?;
+                let shared = self.r.bool()?;
+                if (detached && (shared || !bytes.is_empty()))
+                    || max_byte_length.is_some_and(|m| bytes.len() > m)
+                {
+                    return Err(corrupt("an array buffer's length is inconsistent"));
+                }
+                // A shared buffer comes back with a block of its own: the runtimes it
+                // was shared with are not part of the snapshot.
+                let bytes = if shared {
+                    let block = SharedBlock::from_bytes(bytes, max_byte_length)
+                        .ok_or_else(|| corrupt("a shared buffer is too large"))?;
+                    Bytes::Shared(std::sync::Arc::new(block))
+                } else {
+                    Bytes::Local(bytes.to_vec())
+                };
+                ObjectKind::ArrayBuffer(Box::new(ArrayBufferData {
+                    bytes,
+                    detached,
+                    max_byte_length,
+                }))
+            }
             29 => {
                 let element = *ElementType::ALL
                     .get(self.r.usize()?)

@@ -8,6 +8,7 @@
 use super::codec::Writer;
 use super::natives::Registry;
 use super::{SnapshotError, SnapshotErrorKind};
+use crate::builtins::array_buffer::Bytes;
 use crate::builtins::disposable_stack::{DisposeCall, StackBrand};
 use crate::builtins::promise::Status;
 use crate::builtins::typed_array::ElementType;
@@ -532,10 +533,14 @@ impl<'a> PayloadWriter<'a> {
             }
             ObjectKind::ArrayBuffer(b) => {
                 self.w.u8(28);
-                self.w.bytes(&b.bytes);
+                match &b.bytes {
+                    Bytes::Local(bytes) => self.w.bytes(bytes),
+                    // the bytes as they are now; the sharing is not restorable
+                    Bytes::Shared(block) => self.w.bytes(&b.to_vec(0..block.len())),
+                }
                 self.w.bool(b.detached);
                 self.w.option(b.max_byte_length, |w, m| w.usize(m));
-                self.w.bool(b.shared);
+                self.w.bool(b.is_shared());
             }
             ObjectKind::TypedArray(t) => {
                 self.w.u8(29);
