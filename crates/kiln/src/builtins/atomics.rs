@@ -107,13 +107,10 @@ fn validate_atomic_access(vm: &mut Vm, t: &TypedArrayData, index: Value) -> JsRe
 
 /// [RevalidateAtomicAccess](https://tc39.es/ecma262/#sec-revalidateatomicaccess)
 fn revalidate(vm: &mut Vm, typed_array: Value, byte_index: usize) -> JsResult<TypedArrayData> {
-    let t = typed_array
-        .as_object()
-        .and_then(|o| ta_data(vm, o))
-        .expect("validated typed array");
-    if length_of(vm, &t).is_none() {
+    let t = typed_array.as_object().and_then(|o| ta_data(vm, o));
+    let Some(t) = t.filter(|t| length_of(vm, t).is_some()) else {
         return Err(vm.type_error("Atomics operation on a detached or out-of-bounds typed array"));
-    }
+    };
     if byte_index >= array_buffer::byte_length_of(vm, t.buffer) {
         return Err(vm.range_error("Atomics access index out of range"));
     }
