@@ -14,7 +14,8 @@ import sys
 root = sys.argv[1] if len(sys.argv) > 1 else "build/test262"
 proposals, in_proposals = [], False
 for line in open(os.path.join(root, "features.txt"), encoding="utf-8"):
-    if line.startswith("## "):
+    # sections are the "## ... features" headings; other "##" lines are notes
+    if line.startswith("## ") and line.strip().lower().endswith("features"):
         in_proposals = "Proposed" in line
         continue
     t = line.strip()
