@@ -778,6 +778,9 @@ impl<'a> Compiler<'a> {
                 self.set_env(tmp, env, slot, Span::default())?;
             }
         }
+        if let (Some(r), Some(sym)) = (arguments_reg, needs.arguments_var) {
+            self.store_symbol(sym, r, true, Span::default())?;
+        }
         self.fs.release(tmp as u32);
         self.fs.temp_base = self.fs.next_reg;
         Ok(())
