@@ -913,6 +913,31 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// Where a class element's source text starts: a static method's text (its
+    /// [MethodDefinition](https://tc39.es/ecma262/#sec-runtime-semantics-definemethod), the
+    /// text `toString` shows) leaves out `static` and the whitespace and comments after it.
+    pub(crate) fn method_source_start(&self, span: Span, is_static: bool) -> u32 {
+        if !is_static {
+            return span.start;
+        }
+        let text = &self.source[span.start as usize..span.end as usize];
+        let mut rest = text.strip_prefix("static").unwrap_or(text);
+        loop {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            if let Some(comment) = rest.strip_prefix("/*") {
+                rest = comment.split_once("*/").map_or("", |(_, after)| after);
+            } else if let Some(comment) = rest.strip_prefix("//") {
+                let end = comment
+                    .find(['\n', '\r', '\u{2028}', '\u{2029}'])
+                    .unwrap_or(comment.len());
+                rest = &comment[end..];
+            } else {
+                break;
+            }
+        }
+        span.end - rest.len() as u32
+    }
+
     /// `r[dst] = closure` for a compiled function index.
     pub(crate) fn emit_closure(&mut self, dst: Reg, index: u32) -> R<()> {
         let func = self.fs.constant(Constant::Function(index))?;
@@ -1188,6 +1213,27 @@ pub(crate) fn binding_name(pattern: &BindingPattern<'_>) -> Option<String> {
 
 /// Whether an expression is an anonymous function or class (gets a name
 /// from its binding).
+/// Whether class expression `e` may define its own static `name` (a static element named
+/// `name`, or a computed one): naming it afterwards (SetFunctionName under a computed key)
+/// would replace that element, which the spec defines after the name.
+pub(crate) fn defines_static_name(e: &Expression<'_>) -> bool {
+    let Expression::ClassExpression(c) = e.without_parentheses() else {
+        return false;
+    };
+    c.body.body.iter().any(|el| match el {
+        ClassElement::MethodDefinition(m) => {
+            m.r#static && (m.computed || m.key.is_specific_static_name("name"))
+        }
+        ClassElement::PropertyDefinition(p) => {
+            p.r#static && (p.computed || p.key.is_specific_static_name("name"))
+        }
+        ClassElement::AccessorProperty(a) => {
+            a.r#static && (a.computed || a.key.is_specific_static_name("name"))
+        }
+        _ => false,
+    })
+}
+
 pub(crate) fn is_anonymous_function(e: &Expression<'_>) -> bool {
     match e {
         Expression::FunctionExpression(f) => f.id.is_none(),
