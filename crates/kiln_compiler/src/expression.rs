@@ -1314,7 +1314,8 @@ impl<'a> Compiler<'a> {
         {
             return Ok(false);
         }
-        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval")
+        // A direct eval (an unresolved `eval`) runs in this frame.
+        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
         {
             return Ok(false);
         }

@@ -6,6 +6,7 @@
 use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
 use oxc_span::{GetSpan, Span};
+use oxc_syntax::operator::LogicalOperator;
 use oxc_syntax::scope::ScopeId;
 
 use crate::compiler::{Compiler, binding_name};
@@ -347,10 +348,8 @@ impl<'a> Compiler<'a> {
         let mark = self.fs.mark();
         let value = match &r.argument {
             Some(arg) => {
-                if self.can_tail_call()
-                    && let Expression::CallExpression(call) = arg.without_parentheses()
-                    && self.tail_call(call)?
-                {
+                if self.can_tail_call() {
+                    self.return_in_tail_position(arg)?;
                     self.fs.release(mark);
                     return Ok(());
                 }
@@ -373,6 +372,50 @@ impl<'a> Compiler<'a> {
         self.emit_exit(None, ExitKind::Return, Some(value))?;
         self.fs.release(mark);
         Ok(())
+    }
+
+    /// `return e` where calls in [tail position](https://tc39.es/ecma262/#sec-isintailposition)
+    /// replace the frame: `e` itself, the last operand of a comma, either branch of `?:`
+    /// and the right operand of `&&`, `||` and `??`.
+    fn return_in_tail_position(&mut self, e: &Expression<'a>) -> R<()> {
+        match e.without_parentheses() {
+            Expression::CallExpression(call) if self.tail_call(call)? => Ok(()),
+            Expression::SequenceExpression(seq) => {
+                for (i, x) in seq.expressions.iter().enumerate() {
+                    if i + 1 == seq.expressions.len() {
+                        return self.return_in_tail_position(x);
+                    }
+                    self.expr_effect(x)?;
+                }
+                self.return_value_of(e)
+            }
+            Expression::ConditionalExpression(c) => {
+                let otherwise = self.jump_if_false(&c.test)?;
+                self.return_in_tail_position(&c.consequent)?;
+                self.fs.patch_all_here(&otherwise);
+                self.return_in_tail_position(&c.alternate)
+            }
+            Expression::LogicalExpression(l) => {
+                let mark = self.fs.mark();
+                let v = self.expr_reg(&l.left)?;
+                let done = self.emit(match l.operator {
+                    LogicalOperator::And => Instr::JumpIfFalse { src: v, offset: 0 },
+                    LogicalOperator::Or => Instr::JumpIfTrue { src: v, offset: 0 },
+                    LogicalOperator::Coalesce => Instr::JumpIfNotNullish { src: v, offset: 0 },
+                });
+                self.return_in_tail_position(&l.right)?;
+                self.fs.patch_here(done);
+                self.emit_exit(None, ExitKind::Return, Some(v))?;
+                self.fs.release(mark);
+                Ok(())
+            }
+            _ => self.return_value_of(e),
+        }
+    }
+
+    fn return_value_of(&mut self, e: &Expression<'a>) -> R<()> {
+        let v = self.expr_reg(e)?;
+        self.emit_exit(None, ExitKind::Return, Some(v))
     }
 
     /// Whether `return f()` here may replace the frame.
