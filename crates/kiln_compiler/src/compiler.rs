@@ -623,6 +623,17 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        self.fs.params = params
+            .iter()
+            .flat_map(|p| {
+                p.items
+                    .iter()
+                    .map(|item| &item.pattern)
+                    .chain(p.rest.as_ref().map(|r| &r.rest.argument))
+            })
+            .flat_map(|p| p.get_binding_identifiers())
+            .filter_map(|id| id.symbol_id.get())
+            .collect();
         let param_sym_set: HashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
         for &(i, sym) in &param_syms {
             if !self.analysis.captured.contains(&sym) && !mapped {

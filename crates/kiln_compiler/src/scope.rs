@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
+use oxc_span::Span;
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::{ScopeFlags, ScopeId};
 
@@ -337,34 +338,56 @@ impl<'a> Visit<'a> for Collector<'_> {
 /// their block and resolve again the references outside it.
 pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &mut Scoping) {
     struct Collect<'s> {
-        functions: Vec<(SymbolId, ScopeId, String)>,
+        /// (function, the scope around its declaration, name, is an `if` clause)
+        functions: Vec<(SymbolId, ScopeId, String, bool)>,
+        if_clauses: HashSet<Span>,
         scoping: &'s Scoping,
     }
     impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+            for clause in std::iter::once(&it.consequent).chain(&it.alternate) {
+                if let Statement::FunctionDeclaration(f) = clause {
+                    self.if_clauses.insert(f.span);
+                }
+            }
+            walk::walk_if_statement(self, it);
+        }
         fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
             if it.is_declaration()
                 && let Some(id) = &it.id
                 && let Some(sym) = id.symbol_id.get()
-                && let Some(block) = it
-                    .scope_id
-                    .get()
-                    .and_then(|s| self.scoping.scope_parent_id(s))
-                && self.scoping.symbol_scope_id(sym) != block
+                && let Some(scope) = it.scope_id.get()
+                && let Some(block) = self.scoping.scope_parent_id(scope)
             {
-                self.functions.push((sym, block, id.name.to_string()));
+                let in_if = self.if_clauses.contains(&it.span);
+                // An `if` clause is a block of its own (B.3.4): its function is hoisted
+                // when its binding is not in the scope around the `if`.
+                let home = if in_if { scope } else { block };
+                if self.scoping.symbol_scope_id(sym) != block || in_if {
+                    self.functions.push((sym, home, id.name.to_string(), in_if));
+                }
             }
             walk::walk_function(self, it, flags);
         }
     }
     let mut collect = Collect {
         functions: Vec::new(),
+        if_clauses: HashSet::new(),
         scoping,
     };
     collect.visit_program(program);
     let hoisted = collect.functions;
-    for (sym, block, name) in hoisted {
+    for (sym, block, name, in_if) in hoisted {
         let name = name.as_str();
         let var_scope = scoping.symbol_scope_id(sym);
+        if in_if
+            && (scoping.scope_parent_id(block) == Some(var_scope)
+                || !scoping.symbol_flags(sym).contains(SymbolFlags::Function))
+        {
+            // Declared right in the var scope (its binding there is the var binding), or
+            // sharing another declaration's binding (the compiler leaves that alone).
+            continue;
+        }
         // B.3.4: catch parameters may be redeclared by a var.
         let conflict = scoping
             .scope_ancestors(block)

@@ -5,6 +5,7 @@
 
 use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
+use oxc_semantic::SymbolFlags;
 use oxc_span::{GetSpan, Span};
 use oxc_syntax::operator::LogicalOperator;
 use oxc_syntax::scope::ScopeId;
@@ -92,11 +93,11 @@ impl<'a> Compiler<'a> {
             Statement::IfStatement(i) => {
                 self.reset_completion();
                 let else_jumps = self.jump_if_false(&i.test)?;
-                self.statement(&i.consequent)?;
+                self.if_clause(&i.consequent)?;
                 if let Some(alt) = &i.alternate {
                     let end = self.fs.jump();
                     self.fs.patch_all_here(&else_jumps);
-                    self.statement(alt)?;
+                    self.if_clause(alt)?;
                     self.fs.patch_here(end);
                 } else {
                     self.fs.patch_all_here(&else_jumps);
@@ -372,6 +373,33 @@ impl<'a> Compiler<'a> {
         self.emit_exit(None, ExitKind::Return, Some(value))?;
         self.fs.release(mark);
         Ok(())
+    }
+
+    /// A clause of an `if`: a function declaration there (sloppy code,
+    /// [B.3.4](https://tc39.es/ecma262/#sec-functiondeclarations-in-ifstatement-statement-clauses))
+    /// is evaluated as if it were alone in a block.
+    fn if_clause(&mut self, clause: &Statement<'a>) -> R<()> {
+        let Statement::FunctionDeclaration(f) = clause else {
+            return self.statement(clause);
+        };
+        // Its var binding is skipped (B.3.3) when the name is a parameter's or a lexical
+        // declaration's (the binding oxc_semantic shares with it), or when only the
+        // function's own scope holds it (see `skip_conflicting_block_functions`): then
+        // nothing can reach the function, and it need not be created.
+        if let Some(id) = &f.id
+            && let Some(sym) = id.symbol_id.get()
+            && ((self.scoping.symbol_span(sym) != id.span
+                && self.flags(sym).intersects(
+                    SymbolFlags::BlockScopedVariable
+                        | SymbolFlags::ConstVariable
+                        | SymbolFlags::Class,
+                ))
+                || self.fs.params.contains(&sym)
+                || Some(self.scoping.symbol_scope_id(sym)) == f.scope_id.get())
+        {
+            return Ok(());
+        }
+        self.hoist_functions(std::slice::from_ref(clause))
     }
 
     /// `return e` where calls in [tail position](https://tc39.es/ecma262/#sec-isintailposition)

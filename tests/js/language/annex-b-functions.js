@@ -18,3 +18,9 @@ print(typeof g); // expect: undefined
 // A catch parameter does not stop the var binding.
 try { throw {}; } catch ({ caught }) { { function caught() {} } }
 print(typeof caught); // expect: function
+// B.3.4: a function declaration as an `if` clause is evaluated like one alone in a block.
+if (true) function ifClause() { return "if"; }
+(function () { if (false) ; else function elseClause() { return "else"; } print(ifClause(), elseClause()); })(); // expect: if else
+// Its var binding is skipped when a parameter or a lexical declaration has the name.
+(function (p) { if (true) function p() {} print(p); })(1); // expect: 1
+(function () { let q = 2; { if (true) function q() {} } print(q); })(); // expect: 2
