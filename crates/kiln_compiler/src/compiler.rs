@@ -624,14 +624,9 @@ impl<'a> Compiler<'a> {
             }
         }
         self.fs.params = params
-            .iter()
-            .flat_map(|p| {
-                p.items
-                    .iter()
-                    .map(|item| &item.pattern)
-                    .chain(p.rest.as_ref().map(|r| &r.rest.argument))
-            })
-            .flat_map(|p| p.get_binding_identifiers())
+            .map(parameter_bindings)
+            .unwrap_or_default()
+            .into_iter()
             .filter_map(|id| id.symbol_id.get())
             .collect();
         let param_sym_set: HashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
@@ -800,12 +795,8 @@ impl<'a> Compiler<'a> {
     /// Initialise parameters with defaults, patterns and rest.
     pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
         self.fs.in_params = true;
-        self.fs.param_names = params
-            .items
-            .iter()
-            .map(|item| &item.pattern)
-            .chain(params.rest.as_ref().map(|r| &r.rest.argument))
-            .flat_map(|p| p.get_binding_identifiers())
+        self.fs.param_names = parameter_bindings(params)
+            .into_iter()
             .map(|id| id.name.to_string())
             .collect();
         let result = self.compile_params_inner(params);
@@ -1224,6 +1215,19 @@ pub(crate) fn binding_name(pattern: &BindingPattern<'_>) -> Option<String> {
 
 /// Whether an expression is an anonymous function or class (gets a name
 /// from its binding).
+/// BoundNames of formal parameters `params`: every identifier they bind.
+pub(crate) fn parameter_bindings<'p, 'a>(
+    params: &'p FormalParameters<'a>,
+) -> Vec<&'p BindingIdentifier<'a>> {
+    params
+        .items
+        .iter()
+        .map(|item| &item.pattern)
+        .chain(params.rest.as_ref().map(|r| &r.rest.argument))
+        .flat_map(|p| p.get_binding_identifiers())
+        .collect()
+}
+
 /// Whether class expression `e` may define its own static `name` (a static element named
 /// `name`, or a computed one): naming it afterwards (SetFunctionName under a computed key)
 /// would replace that element, which the spec defines after the name.

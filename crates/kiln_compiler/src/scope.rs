@@ -160,12 +160,9 @@ impl<'a> Visit<'a> for Collector<'_> {
         if let Some(scope) = it.scope_id.get() {
             if let Some(sym) = self.scoping.get_binding(scope, "arguments".into())
                 && self.scoping.symbol_flags(sym) == SymbolFlags::FunctionScopedVariable
-                && !it.params.items.iter().any(|item| {
-                    item.pattern
-                        .get_binding_identifiers()
-                        .iter()
-                        .any(|id| id.symbol_id.get() == Some(sym))
-                })
+                && !crate::compiler::parameter_bindings(&it.params)
+                    .iter()
+                    .any(|id| id.symbol_id.get() == Some(sym))
             {
                 let needs = self.needs.entry(ContextKey::Scope(scope)).or_default();
                 needs.arguments = true;
@@ -495,14 +492,9 @@ pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
             }
         }
         fn visit_formal_parameters(&mut self, it: &FormalParameters<'a>) {
-            let names = it
-                .items
-                .iter()
-                .map(|item| &item.pattern)
-                .chain(it.rest.as_ref().map(|r| &r.rest.argument))
-                .flat_map(|p| p.get_binding_identifiers());
+            let names = crate::compiler::parameter_bindings(it);
             self.params
-                .extend(names.filter_map(|id| id.symbol_id.get()));
+                .extend(names.into_iter().filter_map(|id| id.symbol_id.get()));
             if let Some(frame) = self.frames.last_mut() {
                 frame.in_params = true;
             }
