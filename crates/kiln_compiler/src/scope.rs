@@ -338,9 +338,20 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
         /// (function, the scope around its declaration, name, is an `if` clause)
         functions: Vec<(SymbolId, ScopeId, String, bool)>,
         if_clauses: HashSet<Span>,
+        /// catch parameters that are a plain identifier (a var may redeclare them: B.3.4)
+        simple_catch: HashSet<SymbolId>,
         scoping: &'s Scoping,
     }
     impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_catch_clause(&mut self, it: &CatchClause<'a>) {
+            if let Some(param) = &it.param
+                && let BindingPattern::BindingIdentifier(id) = &param.pattern
+                && let Some(sym) = id.symbol_id.get()
+            {
+                self.simple_catch.insert(sym);
+            }
+            walk::walk_catch_clause(self, it);
+        }
         fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
             for clause in std::iter::once(&it.consequent).chain(&it.alternate) {
                 if let Statement::FunctionDeclaration(f) = clause {
@@ -370,28 +381,41 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
     let mut collect = Collect {
         functions: Vec::new(),
         if_clauses: HashSet::new(),
+        simple_catch: HashSet::new(),
         scoping,
     };
     collect.visit_program(program);
-    let hoisted = collect.functions;
+    let Collect {
+        functions: hoisted,
+        simple_catch,
+        ..
+    } = collect;
     for (sym, block, name, in_if) in hoisted {
         let name = name.as_str();
         let var_scope = scoping.symbol_scope_id(sym);
-        if in_if
-            && (scoping.scope_parent_id(block) == Some(var_scope)
-                || !scoping.symbol_flags(sym).contains(SymbolFlags::Function))
-        {
+        let flags = scoping.symbol_flags(sym);
+        let around = scoping.scope_parent_id(block);
+        if in_if && (around == Some(var_scope) || !flags.contains(SymbolFlags::Function)) {
             // Declared right in the var scope (its binding there is the var binding), or
             // sharing another declaration's binding (the compiler leaves that alone).
             continue;
         }
-        // B.3.4: catch parameters may be redeclared by a var.
-        let conflict = scoping
-            .scope_ancestors(block)
-            .skip(1)
-            .take_while(|&s| s != var_scope)
-            .filter_map(|s| scoping.get_binding(s, name.into()))
-            .any(|b| !scoping.symbol_flags(b).contains(SymbolFlags::CatchVariable));
+        // oxc_semantic hoists a `let` that an `if` clause's function redeclares along
+        // with the function: that binding belongs to the scope around the `if`.
+        let lexical =
+            in_if && flags.intersects(SymbolFlags::BlockScopedVariable | SymbolFlags::Class);
+        let block = match around {
+            Some(around) if lexical => around,
+            _ => block,
+        };
+        // B.3.4: simple catch parameters may be redeclared by a var.
+        let conflict = lexical
+            || scoping
+                .scope_ancestors(block)
+                .skip(1)
+                .take_while(|&s| s != var_scope)
+                .filter_map(|s| scoping.get_binding(s, name.into()))
+                .any(|b| !simple_catch.contains(&b));
         if !conflict {
             continue;
         }

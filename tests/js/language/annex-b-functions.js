@@ -15,9 +15,13 @@ print(typeof g); // expect: undefined
   eval("{ let h = 1; { function h() {} } print(typeof h); }"); // expect: number
   print(typeof h); // expect: undefined
 })();
-// A catch parameter does not stop the var binding.
-try { throw {}; } catch ({ caught }) { { function caught() {} } }
-print(typeof caught); // expect: function
+// A simple catch parameter does not stop the var binding; a destructuring one does
+// (B.3.4: only a plain identifier may be redeclared by a var).
+try { throw {}; } catch (caught) { { function caught() {} } }
+try { throw {}; } catch ({ destructured }) { { function destructured() {} } }
+print(typeof caught, typeof destructured); // expect: function undefined
+// A `let` that an `if` clause's function redeclares stays in its block.
+(function () { { let f = 123; if (true) function f() {} } print(typeof f); })(); // expect: undefined
 // B.3.4: a function declaration as an `if` clause is evaluated like one alone in a block.
 if (true) function ifClause() { return "if"; }
 (function () { if (false) ; else function elseClause() { return "else"; } print(ifClause(), elseClause()); })(); // expect: if else
