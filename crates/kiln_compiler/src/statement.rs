@@ -795,6 +795,21 @@ impl<'a> Compiler<'a> {
 
     fn for_in_statement(&mut self, f: &ForInStatement<'a>) -> R<()> {
         let labels = std::mem::take(&mut self.fs.pending_labels);
+        // [B.3.5](https://tc39.es/ecma262/#sec-initializers-in-forin-statement-heads) (sloppy
+        // code): `for (var a = init in o)` assigns `init` before evaluating `o`.
+        if let ForStatementLeft::VariableDeclaration(d) = &f.left
+            && d.kind == VariableDeclarationKind::Var
+            && let Some(decl) = d.declarations.first()
+            && let Some(init) = &decl.init
+            && let BindingPattern::BindingIdentifier(id) = &decl.id
+            && let Some(sym) = id.symbol_id.get()
+        {
+            let mark = self.fs.mark();
+            let r = self.fs.alloc()?;
+            self.expr_named(init, r, Some(&id.name))?;
+            self.store_symbol(sym, r, false, id.span)?;
+            self.fs.release(mark);
+        }
         // The right side sees the loop's lexical bindings in their TDZ.
         let pushed = self.enter_scope(f.scope_id.get())?;
         let iter = self.fs.alloc()?;

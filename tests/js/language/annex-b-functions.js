@@ -28,3 +28,5 @@ if (true) function ifClause() { return "if"; }
 // Its var binding is skipped when a parameter or a lexical declaration has the name.
 (function (p) { if (true) function p() {} print(p); })(1); // expect: 1
 (function () { let q = 2; { if (true) function q() {} } print(q); })(); // expect: 2
+// B.3.5: `for (var a = init in o)` (sloppy code) assigns init before evaluating o.
+(function () { var stored; for (var a = 7 in stored = a, {}); print(stored, a); })(); // expect: 7 7
