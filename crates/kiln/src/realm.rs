@@ -65,6 +65,10 @@ pub struct FunctionShapes {
     pub plain: ShapeId,
     /// `length`, `name`, `prototype`
     pub with_prototype: ShapeId,
+    /// a non-strict `function`: `length`, `name`, `prototype`, then `arguments` and
+    /// `caller`, both undefined (Kiln exposes no caller information; see
+    /// [forbidden extensions](https://tc39.es/ecma262/#sec-forbidden-extensions))
+    pub sloppy: ShapeId,
     /// arguments objects: `length`, `@@iterator`, `callee` (a data property when mapped,
     /// the %ThrowTypeError% accessor `strict_callee` otherwise)
     pub arguments_mapped: ShapeId,
@@ -77,6 +81,7 @@ impl FunctionShapes {
         FunctionShapes {
             plain: ShapeId::DICTIONARY,
             with_prototype: ShapeId::DICTIONARY,
+            sloppy: ShapeId::DICTIONARY,
             arguments_mapped: ShapeId::DICTIONARY,
             arguments_unmapped: ShapeId::DICTIONARY,
             strict_callee: Value::UNDEFINED,

@@ -211,6 +211,9 @@ pub enum Instr {
     // ---- object construction ----
     /// `r[dst] = {}`
     NewObject { dst: Reg },
+    /// `r[obj].[[Prototype]] = r[src]` if r[src] is an object or null, else nothing
+    /// (`__proto__: value` in an object literal)
+    SetLiteralPrototype { obj: Reg, src: Reg },
     /// `r[dst] = []` with room for `capacity` elements
     NewArray { dst: Reg, capacity: u16 },
     /// append r[src] to array r[arr] (a hole appends an elision)
@@ -395,6 +398,7 @@ pub enum Instr {
         argc: u8,
     },
     /// `r[dst] = eval(r[args+1], ...)` when r[func] is the realm's %eval%, else an ordinary call
+    /// (argc 255: `eval(...array r[args+1])`)
     CallEval {
         dst: Reg,
         func: Reg,

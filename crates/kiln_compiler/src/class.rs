@@ -194,7 +194,7 @@ impl<'a> Compiler<'a> {
                         let fname = utf16(&format!("{prefix}#{}", p.name));
                         let index =
                             self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
-                        self.set_source_start(index, m.span.start);
+                        self.set_source_start(index, self.method_source_start(m.span, m.r#static));
                         let f = self.fs.alloc()?;
                         self.emit_closure(f, index)?;
                         self.emit(Instr::SetHomeObject { func: f, obj: home });
@@ -243,7 +243,7 @@ impl<'a> Compiler<'a> {
                     };
                     let index =
                         self.compile_function(&m.value, fname, Some(FunctionKind::Method))?;
-                    self.set_source_start(index, m.span.start);
+                    self.set_source_start(index, self.method_source_start(m.span, m.r#static));
                     let f = self.fs.alloc()?;
                     self.emit_closure(f, index)?;
                     self.emit(Instr::DefineMethod {

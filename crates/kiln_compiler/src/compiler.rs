@@ -623,6 +623,12 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        self.fs.params = params
+            .map(parameter_bindings)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|id| id.symbol_id.get())
+            .collect();
         let param_sym_set: HashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
         for &(i, sym) in &param_syms {
             if !self.analysis.captured.contains(&sym) && !mapped {
@@ -778,6 +784,9 @@ impl<'a> Compiler<'a> {
                 self.set_env(tmp, env, slot, Span::default())?;
             }
         }
+        if let (Some(r), Some(sym)) = (arguments_reg, needs.arguments_var) {
+            self.store_symbol(sym, r, true, Span::default())?;
+        }
         self.fs.release(tmp as u32);
         self.fs.temp_base = self.fs.next_reg;
         Ok(())
@@ -786,12 +795,8 @@ impl<'a> Compiler<'a> {
     /// Initialise parameters with defaults, patterns and rest.
     pub(crate) fn compile_params(&mut self, params: &FormalParameters<'a>) -> R<()> {
         self.fs.in_params = true;
-        self.fs.param_names = params
-            .items
-            .iter()
-            .map(|item| &item.pattern)
-            .chain(params.rest.as_ref().map(|r| &r.rest.argument))
-            .flat_map(|p| p.get_binding_identifiers())
+        self.fs.param_names = parameter_bindings(params)
+            .into_iter()
             .map(|id| id.name.to_string())
             .collect();
         let result = self.compile_params_inner(params);
@@ -908,6 +913,31 @@ impl<'a> Compiler<'a> {
         if let Some(Some(code)) = self.functions.get_mut(index as usize) {
             code.source_start = start;
         }
+    }
+
+    /// Where a class element's source text starts: a static method's text (its
+    /// [MethodDefinition](https://tc39.es/ecma262/#sec-runtime-semantics-definemethod), the
+    /// text `toString` shows) leaves out `static` and the whitespace and comments after it.
+    pub(crate) fn method_source_start(&self, span: Span, is_static: bool) -> u32 {
+        if !is_static {
+            return span.start;
+        }
+        let text = &self.source[span.start as usize..span.end as usize];
+        let mut rest = text.strip_prefix("static").unwrap_or(text);
+        loop {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            if let Some(comment) = rest.strip_prefix("/*") {
+                rest = comment.split_once("*/").map_or("", |(_, after)| after);
+            } else if let Some(comment) = rest.strip_prefix("//") {
+                let end = comment
+                    .find(['\n', '\r', '\u{2028}', '\u{2029}'])
+                    .unwrap_or(comment.len());
+                rest = &comment[end..];
+            } else {
+                break;
+            }
+        }
+        span.end - rest.len() as u32
     }
 
     /// `r[dst] = closure` for a compiled function index.
@@ -1185,6 +1215,40 @@ pub(crate) fn binding_name(pattern: &BindingPattern<'_>) -> Option<String> {
 
 /// Whether an expression is an anonymous function or class (gets a name
 /// from its binding).
+/// BoundNames of formal parameters `params`: every identifier they bind.
+pub(crate) fn parameter_bindings<'p, 'a>(
+    params: &'p FormalParameters<'a>,
+) -> Vec<&'p BindingIdentifier<'a>> {
+    params
+        .items
+        .iter()
+        .map(|item| &item.pattern)
+        .chain(params.rest.as_ref().map(|r| &r.rest.argument))
+        .flat_map(|p| p.get_binding_identifiers())
+        .collect()
+}
+
+/// Whether class expression `e` may define its own static `name` (a static element named
+/// `name`, or a computed one): naming it afterwards (SetFunctionName under a computed key)
+/// would replace that element, which the spec defines after the name.
+pub(crate) fn defines_static_name(e: &Expression<'_>) -> bool {
+    let Expression::ClassExpression(c) = e.without_parentheses() else {
+        return false;
+    };
+    c.body.body.iter().any(|el| match el {
+        ClassElement::MethodDefinition(m) => {
+            m.r#static && (m.computed || m.key.is_specific_static_name("name"))
+        }
+        ClassElement::PropertyDefinition(p) => {
+            p.r#static && (p.computed || p.key.is_specific_static_name("name"))
+        }
+        ClassElement::AccessorProperty(a) => {
+            a.r#static && (a.computed || a.key.is_specific_static_name("name"))
+        }
+        _ => false,
+    })
+}
+
 pub(crate) fn is_anonymous_function(e: &Expression<'_>) -> bool {
     match e {
         Expression::FunctionExpression(f) => f.id.is_none(),

@@ -14,7 +14,7 @@ use oxc_syntax::operator::{
     AssignmentOperator, BinaryOperator, LogicalOperator, UnaryOperator, UpdateOperator,
 };
 
-use crate::compiler::{Compiler, is_anonymous_function};
+use crate::compiler::{Compiler, defines_static_name, is_anonymous_function};
 use crate::error::CompileError;
 use crate::function::{Loc, R, decode_lone_surrogates, utf16};
 
@@ -951,6 +951,7 @@ impl<'a> Compiler<'a> {
         if op == AssignmentOperator::Assign {
             match &a.left {
                 AssignmentTarget::AssignmentTargetIdentifier(id) => {
+                    let name = identifier_ref_name(a, id);
                     // Straight into a register-resident variable when safe.
                     if let Some(sym) = self.symbol_of_ref(id)
                         && let Ok(Loc::Reg(r)) = self.plain_loc_of(sym, id.span)
@@ -959,7 +960,7 @@ impl<'a> Compiler<'a> {
                         && !self.needs_tdz_check(sym)
                         && !self.self_names.contains(&sym)
                     {
-                        self.expr_named(&a.right, r, Some(&id.name))?;
+                        self.expr_named(&a.right, r, name)?;
                         if let Some(d) = dst
                             && d != r
                         {
@@ -978,7 +979,7 @@ impl<'a> Compiler<'a> {
                         .dynamic(&id.name, self.symbol_of_ref(id))
                         .map(|_| self.identifier_place(id))
                         .transpose()?;
-                    self.expr_named(&a.right, v, Some(&id.name))?;
+                    self.expr_named(&a.right, v, name)?;
                     let place = match early {
                         Some(place) => place,
                         None => self.identifier_place(id)?,
@@ -1057,7 +1058,7 @@ impl<'a> Compiler<'a> {
                 };
                 let name = match simple {
                     SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => {
-                        Some(id.name.as_str())
+                        identifier_ref_name(a, id)
                     }
                     _ => None,
                 };
@@ -1275,19 +1276,19 @@ impl<'a> Compiler<'a> {
         let is_eval = matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
             && !matches!(call.callee, Expression::ParenthesizedExpression(_))
             && !call.optional;
-        if spread {
-            self.emit(Instr::CallSpread {
-                dst,
-                func,
-                args: base,
-            });
-        } else if is_eval {
+        if is_eval {
             self.eval_scope_constant()?;
             self.emit(Instr::CallEval {
                 dst,
                 func,
                 args: base,
-                argc: argc as u8,
+                argc: if spread { 255 } else { argc as u8 },
+            });
+        } else if spread {
+            self.emit(Instr::CallSpread {
+                dst,
+                func,
+                args: base,
             });
         } else {
             self.emit(Instr::Call {
@@ -1313,7 +1314,8 @@ impl<'a> Compiler<'a> {
         {
             return Ok(false);
         }
-        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval")
+        // A direct eval (an unresolved `eval`) runs in this frame.
+        if matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
         {
             return Ok(false);
         }
@@ -1333,8 +1335,57 @@ impl<'a> Compiler<'a> {
 
     /// r[func] = the callee, r[base] = the `this` value for the call.
     fn callee_and_this(&mut self, callee: &Expression<'a>, func: Reg, base: Reg) -> R<()> {
+        if let Some(m) = callee.as_member_expression() {
+            return self.member_callee_and_this(m, func, base);
+        }
         match callee {
-            Expression::StaticMemberExpression(s) => {
+            Expression::ChainExpression(c) if c.expression.is_member_expression() => {
+                // `(a?.b)()` calls with `this` = a as well; a short-circuited chain gives an
+                // undefined callee (the call then throws, unless it is optional too).
+                self.fs.chain_jumps.push(Vec::new());
+                if let Some(m) = c.expression.as_member_expression() {
+                    self.member_callee_and_this(m, func, base)?;
+                }
+                let jumps = self.fs.chain_jumps.pop().unwrap_or_default();
+                if !jumps.is_empty() {
+                    let end = self.fs.jump();
+                    self.fs.patch_all_here(&jumps);
+                    self.emit(Instr::LoadUndefined { dst: func });
+                    self.emit(Instr::LoadUndefined { dst: base });
+                    self.fs.patch_here(end);
+                }
+            }
+            Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
+                self.callee_and_this(&p.expression, func, base)?;
+            }
+            Expression::Identifier(id)
+                if self
+                    .dynamic(&id.name, self.symbol_of_ref(id))
+                    .is_some_and(|r| !r.objects.is_empty()) =>
+            {
+                // A function found on a `with` object is called with that object as `this`.
+                let sym = self.symbol_of_ref(id);
+                let r = self.resolve(&id.name, sym);
+                self.emit_lookup(&id.name, &r.objects, base)?;
+                self.read_found(base, r.target, &id.name, func, id.span, false)?;
+            }
+            _ => {
+                self.expr(callee, func)?;
+                self.emit(Instr::LoadUndefined { dst: base });
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Self::callee_and_this`] for a member expression: `this` is its object.
+    fn member_callee_and_this(
+        &mut self,
+        callee: &MemberExpression<'a>,
+        func: Reg,
+        base: Reg,
+    ) -> R<()> {
+        match callee {
+            MemberExpression::StaticMemberExpression(s) => {
                 if matches!(s.object, Expression::Super(_)) {
                     self.load_this(base, s.span)?;
                     let (sbase, key) = self.super_reference(SuperKey::Name(&s.property.name))?;
@@ -1357,7 +1408,7 @@ impl<'a> Compiler<'a> {
                     site,
                 });
             }
-            Expression::ComputedMemberExpression(c) => {
+            MemberExpression::ComputedMemberExpression(c) => {
                 if matches!(c.object, Expression::Super(_)) {
                     self.load_this(base, c.span)?;
                     let (sbase, key) = self.super_reference(SuperKey::Expr(&c.expression))?;
@@ -1380,7 +1431,7 @@ impl<'a> Compiler<'a> {
                     key,
                 });
             }
-            Expression::PrivateFieldExpression(p) => {
+            MemberExpression::PrivateFieldExpression(p) => {
                 self.expr(&p.object, base)?;
                 if p.optional {
                     self.optional_check(base);
@@ -1392,24 +1443,6 @@ impl<'a> Compiler<'a> {
                     obj: base,
                     key,
                 });
-            }
-            Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
-                self.callee_and_this(&p.expression, func, base)?;
-            }
-            Expression::Identifier(id)
-                if self
-                    .dynamic(&id.name, self.symbol_of_ref(id))
-                    .is_some_and(|r| !r.objects.is_empty()) =>
-            {
-                // A function found on a `with` object is called with that object as `this`.
-                let sym = self.symbol_of_ref(id);
-                let r = self.resolve(&id.name, sym);
-                self.emit_lookup(&id.name, &r.objects, base)?;
-                self.read_found(base, r.target, &id.name, func, id.span, false)?;
-            }
-            _ => {
-                self.expr(callee, func)?;
-                self.emit(Instr::LoadUndefined { dst: base });
             }
         }
         Ok(())
@@ -1687,13 +1720,15 @@ impl<'a> Compiler<'a> {
                             let v = self.fs.alloc()?;
                             match static_name {
                                 Some(name) => {
-                                    let fname = String::from_utf16_lossy(&name);
-                                    self.expr_named(&p.value, v, Some(&fname))?;
-                                    let site = self.fs.site_utf16(name)?;
+                                    // [PropertyDefinitionEvaluation](https://tc39.es/ecma262/#sec-runtime-semantics-propertydefinitionevaluation):
+                                    // `__proto__: v` names no function and sets the prototype.
                                     if is_proto {
-                                        // `__proto__: v` sets the prototype (through Object.prototype.__proto__).
-                                        self.emit(Instr::SetNamed { obj, src: v, site });
+                                        self.expr(&p.value, v)?;
+                                        self.emit(Instr::SetLiteralPrototype { obj, src: v });
                                     } else {
+                                        let fname = String::from_utf16_lossy(&name);
+                                        self.expr_named(&p.value, v, Some(&fname))?;
+                                        let site = self.fs.site_utf16(name)?;
                                         self.emit(Instr::DefineNamed { obj, src: v, site });
                                     }
                                 }
@@ -1701,13 +1736,9 @@ impl<'a> Compiler<'a> {
                                     let key = self.fs.alloc()?;
                                     self.property_key(&p.key, key)?;
                                     self.expr(&p.value, v)?;
-                                    if matches!(
-                                        p.value.without_parentheses(),
-                                        Expression::FunctionExpression(f) if f.id.is_none()
-                                    ) || matches!(
-                                        p.value.without_parentheses(),
-                                        Expression::ArrowFunctionExpression(_)
-                                    ) {
+                                    if is_anonymous_function(&p.value)
+                                        && !defines_static_name(&p.value)
+                                    {
                                         self.emit(Instr::SetFunctionName { func: v, key });
                                     }
                                     self.emit(Instr::DefineIndex { obj, key, src: v });
@@ -1835,4 +1866,14 @@ pub(crate) fn number_to_string(v: f64) -> String {
         }
     };
     if negative { format!("-{body}") } else { body }
+}
+
+/// The name an anonymous function assigned by `a` takes: its target's, when the target is
+/// an IdentifierRef: not a parenthesised one (`(f) = function () {}`), whose parentheses the
+/// parser drops but whose span starts after the assignment's.
+fn identifier_ref_name<'s>(
+    a: &AssignmentExpression<'_>,
+    id: &'s IdentifierReference<'_>,
+) -> Option<&'s str> {
+    (a.span.start == id.span.start).then_some(id.name.as_str())
 }

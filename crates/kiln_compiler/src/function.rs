@@ -93,6 +93,8 @@ pub(crate) struct FnState {
     pub this_loc: Option<Loc>,
     pub new_target_loc: Option<Loc>,
     pub arguments_loc: Option<Loc>,
+    /// the symbols the formal parameters bind
+    pub params: Vec<SymbolId>,
     /// top-level code: register holding the completion value
     pub completion: Option<Reg>,
     pub is_derived: bool,
@@ -147,6 +149,7 @@ impl FnState {
             this_loc: None,
             new_target_loc: None,
             arguments_loc: None,
+            params: Vec::new(),
             completion: None,
             is_derived: kind == FunctionKind::DerivedConstructor,
             initialized: Default::default(),

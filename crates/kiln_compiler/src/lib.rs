@@ -282,6 +282,7 @@ fn compile_on_this_thread(
     }
     let mut scoping = semantic.semantic.into_scoping();
     scope::skip_conflicting_block_functions(&program, &mut scoping);
+    scope::resolve_arguments(&program, &mut scoping);
     let scoping = &scoping;
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
     let analysis = scope::analyse(&program, scoping);

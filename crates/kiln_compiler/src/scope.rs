@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
+use oxc_span::Span;
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::{ScopeFlags, ScopeId};
 
@@ -27,6 +28,10 @@ pub(crate) struct LexicalNeeds {
     pub arguments_in_arrow: bool,
     /// the function body itself or one of its arrows reads `arguments`
     pub arguments: bool,
+    /// the function's `var arguments`, which starts as the arguments object
+    /// ([FunctionDeclarationInstantiation](https://tc39.es/ecma262/#sec-functiondeclarationinstantiation)
+    /// steps 22 and 27: the var names the binding the arguments object is in)
+    pub arguments_var: Option<SymbolId>,
     /// an arrow inside calls `super()`, or a direct eval may: keep the constructor function
     /// in the environment too
     pub super_in_arrow: bool,
@@ -153,6 +158,16 @@ impl Collector<'_> {
 impl<'a> Visit<'a> for Collector<'_> {
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         if let Some(scope) = it.scope_id.get() {
+            if let Some(sym) = self.scoping.get_binding(scope, "arguments".into())
+                && self.scoping.symbol_flags(sym) == SymbolFlags::FunctionScopedVariable
+                && !crate::compiler::parameter_bindings(&it.params)
+                    .iter()
+                    .any(|id| id.symbol_id.get() == Some(sym))
+            {
+                let needs = self.needs.entry(ContextKey::Scope(scope)).or_default();
+                needs.arguments = true;
+                needs.arguments_var = Some(sym);
+            }
             self.stack.push(Ctx {
                 key: ContextKey::Scope(scope),
                 arrow: false,
@@ -320,68 +335,216 @@ impl<'a> Visit<'a> for Collector<'_> {
 /// their block and resolve again the references outside it.
 pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &mut Scoping) {
     struct Collect<'s> {
-        functions: Vec<(SymbolId, ScopeId, String)>,
+        /// (function, the scope around its declaration, name, is an `if` clause)
+        functions: Vec<(SymbolId, ScopeId, String, bool)>,
+        if_clauses: HashSet<Span>,
+        /// catch parameters that are a plain identifier (a var may redeclare them: B.3.4)
+        simple_catch: HashSet<SymbolId>,
         scoping: &'s Scoping,
     }
     impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_catch_clause(&mut self, it: &CatchClause<'a>) {
+            if let Some(param) = &it.param
+                && let BindingPattern::BindingIdentifier(id) = &param.pattern
+                && let Some(sym) = id.symbol_id.get()
+            {
+                self.simple_catch.insert(sym);
+            }
+            walk::walk_catch_clause(self, it);
+        }
+        fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+            for clause in std::iter::once(&it.consequent).chain(&it.alternate) {
+                if let Statement::FunctionDeclaration(f) = clause {
+                    self.if_clauses.insert(f.span);
+                }
+            }
+            walk::walk_if_statement(self, it);
+        }
         fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
             if it.is_declaration()
                 && let Some(id) = &it.id
                 && let Some(sym) = id.symbol_id.get()
-                && let Some(block) = it
-                    .scope_id
-                    .get()
-                    .and_then(|s| self.scoping.scope_parent_id(s))
-                && self.scoping.symbol_scope_id(sym) != block
+                && let Some(scope) = it.scope_id.get()
+                && let Some(block) = self.scoping.scope_parent_id(scope)
             {
-                self.functions.push((sym, block, id.name.to_string()));
+                let in_if = self.if_clauses.contains(&it.span);
+                // An `if` clause is a block of its own (B.3.4): its function is hoisted
+                // when its binding is not in the scope around the `if`.
+                let home = if in_if { scope } else { block };
+                if self.scoping.symbol_scope_id(sym) != block || in_if {
+                    self.functions.push((sym, home, id.name.to_string(), in_if));
+                }
             }
             walk::walk_function(self, it, flags);
         }
     }
     let mut collect = Collect {
         functions: Vec::new(),
+        if_clauses: HashSet::new(),
+        simple_catch: HashSet::new(),
         scoping,
     };
     collect.visit_program(program);
-    let hoisted = collect.functions;
-    for (sym, block, name) in hoisted {
+    let Collect {
+        functions: hoisted,
+        simple_catch,
+        ..
+    } = collect;
+    for (sym, block, name, in_if) in hoisted {
         let name = name.as_str();
         let var_scope = scoping.symbol_scope_id(sym);
-        // B.3.4: catch parameters may be redeclared by a var.
-        let conflict = scoping
-            .scope_ancestors(block)
-            .skip(1)
-            .take_while(|&s| s != var_scope)
-            .filter_map(|s| scoping.get_binding(s, name.into()))
-            .any(|b| !scoping.symbol_flags(b).contains(SymbolFlags::CatchVariable));
+        let flags = scoping.symbol_flags(sym);
+        let around = scoping.scope_parent_id(block);
+        if in_if && (around == Some(var_scope) || !flags.contains(SymbolFlags::Function)) {
+            // Declared right in the var scope (its binding there is the var binding), or
+            // sharing another declaration's binding (the compiler leaves that alone).
+            continue;
+        }
+        // oxc_semantic hoists a `let` that an `if` clause's function redeclares along
+        // with the function: that binding belongs to the scope around the `if`.
+        let lexical =
+            in_if && flags.intersects(SymbolFlags::BlockScopedVariable | SymbolFlags::Class);
+        let block = match around {
+            Some(around) if lexical => around,
+            _ => block,
+        };
+        // B.3.4: simple catch parameters may be redeclared by a var.
+        let conflict = lexical
+            || scoping
+                .scope_ancestors(block)
+                .skip(1)
+                .take_while(|&s| s != var_scope)
+                .filter_map(|s| scoping.get_binding(s, name.into()))
+                .any(|b| !simple_catch.contains(&b));
         if !conflict {
             continue;
         }
         scoping.move_binding_by_symbol_id(var_scope, block, sym);
         let references = scoping.get_resolved_reference_ids(sym).to_vec();
         for id in references {
-            let reference = scoping.get_reference(id);
-            let (node, scope, flags) =
-                (reference.node_id(), reference.scope_id(), reference.flags());
+            let scope = scoping.get_reference(id).scope_id();
             if scoping.scope_ancestors(scope).any(|s| s == block) {
                 continue;
             }
-            scoping.delete_resolved_reference(sym, id);
             let found = scoping
                 .scope_ancestors(scope)
                 .find_map(|s| scoping.get_binding(s, name.into()));
             match found {
                 Some(other) => {
+                    scoping.delete_resolved_reference(sym, id);
                     scoping.get_reference_mut(id).set_symbol_id(other);
                     scoping.add_resolved_reference(other, id);
                 }
-                None => {
-                    *scoping.get_reference_mut(id) =
-                        oxc_syntax::reference::Reference::new(node, scope, flags);
-                    scoping.add_root_unresolved_reference(name.into(), id);
-                }
+                None => unresolve(scoping, sym, id, name),
             }
         }
+    }
+}
+
+/// Detach reference `id` from symbol `sym`: it becomes an unresolved reference to `name`.
+fn unresolve(scoping: &mut Scoping, sym: SymbolId, id: ReferenceId, name: &str) {
+    let reference = scoping.get_reference(id);
+    let (node, scope, flags) = (reference.node_id(), reference.scope_id(), reference.flags());
+    scoping.delete_resolved_reference(sym, id);
+    *scoping.get_reference_mut(id) = oxc_syntax::reference::Reference::new(node, scope, flags);
+    scoping.add_root_unresolved_reference(name.into(), id);
+}
+
+/// oxc_semantic resolves `arguments` like any name, but in a non-arrow function a
+/// reference to it that no binding of that function's own shadows is the function's
+/// arguments object ([FunctionDeclarationInstantiation](https://tc39.es/ecma262/#sec-functiondeclarationinstantiation)
+/// step 22): an outer `var arguments` does not reach inside. And a function with parameter
+/// expressions evaluates them in an environment that its body's declarations are not in
+/// (step 28), while oxc_semantic gives parameters and body one scope. Such references
+/// become unresolved again: the compiler then reads the arguments object (or, outside any
+/// function, the global binding).
+pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
+    struct Frame {
+        scope: ScopeId,
+        /// an arrow function: it has no arguments object of its own
+        arrow: bool,
+        /// the walk is in the function's formal parameters
+        in_params: bool,
+    }
+    struct Collect<'s> {
+        scoping: &'s Scoping,
+        frames: Vec<Frame>,
+        params: HashSet<SymbolId>,
+        detach: Vec<(SymbolId, ReferenceId)>,
+    }
+    impl Collect<'_> {
+        /// Whether the reference to binding `sym` from the innermost frame really names
+        /// it, rather than an arguments object (or a global) that hides it.
+        fn names_binding(&self, sym: SymbolId) -> bool {
+            let home = self.scoping.symbol_scope_id(sym);
+            let mut hidden = false;
+            for frame in self.frames.iter().rev() {
+                let inside = self.scoping.scope_ancestors(home).any(|s| s == frame.scope);
+                if inside
+                    && !(home == frame.scope && frame.in_params && !self.params.contains(&sym))
+                {
+                    return true;
+                }
+                hidden |= inside;
+                if !frame.arrow {
+                    return false;
+                }
+            }
+            !hidden
+        }
+        fn enter(&mut self, scope: Option<ScopeId>, arrow: bool) -> bool {
+            let Some(scope) = scope else { return false };
+            self.frames.push(Frame {
+                scope,
+                arrow,
+                in_params: false,
+            });
+            true
+        }
+    }
+    impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+            if self.enter(it.scope_id.get(), false) {
+                walk::walk_function(self, it, flags);
+                self.frames.pop();
+            }
+        }
+        fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+            if self.enter(it.scope_id.get(), true) {
+                walk::walk_arrow_function_expression(self, it);
+                self.frames.pop();
+            }
+        }
+        fn visit_formal_parameters(&mut self, it: &FormalParameters<'a>) {
+            let names = crate::compiler::parameter_bindings(it);
+            self.params
+                .extend(names.into_iter().filter_map(|id| id.symbol_id.get()));
+            if let Some(frame) = self.frames.last_mut() {
+                frame.in_params = true;
+            }
+            walk::walk_formal_parameters(self, it);
+            if let Some(frame) = self.frames.last_mut() {
+                frame.in_params = false;
+            }
+        }
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            if it.name == "arguments"
+                && let Some(id) = it.reference_id.get()
+                && let Some(sym) = self.scoping.get_reference(id).symbol_id()
+                && !self.names_binding(sym)
+            {
+                self.detach.push((sym, id));
+            }
+        }
+    }
+    let mut collect = Collect {
+        scoping,
+        frames: Vec::new(),
+        params: HashSet::new(),
+        detach: Vec::new(),
+    };
+    collect.visit_program(program);
+    for (sym, id) in collect.detach {
+        unresolve(scoping, sym, id, "arguments");
     }
 }

@@ -5,7 +5,9 @@
 
 use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
+use oxc_semantic::SymbolFlags;
 use oxc_span::{GetSpan, Span};
+use oxc_syntax::operator::LogicalOperator;
 use oxc_syntax::scope::ScopeId;
 
 use crate::compiler::{Compiler, binding_name};
@@ -91,11 +93,11 @@ impl<'a> Compiler<'a> {
             Statement::IfStatement(i) => {
                 self.reset_completion();
                 let else_jumps = self.jump_if_false(&i.test)?;
-                self.statement(&i.consequent)?;
+                self.if_clause(&i.consequent)?;
                 if let Some(alt) = &i.alternate {
                     let end = self.fs.jump();
                     self.fs.patch_all_here(&else_jumps);
-                    self.statement(alt)?;
+                    self.if_clause(alt)?;
                     self.fs.patch_here(end);
                 } else {
                     self.fs.patch_all_here(&else_jumps);
@@ -347,10 +349,8 @@ impl<'a> Compiler<'a> {
         let mark = self.fs.mark();
         let value = match &r.argument {
             Some(arg) => {
-                if self.can_tail_call()
-                    && let Expression::CallExpression(call) = arg.without_parentheses()
-                    && self.tail_call(call)?
-                {
+                if self.can_tail_call() {
+                    self.return_in_tail_position(arg)?;
                     self.fs.release(mark);
                     return Ok(());
                 }
@@ -373,6 +373,77 @@ impl<'a> Compiler<'a> {
         self.emit_exit(None, ExitKind::Return, Some(value))?;
         self.fs.release(mark);
         Ok(())
+    }
+
+    /// A clause of an `if`: a function declaration there (sloppy code,
+    /// [B.3.4](https://tc39.es/ecma262/#sec-functiondeclarations-in-ifstatement-statement-clauses))
+    /// is evaluated as if it were alone in a block.
+    fn if_clause(&mut self, clause: &Statement<'a>) -> R<()> {
+        let Statement::FunctionDeclaration(f) = clause else {
+            return self.statement(clause);
+        };
+        // Its var binding is skipped (B.3.3) when the name is a parameter's or a lexical
+        // declaration's (the binding oxc_semantic shares with it), or when only the
+        // function's own scope holds it (see `skip_conflicting_block_functions`): then
+        // nothing can reach the function, and it need not be created.
+        if let Some(id) = &f.id
+            && let Some(sym) = id.symbol_id.get()
+            && ((self.scoping.symbol_span(sym) != id.span
+                && self.flags(sym).intersects(
+                    SymbolFlags::BlockScopedVariable
+                        | SymbolFlags::ConstVariable
+                        | SymbolFlags::Class,
+                ))
+                || self.fs.params.contains(&sym)
+                || Some(self.scoping.symbol_scope_id(sym)) == f.scope_id.get())
+        {
+            return Ok(());
+        }
+        self.hoist_functions(std::slice::from_ref(clause))
+    }
+
+    /// `return e` where calls in [tail position](https://tc39.es/ecma262/#sec-isintailposition)
+    /// replace the frame: `e` itself, the last operand of a comma, either branch of `?:`
+    /// and the right operand of `&&`, `||` and `??`.
+    fn return_in_tail_position(&mut self, e: &Expression<'a>) -> R<()> {
+        match e.without_parentheses() {
+            Expression::CallExpression(call) if self.tail_call(call)? => Ok(()),
+            Expression::SequenceExpression(seq) => {
+                for (i, x) in seq.expressions.iter().enumerate() {
+                    if i + 1 == seq.expressions.len() {
+                        return self.return_in_tail_position(x);
+                    }
+                    self.expr_effect(x)?;
+                }
+                self.return_value_of(e)
+            }
+            Expression::ConditionalExpression(c) => {
+                let otherwise = self.jump_if_false(&c.test)?;
+                self.return_in_tail_position(&c.consequent)?;
+                self.fs.patch_all_here(&otherwise);
+                self.return_in_tail_position(&c.alternate)
+            }
+            Expression::LogicalExpression(l) => {
+                let mark = self.fs.mark();
+                let v = self.expr_reg(&l.left)?;
+                let done = self.emit(match l.operator {
+                    LogicalOperator::And => Instr::JumpIfFalse { src: v, offset: 0 },
+                    LogicalOperator::Or => Instr::JumpIfTrue { src: v, offset: 0 },
+                    LogicalOperator::Coalesce => Instr::JumpIfNotNullish { src: v, offset: 0 },
+                });
+                self.return_in_tail_position(&l.right)?;
+                self.fs.patch_here(done);
+                self.emit_exit(None, ExitKind::Return, Some(v))?;
+                self.fs.release(mark);
+                Ok(())
+            }
+            _ => self.return_value_of(e),
+        }
+    }
+
+    fn return_value_of(&mut self, e: &Expression<'a>) -> R<()> {
+        let v = self.expr_reg(e)?;
+        self.emit_exit(None, ExitKind::Return, Some(v))
     }
 
     /// Whether `return f()` here may replace the frame.
@@ -724,6 +795,21 @@ impl<'a> Compiler<'a> {
 
     fn for_in_statement(&mut self, f: &ForInStatement<'a>) -> R<()> {
         let labels = std::mem::take(&mut self.fs.pending_labels);
+        // [B.3.5](https://tc39.es/ecma262/#sec-initializers-in-forin-statement-heads) (sloppy
+        // code): `for (var a = init in o)` assigns `init` before evaluating `o`.
+        if let ForStatementLeft::VariableDeclaration(d) = &f.left
+            && d.kind == VariableDeclarationKind::Var
+            && let Some(decl) = d.declarations.first()
+            && let Some(init) = &decl.init
+            && let BindingPattern::BindingIdentifier(id) = &decl.id
+            && let Some(sym) = id.symbol_id.get()
+        {
+            let mark = self.fs.mark();
+            let r = self.fs.alloc()?;
+            self.expr_named(init, r, Some(&id.name))?;
+            self.store_symbol(sym, r, false, id.span)?;
+            self.fs.release(mark);
+        }
         // The right side sees the loop's lexical bindings in their TDZ.
         let pushed = self.enter_scope(f.scope_id.get())?;
         let iter = self.fs.alloc()?;

@@ -31,7 +31,8 @@ pub fn parse(source: &str) -> Metadata {
     let mut current: Option<&str> = None;
     let mut negative_phase = String::new();
     let mut negative_type = String::new();
-    for raw in yaml.lines() {
+    // Some tests use CR alone as their line terminator.
+    for raw in yaml.split(['\n', '\r']) {
         let line = raw.trim_end();
         let trimmed = line.trim_start();
         let indented = line.len() != trimmed.len();

@@ -43,3 +43,6 @@ print(log.join()); // expect: target,next,return
 const shadowed = "global";
 function optionalEval() { const shadowed = "local"; return eval?.("shadowed"); }
 print(optionalEval()); // expect: global
+// A static method's source text leaves out `static` and what follows it up to the method.
+class StaticText { static /* c */ async * gen() {} static get g() { return 1; } }
+print(StaticText.gen.toString(), Object.getOwnPropertyDescriptor(StaticText, "g").get.toString()); // expect: async * gen() {} get g() { return 1; }

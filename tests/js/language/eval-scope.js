@@ -69,3 +69,5 @@ var arrowConflict = (p = eval("var later = 1"), later) => later;
 try { arrowConflict(); } catch (e) { print(e.constructor.name); } // expect: SyntaxError
 function paramFree(a = eval("var b = 2"), c = b) { return c; }
 print(paramFree()); // expect: 2
+// `eval(...list)` is a direct eval of the list's first element.
+(function () { var x = "local"; eval(...["x = 1;", "x = 2;"]); print(x, eval(...[])); })(); // expect: 1 undefined

@@ -45,3 +45,6 @@ try { strictFrozen.strict(); } catch (e) { print(e.constructor.name); } // expec
 class Base { constructor() { throw new Error("base ran"); } }
 class Derived extends Base { constructor() { super[super()] = 0; } }
 try { new Derived(); } catch (e) { print(e.constructor.name); } // expect: ReferenceError
+// A parenthesised optional chain called keeps its `this`.
+const chained = { b() { return this.v; }, v: 42 };
+print((chained?.b)(), (chained?.b)?.(), (undefined?.b)?.()); // expect: 42 42 undefined

@@ -125,6 +125,16 @@ pub(crate) fn function_shapes(
         PropertyKey::String(vm.atoms.prototype),
         Attrs(Attrs::WRITABLE),
     );
+    let with_arguments = vm.heap.shapes.add(
+        with_prototype,
+        PropertyKey::String(vm.atoms.arguments),
+        Attrs::NONE,
+    );
+    let sloppy = vm.heap.shapes.add(
+        with_arguments,
+        PropertyKey::String(vm.atoms.caller),
+        Attrs::NONE,
+    );
     let args_root = vm.heap.shapes.root(Some(object_prototype));
     let length_key = PropertyKey::String(vm.atoms.length);
     let args_length = vm.heap.shapes.add(args_root, length_key, Attrs::HIDDEN);
@@ -139,6 +149,7 @@ pub(crate) fn function_shapes(
     crate::realm::FunctionShapes {
         plain,
         with_prototype,
+        sloppy,
         arguments_mapped,
         arguments_unmapped,
         strict_callee,

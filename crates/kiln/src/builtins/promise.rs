@@ -698,12 +698,9 @@ fn combinator_body(
         }
         let step: JsResult<()> = (|| {
             if which != Combinator::Race {
-                vm.set(
-                    Value::object(values),
-                    PropertyKey::Index(index),
-                    Value::UNDEFINED,
-                    Value::object(values),
-                )?;
+                // The spec's values list, kept as an array: define, never [[Set]] (a setter
+                // on Array.prototype must not see it).
+                vm.create_data_property(values, PropertyKey::Index(index), Value::UNDEFINED)?;
             }
             let next_promise = vm.call(resolve_fn, c, &[value])?;
             vm.roots.push(next_promise);
@@ -841,7 +838,9 @@ fn combinator_element(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> 
         _ => x,
     };
     let i = index.as_int().unwrap_or(0) as u32;
-    vm.set(values, PropertyKey::Index(i), item, values)?;
+    if let Some(list) = values.as_object() {
+        vm.create_data_property(list, PropertyKey::Index(i), item)?;
+    }
     if bump_remaining(vm, state, -1) == 0 {
         if kind.as_int() == Some(3) {
             let list = vm.create_list_from_array_like(values)?;

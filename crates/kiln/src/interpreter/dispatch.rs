@@ -397,6 +397,14 @@ impl Vm {
                         );
                         reg!(dst) = Value::object(o);
                     }
+                    Instr::SetLiteralPrototype { obj, src } => {
+                        let v = reg!(src);
+                        if let Some(o) = reg!(obj).as_object()
+                            && (v.is_null() || v.as_object().is_some())
+                        {
+                            tri!(self.set_prototype_of(o, v.as_object()));
+                        }
+                    }
                     Instr::NewArray { dst, capacity } => {
                         let a = self.new_array_with_capacity(capacity as usize);
                         reg!(dst) = Value::object(a);
@@ -815,6 +823,26 @@ impl Vm {
                     }
 
                     // ---- calls ----
+                    Instr::CallEval {
+                        dst,
+                        func,
+                        args,
+                        argc: 255,
+                    } => {
+                        // `eval(...list)`: a direct eval of the list's first element.
+                        let f = reg!(func);
+                        let this = reg!(args);
+                        let list = reg!(args + 1);
+                        sync!();
+                        let values = tri!(self.spread_values(list));
+                        let r = if f == Value::object(self.intrinsics.eval) {
+                            let arg = values.first().copied().unwrap_or(Value::UNDEFINED);
+                            self.direct_eval(arg, code.code.strict)
+                        } else {
+                            self.call(f, this, &values)
+                        };
+                        reg!(dst) = tri!(r);
+                    }
                     Instr::Call {
                         dst,
                         func,
@@ -862,13 +890,7 @@ impl Vm {
                         let list = reg!(args + 1);
                         sync!();
                         let values = tri!(self.spread_values(list));
-                        let start = self.stack.len();
-                        self.stack.extend_from_slice(&values);
-                        let r =
-                            self.call_from_stack(f, this, start, values.len(), Value::UNDEFINED);
-                        self.stack.truncate(start);
-                        let r = tri!(r);
-                        reg!(dst) = r;
+                        reg!(dst) = tri!(self.call(f, this, &values));
                     }
                     Instr::New {
                         dst,

@@ -117,6 +117,7 @@ impl Vm {
         home_object: Option<ObjectId>,
     ) -> ObjectId {
         let kind = code.code.kind;
+        let strict = code.code.strict;
         let proto = match kind {
             FunctionKind::Generator => self.intrinsics.generator_function_prototype,
             FunctionKind::Async | FunctionKind::AsyncArrow => {
@@ -138,7 +139,10 @@ impl Vm {
         }));
         if proto == self.intrinsics.function_prototype {
             let with_prototype = kind == FunctionKind::Normal;
-            let shape = if with_prototype {
+            let sloppy = with_prototype && !strict;
+            let shape = if sloppy {
+                self.shapes.sloppy
+            } else if with_prototype {
                 self.shapes.with_prototype
             } else {
                 self.shapes.plain
@@ -154,7 +158,11 @@ impl Vm {
                     Value::object(f),
                     Attrs::HIDDEN,
                 );
-                vec![length, name, Value::object(p)]
+                let mut slots = vec![length, name, Value::object(p)];
+                if sloppy {
+                    slots.extend([Value::UNDEFINED, Value::UNDEFINED]);
+                }
+                slots
             } else {
                 vec![length, name]
             };
@@ -515,7 +523,8 @@ impl Vm {
             return Ok(default(&self.intrinsics));
         };
         // Fast path: a plain function's `prototype` data property is its third slot.
-        let proto = if self.heap.object(nt).shape == self.shapes.with_prototype {
+        let shape = self.heap.object(nt).shape;
+        let proto = if shape == self.shapes.with_prototype || shape == self.shapes.sloppy {
             self.heap.object(nt).slots[2]
         } else {
             // 2. Let proto be ? Get(constructor, "prototype").
