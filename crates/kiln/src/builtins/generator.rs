@@ -518,13 +518,16 @@ fn from_sync_step(vm: &mut Vm, this: Value, args: Args, method: &str) -> JsResul
             Ok(cap.promise)
         }
         Ok(None) => {
-            // throw with no `throw` method: close the iterator and reject with a TypeError.
-            let _ = vm.iterator_close(iter);
-            let e = vm.new_error(
-                vm.intrinsics.type_error_prototype,
-                "The iterator does not provide a 'throw' method",
-            );
-            vm.call(cap.reject, Value::UNDEFINED, &[Value::object(e)])?;
+            // throw with no `throw` method: close the iterator and reject with a TypeError,
+            // or with what closing threw.
+            let reason = match vm.iterator_close(iter) {
+                Ok(()) => Value::object(vm.new_error(
+                    vm.intrinsics.type_error_prototype,
+                    "The iterator does not provide a 'throw' method",
+                )),
+                Err(_) => vm.catch_thrown()?,
+            };
+            vm.call(cap.reject, Value::UNDEFINED, &[reason])?;
             Ok(cap.promise)
         }
         Err(_) => {
