@@ -1605,6 +1605,15 @@ impl<'a> Compiler<'a> {
     }
 
     fn tagged_template(&mut self, t: &TaggedTemplateExpression<'a>, dst: Reg) -> R<()> {
+        self.tagged_template_call(t, Some(dst))
+    }
+
+    /// Call the tag of a tagged template; with no `dst`, as a tail call replacing the frame.
+    pub(crate) fn tagged_template_call(
+        &mut self,
+        t: &TaggedTemplateExpression<'a>,
+        dst: Option<Reg>,
+    ) -> R<()> {
         let n = t.quasi.expressions.len() as u32;
         let func = self.fs.alloc()?;
         let base = self.fs.alloc_n(2 + n)?;
@@ -1620,11 +1629,19 @@ impl<'a> Compiler<'a> {
         if n + 1 > 255 {
             return self.unsupported("tagged templates with more than 254 substitutions", t.span);
         }
-        self.emit(Instr::Call {
-            dst,
-            func,
-            args: base,
-            argc: (n + 1) as u8,
+        let argc = (n + 1) as u8;
+        self.emit(match dst {
+            Some(dst) => Instr::Call {
+                dst,
+                func,
+                args: base,
+                argc,
+            },
+            None => Instr::TailCall {
+                func,
+                args: base,
+                argc,
+            },
         });
         Ok(())
     }

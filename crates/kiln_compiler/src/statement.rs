@@ -402,12 +402,13 @@ impl<'a> Compiler<'a> {
         self.hoist_functions(std::slice::from_ref(clause))
     }
 
-    /// `return e` where calls in [tail position](https://tc39.es/ecma262/#sec-isintailposition)
-    /// replace the frame: `e` itself, the last operand of a comma, either branch of `?:`
+    /// `return e` where calls (and tagged templates) in
+    /// [tail position](https://tc39.es/ecma262/#sec-isintailposition) replace the frame: `e` itself, the last operand of a comma, either branch of `?:`
     /// and the right operand of `&&`, `||` and `??`.
     fn return_in_tail_position(&mut self, e: &Expression<'a>) -> R<()> {
         match e.without_parentheses() {
             Expression::CallExpression(call) if self.tail_call(call)? => Ok(()),
+            Expression::TaggedTemplateExpression(t) => self.tagged_template_call(t, None),
             Expression::SequenceExpression(seq) => {
                 for (i, x) in seq.expressions.iter().enumerate() {
                     if i + 1 == seq.expressions.len() {
