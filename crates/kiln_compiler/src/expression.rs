@@ -410,7 +410,7 @@ impl<'a> Compiler<'a> {
                     self.fs.patch_here(end);
                 }
             }
-            Expression::TaggedTemplateExpression(t) => self.tagged_template(t, dst)?,
+            Expression::TaggedTemplateExpression(t) => self.tagged_template_call(t, Some(dst))?,
             Expression::YieldExpression(y) => self.yield_expression(y, dst)?,
             Expression::AwaitExpression(a) => {
                 let v = self.expr_reg(&a.argument)?;
@@ -1602,10 +1602,6 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(())
-    }
-
-    fn tagged_template(&mut self, t: &TaggedTemplateExpression<'a>, dst: Reg) -> R<()> {
-        self.tagged_template_call(t, Some(dst))
     }
 
     /// Call the tag of a tagged template; with no `dst`, as a tail call replacing the frame.
