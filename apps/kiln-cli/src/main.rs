@@ -1,10 +1,11 @@
-//! `kiln`: run JavaScript files, evaluate code, or start a REPL.
+//! `kiln`: run JavaScript files, evaluate code, start a REPL, or serve an HTTP handler.
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
 mod loader;
 mod repl;
 mod sandbox;
+mod serve;
 mod shell;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,12 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         settings: sandbox::Settings,
+    },
+    /// Serve a JavaScript HTTP handler: an ES module in the Workers form,
+    /// `export default { async fetch(request, env, ctx) { ... } }`
+    Serve {
+        #[command(flatten)]
+        settings: serve::Settings,
     },
 }
 
@@ -91,6 +98,7 @@ fn run(cli: Cli) -> ExitCode {
         },
         Command::Repl => repl::run(&mut shell_runtime()),
         Command::Sandbox { file, settings } => sandbox::run(&file, settings),
+        Command::Serve { settings } => serve::run(settings),
     }
 }
 

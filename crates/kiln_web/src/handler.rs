@@ -1,0 +1,136 @@
+//! Serving a handler module: the request handed to the guest's dispatcher and the response
+//! it hands back (through the synchronous `respond` host function, so that the response
+//! leaves while `ctx.waitUntil` work goes on).
+
+use crate::codec;
+use kiln::{ErrorReport, HostValue, Outcome, Runtime};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub(crate) type ResponseSlot = Rc<RefCell<Option<HandlerResponse>>>;
+
+/// An HTTP request as the host received it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IncomingRequest {
+    pub method: String,
+    /// the absolute URL (`http://host:port/path?query`)
+    pub url: String,
+    /// lower-case names, in the order received
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// The response a handler returned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandlerResponse {
+    pub status: u16,
+    pub status_text: String,
+    /// lower-case names, in the handler's order (`set-cookie` values separate)
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HandlerResponse {
+    /// The parts `respond` receives: [status, statusText, flat headers, body, binary].
+    pub(crate) fn from_guest(parts: &HostValue) -> Option<Self> {
+        let HostValue::Array(parts) = parts else {
+            return None;
+        };
+        let [
+            HostValue::Number(status),
+            HostValue::String(status_text),
+            HostValue::Array(headers),
+            body,
+            HostValue::Bool(binary),
+        ] = parts.as_slice()
+        else {
+            return None;
+        };
+        let headers = headers
+            .chunks(2)
+            .map(|pair| match pair {
+                [HostValue::String(k), HostValue::String(v)] => Some((k.clone(), v.clone())),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(HandlerResponse {
+            status: u16::try_from(*status as i64).ok()?,
+            status_text: status_text.clone(),
+            headers,
+            body: body_from_guest(body, *binary)?,
+        })
+    }
+}
+
+/// A body as it crosses to the guest: text when it is UTF-8, else a binary string.
+pub(crate) fn body_to_guest(body: Vec<u8>) -> (HostValue, bool) {
+    match String::from_utf8(body) {
+        Ok(text) => (HostValue::String(text), false),
+        Err(e) => (HostValue::String(codec::latin1_string(e.as_bytes())), true),
+    }
+}
+
+/// A body from the guest: null, text, or a binary string.
+pub(crate) fn body_from_guest(body: &HostValue, binary: bool) -> Option<Vec<u8>> {
+    match body {
+        HostValue::Null => Some(Vec::new()),
+        HostValue::String(s) if binary => codec::latin1_bytes(s),
+        HostValue::String(s) => Some(s.clone().into_bytes()),
+        _ => None,
+    }
+}
+
+/// Headers as the guest's flat list: name, value, name, value, ...
+pub(crate) fn header_list(headers: &[(String, String)]) -> HostValue {
+    HostValue::Array(
+        headers
+            .iter()
+            .flat_map(|(k, v)| [HostValue::from(k.as_str()), HostValue::from(v.as_str())])
+            .collect(),
+    )
+}
+
+/// The web platform installed in one runtime: dispatches requests to its handler.
+pub struct Web {
+    response: ResponseSlot,
+}
+
+impl Web {
+    pub(crate) fn new(response: ResponseSlot) -> Self {
+        Web { response }
+    }
+
+    /// Start an execution of the handler's `fetch(request, env, ctx)` for `request` (the
+    /// runtime must have evaluated [`crate::ENTRY`]). The handler's response is available
+    /// from [`Web::take_response`] as soon as it is ready, which may be before the
+    /// execution completes (`ctx.waitUntil`); the embedder answers the execution's
+    /// [`kiln::PendingCall`]s (timers, `fetch`, see [`crate::WebCall`]) with
+    /// [`Runtime::resume`] until it completes.
+    pub fn dispatch(
+        &self,
+        runtime: &mut Runtime,
+        request: IncomingRequest,
+    ) -> Result<Outcome, ErrorReport> {
+        self.response.borrow_mut().take();
+        let (body, binary) = if request.body.is_empty() {
+            (HostValue::Null, false)
+        } else {
+            body_to_guest(request.body)
+        };
+        runtime.call(
+            "__kiln_dispatch",
+            &[
+                HostValue::String(request.method),
+                HostValue::String(request.url),
+                header_list(&request.headers),
+                body,
+                HostValue::Bool(binary),
+            ],
+        )
+    }
+
+    /// The response of the current execution, once the handler gave it (taken once).
+    pub fn take_response(&self) -> Option<HandlerResponse> {
+        self.response.borrow_mut().take()
+    }
+}
