@@ -299,6 +299,8 @@ pub enum Termination {
     ComputeTime,
     /// more outstanding host calls than `Limits::max_pending_host_calls`
     HostCalls,
+    /// more host calls in one execution than `Limits::max_host_calls`
+    HostCallBudget,
 }
 
 impl Termination {
@@ -311,6 +313,7 @@ impl Termination {
             Termination::OutOfFuel => "fuel budget exhausted",
             Termination::ComputeTime => "compute time budget exhausted",
             Termination::HostCalls => "too many outstanding host calls",
+            Termination::HostCallBudget => "host call budget exhausted",
         }
     }
 }
@@ -334,6 +337,9 @@ pub struct Limits {
     pub compute_time: Option<std::time::Duration>,
     /// asynchronous host calls that may be outstanding at once
     pub max_pending_host_calls: usize,
+    /// host capability calls (synchronous and asynchronous) one execution may make in
+    /// all; unlimited when None
+    pub max_host_calls: Option<u64>,
 }
 
 impl Default for Limits {
@@ -346,6 +352,7 @@ impl Default for Limits {
             fuel: None,
             compute_time: None,
             max_pending_host_calls: 1024,
+            max_host_calls: None,
         }
     }
 }
