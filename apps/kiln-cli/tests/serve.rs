@@ -34,6 +34,8 @@ export default {
       case "/later":
         ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 50)).then(() => console.log("waitUntil ran")));
         return new Response("sent first");
+      case "/reverse":
+        return new Response(new Uint8Array(await request.arrayBuffer()).reverse(), { headers: { "content-type": "application/octet-stream" } });
       case "/served":
         return new Response(String(served));
       case "/headers":
@@ -256,6 +258,19 @@ fn post_json_in_and_out() {
         response.body,
         r#"{"method":"POST","got":{"values":[1,2,3.5],"name":"ü"},"sum":6.5}"#
     );
+}
+
+#[test]
+fn binary_bodies_cross_unchanged() {
+    let server = Server::start(&handler(), &[]);
+    let mut stream = server.connect();
+    stream
+        .write_all(b"POST /reverse HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nConnection: close\r\n\r\n\x00\xff\xfeA")
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    assert!(raw.starts_with(b"HTTP/1.1 200 OK\r\n"));
+    assert!(raw.ends_with(b"\r\n\r\nA\xfe\xff\x00"), "{raw:?}");
 }
 
 #[test]

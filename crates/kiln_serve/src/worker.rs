@@ -119,12 +119,10 @@ impl Worker {
         let (generation, code) = match self.code.lock() {
             Ok(current) => (current.0, current.1.clone()),
             Err(_) => {
-                return Err(ErrorReport {
-                    kind: ErrorKind::Engine,
-                    summary: "the handler code is unavailable".into(),
-                    stack: String::new(),
-                    location: None,
-                });
+                return Err(host_failure(
+                    ErrorKind::Engine,
+                    "the handler code is unavailable".into(),
+                ));
             }
         };
         let mut idle = self.idle.borrow_mut();
@@ -251,15 +249,13 @@ impl Worker {
             let next = tokio::select! {
                 done = in_flight.join_next() => done,
                 _ = sleep_until(deadline) => {
-                    let timeout = ErrorReport {
-                        kind: ErrorKind::ComputeTime,
-                        summary: format!(
+                    let timeout = host_failure(
+                        ErrorKind::ComputeTime,
+                        format!(
                             "the request took longer than {} ms",
                             self.settings.budgets.timeout.unwrap_or_default().as_millis()
                         ),
-                        stack: String::new(),
-                        location: None,
-                    };
+                    );
                     if let Some(reply) = reply.take() {
                         let _ = reply.send(self.failure(None, &timeout));
                     } else {
@@ -302,6 +298,18 @@ impl Worker {
                 }
             }
         }
+    }
+}
+
+/// A report of a failure the server saw itself.
+fn host_failure(kind: ErrorKind, message: String) -> ErrorReport {
+    ErrorReport {
+        kind,
+        name: kind.name().to_string(),
+        summary: message.clone(),
+        stack: message.clone(),
+        message,
+        location: None,
     }
 }
 

@@ -2,7 +2,6 @@
 //! it hands back (through the synchronous `respond` host function, so that the response
 //! leaves while `ctx.waitUntil` work goes on).
 
-use crate::codec;
 use kiln::{ErrorReport, HostValue, Outcome, Runtime};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,7 +30,7 @@ pub struct HandlerResponse {
 }
 
 impl HandlerResponse {
-    /// The parts `respond` receives: [status, statusText, flat headers, body, binary].
+    /// The parts `respond` receives: [status, statusText, flat headers, body].
     pub(crate) fn from_guest(parts: &HostValue) -> Option<Self> {
         let HostValue::Array(parts) = parts else {
             return None;
@@ -41,7 +40,6 @@ impl HandlerResponse {
             HostValue::String(status_text),
             HostValue::Array(headers),
             body,
-            HostValue::Bool(binary),
         ] = parts.as_slice()
         else {
             return None;
@@ -57,25 +55,29 @@ impl HandlerResponse {
             status: u16::try_from(*status as i64).ok()?,
             status_text: status_text.clone(),
             headers,
-            body: body_from_guest(body, *binary)?,
+            body: body_from_guest(body)?,
         })
     }
 }
 
-/// A body as it crosses to the guest: text when it is UTF-8, else a binary string.
-pub(crate) fn body_to_guest(body: Vec<u8>) -> (HostValue, bool) {
+/// A body as it crosses to the guest: null when empty, text when it is UTF-8 (so `text()`
+/// and `json()` decode nothing), else bytes (a Uint8Array).
+pub(crate) fn body_to_guest(body: Vec<u8>) -> HostValue {
+    if body.is_empty() {
+        return HostValue::Null;
+    }
     match String::from_utf8(body) {
-        Ok(text) => (HostValue::String(text), false),
-        Err(e) => (HostValue::String(codec::latin1_string(e.as_bytes())), true),
+        Ok(text) => HostValue::String(text),
+        Err(e) => HostValue::Bytes(e.into_bytes()),
     }
 }
 
-/// A body from the guest: null, text, or a binary string.
-pub(crate) fn body_from_guest(body: &HostValue, binary: bool) -> Option<Vec<u8>> {
+/// A body from the guest: null, text, or bytes.
+pub(crate) fn body_from_guest(body: &HostValue) -> Option<Vec<u8>> {
     match body {
         HostValue::Null => Some(Vec::new()),
-        HostValue::String(s) if binary => codec::latin1_bytes(s),
         HostValue::String(s) => Some(s.clone().into_bytes()),
+        HostValue::Bytes(b) => Some(b.clone()),
         _ => None,
     }
 }
@@ -112,19 +114,13 @@ impl Web {
         request: IncomingRequest,
     ) -> Result<Outcome, ErrorReport> {
         self.response.borrow_mut().take();
-        let (body, binary) = if request.body.is_empty() {
-            (HostValue::Null, false)
-        } else {
-            body_to_guest(request.body)
-        };
         runtime.call(
             "__kiln_dispatch",
             &[
                 HostValue::String(request.method),
                 HostValue::String(request.url),
                 header_list(&request.headers),
-                body,
-                HostValue::Bool(binary),
+                body_to_guest(request.body),
             ],
         )
     }

@@ -71,15 +71,16 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
         serializer.finish()
     });
     runtime.register_sync("__kiln_web.utf8Encode", |text: String| {
-        codec::latin1_string(text.as_bytes())
+        HostValue::Bytes(text.into_bytes())
     });
     runtime.register_sync(
         "__kiln_web.utf8Decode",
-        |binary: String, fatal: bool, strip_bom: bool| match codec::latin1_bytes(&binary)
-            .and_then(|bytes| codec::utf8_decode(&bytes, fatal, strip_bom))
-        {
-            Some(text) => HostValue::String(text),
-            None => HostValue::Null,
+        |bytes: HostValue, fatal: bool, strip_bom: bool| match bytes {
+            HostValue::Bytes(bytes) => match codec::utf8_decode(&bytes, fatal, strip_bom) {
+                Some(text) => HostValue::String(text),
+                None => HostValue::Null,
+            },
+            _ => HostValue::Null,
         },
     );
     runtime.register_sync("__kiln_web.base64Encode", |binary: String| {
@@ -95,7 +96,7 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
     runtime.register_sync("__kiln_web.randomBytes", |count: f64| {
         let mut bytes = vec![0u8; count.clamp(0.0, 65536.0) as usize];
         getrandom::fill(&mut bytes)
-            .map(|()| codec::latin1_string(&bytes))
+            .map(|()| HostValue::Bytes(bytes))
             .map_err(|e| HostError::new(format!("no randomness available: {e}")))
     });
     runtime.register_sync("__kiln_web.randomUUID", || {
@@ -218,13 +219,11 @@ pub struct FetchResponse {
 impl FetchResponse {
     /// The answer to the guest's pending `fetch` call.
     pub fn into_answer(self) -> HostValue {
-        let (body, binary) = crate::handler::body_to_guest(self.body);
         HostValue::Array(vec![
             HostValue::Number(self.status as f64),
             HostValue::String(self.status_text),
             crate::handler::header_list(&self.headers),
-            body,
-            HostValue::Bool(binary),
+            crate::handler::body_to_guest(self.body),
             HostValue::String(self.url),
             HostValue::Bool(self.redirected),
         ])
@@ -263,7 +262,6 @@ fn parse_fetch(args: Option<&HostValue>) -> Result<FetchRequest, HostError> {
         HostValue::String(url),
         HostValue::Array(headers),
         body,
-        HostValue::Bool(binary),
         HostValue::String(redirect),
     ] = parts.as_slice()
     else {
@@ -284,7 +282,7 @@ fn parse_fetch(args: Option<&HostValue>) -> Result<FetchRequest, HostError> {
         })
         .collect::<Option<Vec<_>>>()
         .ok_or_else(malformed)?;
-    let body = crate::handler::body_from_guest(body, *binary).ok_or_else(malformed)?;
+    let body = crate::handler::body_from_guest(body).ok_or_else(malformed)?;
     Ok(FetchRequest {
         method: method.clone(),
         url,

@@ -31,22 +31,6 @@ function byteString(value, what) {
   return s;
 }
 
-// Bytes cross the host boundary as binary strings (one character per byte); these two
-// functions are the only places that know it.
-function bytesToBinary(bytes) {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
-  }
-  return out;
-}
-
-function binaryToBytes(binary) {
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
 // The bytes of a BufferSource (ArrayBuffer or view), copied; null for anything else.
 function bufferSourceBytes(value) {
   if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));

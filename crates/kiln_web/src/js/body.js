@@ -19,7 +19,7 @@ function extractBody(init) {
 }
 
 function bodyText(source) {
-  const text = typeof source === "string" ? source : host.utf8Decode(bytesToBinary(source), false, false);
+  const text = typeof source === "string" ? source : host.utf8Decode(source, false, false);
   // UTF-8 decode removes a leading byte order mark.
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
@@ -74,17 +74,6 @@ function installBodyMethods(Class, recordOf) {
     desc.enumerable = false;
     Object.defineProperty(Class.prototype, name, desc);
   }
-}
-
-// A body crosses the host boundary as [text or binary string or null, is binary].
-function bodyForHost(record) {
-  const source = record.source;
-  if (source === null || typeof source === "string") return [source, false];
-  return [bytesToBinary(source), true];
-}
-
-function bodyFromHost(body, binary) {
-  return binary ? binaryToBytes(body) : body;
 }
 
 function normalizeMethod(method) {

@@ -1,7 +1,7 @@
 // ---- TextEncoder, TextDecoder (https://encoding.spec.whatwg.org/), atob, btoa ----
 
 function encodeUTF8(text) {
-  return binaryToBytes(host.utf8Encode(usv(text)));
+  return host.utf8Encode(usv(text));
 }
 
 class TextEncoder {
@@ -100,7 +100,7 @@ class TextDecoder {
     this.#pending = bytes.slice(bytes.length - keep);
     const whole = keep > 0 ? bytes.subarray(0, bytes.length - keep) : bytes;
     const stripBOM = !this.#ignoreBOM && !this.#bomSeen;
-    const text = host.utf8Decode(bytesToBinary(whole), this.#fatal, stripBOM);
+    const text = host.utf8Decode(whole, this.#fatal, stripBOM);
     if (text === null) {
       this.#pending = new Uint8Array(0);
       this.#bomSeen = false;

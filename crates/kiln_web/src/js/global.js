@@ -88,9 +88,7 @@ class Crypto {
     if (array.byteLength > 65536) {
       throw new DOMException(`getRandomValues: ${array.byteLength} bytes requested, more than 65536`, "QuotaExceededError");
     }
-    const random = host.randomBytes(array.byteLength);
-    const view = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-    for (let i = 0; i < random.length; i++) view[i] = random.charCodeAt(i);
+    new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(host.randomBytes(array.byteLength));
     return array;
   }
 

@@ -2,16 +2,15 @@
 //
 // The guest never opens a connection: `fetch` asks the host, which performs the request
 // when its URL's host is allowed and answers
-// [status, statusText, flat header list, body, body is binary, final URL, redirected].
+// [status, statusText, flat header list, body (text or bytes), final URL, redirected].
 
 async function fetch(input, init = undefined) {
   const request = new Request(input, init);
   const record = requestBodyRecord(request);
-  const [body, binary] = bodyForHost(record);
   if (record.source !== null) record.used = true;
-  const answer = await host.fetch([request.method, request.url, headerList(request.headers), body, binary, request.redirect]);
+  const answer = await host.fetch([request.method, request.url, headerList(request.headers), record.source, request.redirect]);
   const headers = headersFromList(answer[2], "immutable");
-  return new Response(INTERNAL, [answer[0], answer[1], headers, bodyFromHost(answer[3], answer[4]), "basic", answer[5], answer[6]]);
+  return new Response(INTERNAL, [answer[0], answer[1], headers, answer[3], "basic", answer[4], answer[5]]);
 }
 expose("fetch", fetch);
 
@@ -36,7 +35,8 @@ function describe(value) {
 }
 
 // Check the handler module `namespace` (named `name` in messages) and install the global
-// `__kiln_dispatch(method, url, headers, body, binary)` the host calls once per request.
+// `__kiln_dispatch(method, url, headers, body)` the host calls once per request (the body:
+// null, text, or a Uint8Array).
 export function serve(namespace, name) {
   const handler = namespace.default;
   if (handler === null || (typeof handler !== "object" && typeof handler !== "function") || typeof handler.fetch !== "function") {
@@ -48,8 +48,8 @@ export function serve(namespace, name) {
   }
   const env = Object.freeze(host.env());
 
-  async function dispatch(method, url, headers, body, binary) {
-    const request = new Request(INTERNAL, [method, url, headers, bodyFromHost(body, binary)]);
+  async function dispatch(method, url, headers, body) {
+    const request = new Request(INTERNAL, [method, url, headers, body]);
     const waits = [];
     try {
       const response = await handler.fetch(request, env, new ExecutionContext(waits));
@@ -57,8 +57,7 @@ export function serve(namespace, name) {
       const [status, statusText, list, record] = responseParts(response);
       if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
       if (status === 0) throw new TypeError("fetch() returned Response.error()");
-      const [bodyOut, binaryOut] = bodyForHost(record);
-      host.respond([status, statusText, list, bodyOut, binaryOut]);
+      host.respond([status, statusText, list, record.source]);
       if (waits.length > 0) {
         for (const result of await Promise.allSettled(waits)) {
           if (result.status === "rejected") reportError(result.reason);
