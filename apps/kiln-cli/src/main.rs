@@ -1,4 +1,5 @@
-//! `kiln`: run JavaScript files, evaluate code, start a REPL, or serve an HTTP handler.
+//! `kiln`: run JavaScript files, evaluate code, start a REPL, or build and serve an HTTP
+//! handler.
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
@@ -47,6 +48,15 @@ enum Command {
     Serve {
         #[command(flatten)]
         settings: serve::Settings,
+    },
+    /// Compile a handler module and everything it imports into a .kbc file, which
+    /// `kiln serve` starts from without parsing or compiling
+    Build {
+        /// the handler module
+        handler: PathBuf,
+        /// the .kbc file to write
+        #[arg(short, long)]
+        output: PathBuf,
     },
 }
 
@@ -99,6 +109,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Repl => repl::run(&mut shell_runtime()),
         Command::Sandbox { file, settings } => sandbox::run(&file, settings),
         Command::Serve { settings } => serve::run(settings),
+        Command::Build { handler, output } => serve::build(&handler, &output),
     }
 }
 

@@ -1,16 +1,19 @@
 //! `kiln serve handler.js`: serve a JavaScript HTTP handler in the Workers module form
-//! (`export default { async fetch(request, env, ctx) { ... } }`) over HTTP/1.1. The server
-//! itself is the `kiln_serve` crate; this module reads the command line.
+//! (`export default { async fetch(request, env, ctx) { ... } }`) over HTTP/1.1;
+//! `kiln build handler.js -o handler.kbc` compiles it ahead of time for
+//! `kiln serve handler.kbc`. The server itself is the `kiln_serve` crate; this module reads
+//! the command line.
 
 use crate::loader::FileLoader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 /// What `kiln serve` was asked for.
 #[derive(clap::Args)]
 pub struct Settings {
-    /// the handler: an ES module whose default export has a fetch(request, env, ctx) method
+    /// the handler: an ES module whose default export has a fetch(request, env, ctx) method,
+    /// or a .kbc file `kiln build` wrote
     pub handler: PathBuf,
     /// the port to listen on (0: any free port)
     #[arg(long, default_value_t = 8080)]
@@ -83,6 +86,31 @@ pub fn run(settings: Settings) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("kiln serve: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `kiln build`: write the compiled handler to `output`.
+pub fn build(handler: &Path, output: &Path) -> ExitCode {
+    let handler = match handler.canonicalize() {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("kiln build: cannot read {}: {e}", handler.display());
+            return ExitCode::from(1);
+        }
+    };
+    let bytes = match kiln_serve::build(&handler, FileLoader) {
+        Ok(bytes) => bytes,
+        Err(message) => {
+            eprintln!("kiln build: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    match std::fs::write(output, bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kiln build: cannot write {}: {e}", output.display());
             ExitCode::from(1)
         }
     }

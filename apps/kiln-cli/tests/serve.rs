@@ -520,3 +520,62 @@ fn watch_reloads_the_handler_when_its_file_changes() {
     );
     assert!(log.contains("kiln serve: reloaded"), "{log}");
 }
+
+#[test]
+fn a_kbc_built_by_kiln_build_serves_the_same_handler() {
+    let lib = write_file("lib.js", "export const shout = (s) => s.toUpperCase();");
+    let main = lib.with_file_name("main.js");
+    std::fs::write(
+        &main,
+        "import { shout } from './lib.js';\nexport default { fetch(request) { return new Response(shout(new URL(request.url).searchParams.get('w'))) } };",
+    )
+    .unwrap();
+    let kbc = lib.with_file_name("main.kbc");
+    let built = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(["build", main.to_str().unwrap(), "-o", kbc.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    // the sources are not needed any more
+    std::fs::remove_file(&main).unwrap();
+    std::fs::remove_file(&lib).unwrap();
+    let server = Server::start(&kbc, &[]);
+    let response = server.get("/?w=kiln");
+    assert_eq!(response.status, 200);
+    assert_eq!(response.body, "KILN");
+}
+
+#[test]
+fn a_corrupt_or_foreign_kbc_is_refused_with_a_clear_message() {
+    let handler = handler();
+    let kbc = handler.with_file_name("handler.kbc");
+    let built = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args([
+            "build",
+            handler.to_str().unwrap(),
+            "-o",
+            kbc.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let good = std::fs::read(&kbc).unwrap();
+    let serve = |bytes: &[u8]| {
+        std::fs::write(&kbc, bytes).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_kiln"))
+            .args(["serve", kbc.to_str().unwrap(), "--port", "0"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let mut other_version = good.clone();
+    other_version[9] = b'9';
+    assert!(serve(&other_version).contains("build it again with `kiln build`"));
+    assert!(serve(&good[..good.len() / 2]).contains("the file is corrupt"));
+    assert!(serve(b"export default {}").contains("not a compiled Kiln handler"));
+}

@@ -2,8 +2,9 @@
 //! form (`export default { fetch(request, env, ctx) }`) on Kiln.
 //!
 //! - The calling thread loads the handler once ([`code`]: every module of its static import
-//!   graph, held in memory), binds the socket and then waits for SIGINT/SIGTERM (and, with
-//!   `watch`, for the handler's files to change).
+//!   graph, compiled and held in memory; or a `.kbc` file, [`bundle`]), binds the socket
+//!   and then waits for SIGINT/SIGTERM (and, with `watch`, for the handler's files to
+//!   change).
 //! - `workers` threads accept on the shared socket. Each owns a current-thread tokio runtime
 //!   and a pool of Kiln runtimes ([`worker`]): a runtime evaluated the handler once and
 //!   serves request after request from that warm state.
@@ -13,6 +14,7 @@
 //!
 //! See docs/serve.md for isolation, budgets and failure behaviour.
 
+mod bundle;
 mod code;
 mod fetch;
 mod http;
@@ -20,11 +22,10 @@ mod worker;
 
 pub use code::HandlerCode;
 
-use code::RecordingLoader;
-use kiln::{ErrorReport, ModuleLoader, Runtime};
+use kiln::ModuleLoader;
 use std::cell::RefCell;
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -32,7 +33,7 @@ use std::time::{Duration, SystemTime};
 /// How to serve a handler.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// the handler module (its path, as the module loader resolves it)
+    /// the handler module (its path, as the module loader resolves it), or a `.kbc` file
     pub handler: PathBuf,
     pub host: String,
     /// 0 picks a free port
@@ -72,13 +73,21 @@ const WORKER_STACK_BYTES: usize = 256 << 20;
 /// The current handler code with its generation (bumped by each reload).
 pub(crate) type CurrentCode = Arc<Mutex<(u64, Arc<HandlerCode>)>>;
 
+/// The `.kbc` bytes of the handler module `handler`, whose modules `loader` reads
+/// (`kiln build`).
+pub fn build(handler: &Path, loader: impl ModuleLoader + 'static) -> Result<Vec<u8>, String> {
+    let code =
+        HandlerCode::load(&handler.display().to_string(), loader).map_err(|e| e.to_string())?;
+    bundle::write(&code)
+}
+
 /// Load the handler, bind, serve until SIGINT or SIGTERM, then drain in-flight requests and
-/// return. `loader` reads the handler's modules (on this thread only). Errors are for
-/// people: a handler that does not load, an address that cannot be bound.
+/// return. `loader` reads the handler's modules (on this thread only; not used for a
+/// `.kbc` file). Errors are for people: a handler that does not load, an address that
+/// cannot be bound.
 pub fn run(config: Config, loader: impl ModuleLoader + 'static) -> Result<(), String> {
-    let specifier = config.handler.display().to_string();
     let loader = SharedLoader(Rc::new(RefCell::new(loader)));
-    let initial = load_code(&config, &specifier, &loader).map_err(|e| e.to_string())?;
+    let initial = load_code(&config.handler, &loader)?;
     let listener = TcpListener::bind((config.host.as_str(), config.port))
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
     listener
@@ -111,7 +120,7 @@ pub fn run(config: Config, loader: impl ModuleLoader + 'static) -> Result<(), St
             config.workers.max(1)
         );
     }
-    wait_for_stop(&config, &specifier, &loader, &current)?;
+    wait_for_stop(&config, &loader, &current)?;
     let _ = shutdown.send(true);
     for thread in threads {
         if thread.join().is_err() {
@@ -121,20 +130,22 @@ pub fn run(config: Config, loader: impl ModuleLoader + 'static) -> Result<(), St
     Ok(())
 }
 
-/// Evaluate the handler once on this thread, recording its module graph; a handler that
-/// fails to load or is not in the Workers form is an error naming what was expected.
+/// The handler's code: a `.kbc` file read back, or its modules loaded and compiled.
 fn load_code<L: ModuleLoader + 'static>(
-    config: &Config,
-    specifier: &str,
+    handler: &Path,
     loader: &SharedLoader<L>,
-) -> Result<HandlerCode, ErrorReport> {
-    let (recording, code) = RecordingLoader::new(loader.clone(), specifier);
-    let mut runtime = Runtime::new();
-    let _web = kiln_web::install(&mut runtime, worker::web_options(config, true));
-    runtime.set_module_loader(Box::new(kiln_web::WebLoader::new(specifier, recording)));
-    runtime.run_module(kiln_web::ENTRY, "")?;
-    drop(runtime);
-    Ok(code.take())
+) -> Result<HandlerCode, String> {
+    if is_compiled(handler) {
+        let bytes = std::fs::read(handler)
+            .map_err(|e| format!("cannot read {}: {e}", handler.display()))?;
+        return bundle::read(&bytes)
+            .map_err(|e| format!("cannot serve {}: {e}", handler.display()));
+    }
+    HandlerCode::load(&handler.display().to_string(), loader.clone()).map_err(|e| e.to_string())
+}
+
+fn is_compiled(handler: &Path) -> bool {
+    handler.extension().is_some_and(|e| e == "kbc")
 }
 
 /// The host's loader, lent to each check's runtime in turn.
@@ -159,7 +170,6 @@ impl<L: ModuleLoader> ModuleLoader for SharedLoader<L> {
 /// files changes (a version that fails to load is reported and the old one kept).
 fn wait_for_stop<L: ModuleLoader + 'static>(
     config: &Config,
-    specifier: &str,
     loader: &SharedLoader<L>,
     current: &CurrentCode,
 ) -> Result<(), String> {
@@ -173,7 +183,7 @@ fn wait_for_stop<L: ModuleLoader + 'static>(
             signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
         let mut terminate =
             signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
-        let mut stamp = files_stamp(&current.lock().map_err(|_| "poisoned")?.1);
+        let mut stamp = files_stamp(config, &current.lock().map_err(|_| "poisoned")?.1);
         let mut poll = tokio::time::interval(Duration::from_millis(250));
         loop {
             tokio::select! {
@@ -181,17 +191,17 @@ fn wait_for_stop<L: ModuleLoader + 'static>(
                 _ = terminate.recv() => return Ok(()),
                 _ = poll.tick(), if config.watch => {
                     let code = current.lock().map_err(|_| "poisoned")?.1.clone();
-                    let now = files_stamp(&code);
+                    let now = files_stamp(config, &code);
                     if now == stamp {
                         continue;
                     }
                     stamp = now;
-                    match load_code(config, specifier, loader) {
+                    match load_code(&config.handler, loader) {
                         Ok(code) => {
                             let mut current = current.lock().map_err(|_| "poisoned")?;
                             *current = (current.0 + 1, Arc::new(code));
                             if !config.quiet {
-                                eprintln!("kiln serve: reloaded {specifier}");
+                                eprintln!("kiln serve: reloaded {}", config.handler.display());
                             }
                         }
                         Err(e) => eprintln!("kiln serve: keeping the previous handler: {e}"),
@@ -202,9 +212,12 @@ fn wait_for_stop<L: ModuleLoader + 'static>(
     })
 }
 
-/// The modification times of the handler's files (the keys that are paths).
-fn files_stamp(code: &HandlerCode) -> Vec<Option<SystemTime>> {
-    code.keys()
-        .map(|key| std::fs::metadata(key).and_then(|m| m.modified()).ok())
-        .collect()
+/// The modification times of the handler's files (the `.kbc` file, or the module keys that
+/// are paths).
+fn files_stamp(config: &Config, code: &HandlerCode) -> Vec<Option<SystemTime>> {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if is_compiled(&config.handler) {
+        return vec![modified(&config.handler)];
+    }
+    code.keys().map(|key| modified(Path::new(key))).collect()
 }

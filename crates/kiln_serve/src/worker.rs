@@ -61,11 +61,6 @@ struct Settings {
     local_address: SocketAddr,
 }
 
-/// The web platform's options for `config`; `quiet` silences the handler's console.
-pub fn web_options(config: &Config, quiet: bool) -> WebOptions {
-    web_options_of(&config.env, quiet)
-}
-
 fn web_options_of(env: &[(String, String)], quiet: bool) -> WebOptions {
     WebOptions {
         env: env.to_vec(),
@@ -140,10 +135,7 @@ impl Worker {
             &mut runtime,
             web_options_of(&self.settings.env, self.settings.quiet),
         );
-        runtime.set_module_loader(Box::new(kiln_web::WebLoader::new(
-            code.handler.clone(),
-            code.loader(),
-        )));
+        runtime.set_module_loader(Box::new(code.loader()));
         runtime.run_module(kiln_web::ENTRY, "")?;
         Ok(Instance {
             runtime,
