@@ -15,9 +15,7 @@
 //! request gets a freshly evaluated one, so no half-finished state is served again.
 
 use crate::{Budgets, Config, CurrentCode, fetch};
-use kiln::{
-    CallId, ErrorKind, ErrorReport, HostError, HostValue, Limits, Options, Outcome, Runtime,
-};
+use kiln::{CallId, ErrorKind, ErrorReport, HostError, HostValue, Limits, Outcome, Runtime};
 use kiln_web::{HandlerResponse, IncomingRequest, Web, WebCall, WebOptions};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -126,17 +124,15 @@ impl Worker {
             return Ok(instance);
         }
         drop(idle);
-        let options = Options {
-            limits: self.limits(),
-            ..Options::default()
-        };
-        let mut runtime = Runtime::with_options(options)?;
+        let mut runtime = Runtime::new();
         let web = kiln_web::install(
             &mut runtime,
             web_options_of(&self.settings.env, self.settings.quiet),
         );
         runtime.set_module_loader(Box::new(code.loader()));
         runtime.run_module(kiln_web::ENTRY, "")?;
+        // The budgets are the requests': evaluating the handler is not charged to them.
+        *runtime.limits_mut() = self.limits();
         Ok(Instance {
             runtime,
             web,
