@@ -31,29 +31,40 @@ pub struct HandlerResponse {
 
 impl HandlerResponse {
     /// The parts `respond` receives: [status, statusText, flat headers, body].
-    pub(crate) fn from_guest(parts: &HostValue) -> Option<Self> {
+    pub(crate) fn from_guest(parts: HostValue) -> Option<Self> {
         let HostValue::Array(parts) = parts else {
             return None;
         };
-        let [
-            HostValue::Number(status),
-            HostValue::String(status_text),
-            HostValue::Array(headers),
-            body,
-        ] = parts.as_slice()
+        let mut parts = parts.into_iter();
+        let (
+            Some(HostValue::Number(status)),
+            Some(HostValue::String(status_text)),
+            Some(HostValue::Array(list)),
+            Some(body),
+            None,
+        ) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        )
         else {
             return None;
         };
-        let headers = headers
-            .chunks(2)
-            .map(|pair| match pair {
-                [HostValue::String(k), HostValue::String(v)] => Some((k.clone(), v.clone())),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let mut headers = Vec::with_capacity(list.len() / 2);
+        let mut list = list.into_iter();
+        while let Some(name) = list.next() {
+            match (name, list.next()) {
+                (HostValue::String(name), Some(HostValue::String(value))) => {
+                    headers.push((name, value))
+                }
+                _ => return None,
+            }
+        }
         Some(HandlerResponse {
-            status: u16::try_from(*status as i64).ok()?,
-            status_text: status_text.clone(),
+            status: u16::try_from(status as i64).ok()?,
+            status_text,
             headers,
             body: body_from_guest(body)?,
         })
@@ -73,11 +84,11 @@ pub(crate) fn body_to_guest(body: Vec<u8>) -> HostValue {
 }
 
 /// A body from the guest: null, text, or bytes.
-pub(crate) fn body_from_guest(body: &HostValue) -> Option<Vec<u8>> {
+pub(crate) fn body_from_guest(body: HostValue) -> Option<Vec<u8>> {
     match body {
         HostValue::Null => Some(Vec::new()),
-        HostValue::String(s) => Some(s.clone().into_bytes()),
-        HostValue::Bytes(b) => Some(b.clone()),
+        HostValue::String(s) => Some(s.into_bytes()),
+        HostValue::Bytes(b) => Some(b),
         _ => None,
     }
 }

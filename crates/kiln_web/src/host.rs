@@ -129,7 +129,7 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
     runtime.register_sync("__kiln_web.env", move || env.clone());
     let response = slot.clone();
     runtime.register_sync("__kiln_web.respond", move |parts: HostValue| {
-        let parsed = HandlerResponse::from_guest(&parts)
+        let parsed = HandlerResponse::from_guest(parts)
             .ok_or_else(|| HostError::new("malformed response").with_name("TypeError"))?;
         *response.borrow_mut() = Some(parsed);
         Ok::<(), HostError>(())
@@ -282,7 +282,7 @@ fn parse_fetch(args: Option<&HostValue>) -> Result<FetchRequest, HostError> {
         })
         .collect::<Option<Vec<_>>>()
         .ok_or_else(malformed)?;
-    let body = crate::handler::body_from_guest(body).ok_or_else(malformed)?;
+    let body = crate::handler::body_from_guest(body.clone()).ok_or_else(malformed)?;
     Ok(FetchRequest {
         method: method.clone(),
         url,
