@@ -222,7 +222,7 @@ class Response {
       const code = init.status === undefined ? 200 : Number(init.status) & 0xffff;
       if (code < 200 || code > 599) throw new RangeError(`The status provided (${code}) is outside the range [200, 599]`);
       const statusText = init.statusText === undefined ? "" : byteString(init.statusText, "Status text");
-      if (!REASON_PHRASE.test(statusText)) throw new TypeError(`Invalid status text: ${JSON.stringify(statusText)}`);
+      if (statusText !== "" && !REASON_PHRASE.test(statusText)) throw new TypeError(`Invalid status text: ${JSON.stringify(statusText)}`);
       response.#status = code;
       response.#statusText = statusText;
       if (init.headers !== undefined) fillHeaders(response.#headers, init.headers);
@@ -232,7 +232,8 @@ class Response {
       }
       if (NULL_BODY_STATUS.includes(code)) throw new TypeError(`Response with null body status ${code} cannot have body`);
       response.#body = { source: extracted[0], used: false };
-      if (extracted[1] !== null && !response.#headers.has("content-type")) headerList(response.#headers).push("content-type", extracted[1]);
+      const list = headerList(response.#headers);
+      if (extracted[1] !== null && !listHas(list, "content-type", undefined)) list.push("content-type", extracted[1]);
     };
     installBodyMethods(Response, (response) => response.#body);
     responseParts = (response) => [response.#status, response.#statusText, headerList(response.#headers), response.#body];
