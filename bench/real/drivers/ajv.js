@@ -22,7 +22,7 @@ var schema = {
 var validate = ajv.compile(schema);
 var random = new Random(21);
 var valid = 0, errors = 0, h = 0x811c9dc5;
-for (var i = 0; i < 40000; i++) {
+for (var i = 0; i < 20000; i++) {
   var doc = {
     id: random.int(20) === 0 ? -1 : i,
     name: words(random, 1 + random.int(3)),

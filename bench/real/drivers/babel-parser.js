@@ -1,5 +1,5 @@
 // @babel/parser: parse a modern library (Immutable's ES2015+ module build) as a module.
-var ROUNDS = 5;
+var ROUNDS = 3;
 var summary = "";
 for (var round = 0; round < ROUNDS; round++) {
   var file = babelParser.parse(SOURCE, { sourceType: "module", ranges: true });

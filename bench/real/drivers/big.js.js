@@ -3,7 +3,7 @@
 Big.DP = 120;
 var random = new Random(9);
 var balance = new Big(0);
-for (var i = 0; i < 30000; i++) {
+for (var i = 0; i < 15000; i++) {
   var amount = new Big(random.int(10000000)).div(100);
   balance = random.int(3) ? balance.plus(amount) : balance.minus(amount.times("0.97"));
 }

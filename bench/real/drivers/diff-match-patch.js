@@ -4,9 +4,9 @@ var dmp = new diff_match_patch();
 dmp.Diff_Timeout = 0;
 var random = new Random(23);
 var lines = [];
-for (var i = 0; i < 1500; i++) lines.push(words(random, 4 + random.int(10)));
+for (var i = 0; i < 600; i++) lines.push(words(random, 4 + random.int(10)));
 var edited = lines.slice();
-for (var e = 0; e < 150; e++) {
+for (var e = 0; e < 60; e++) {
   var at = random.int(edited.length);
   var kind = random.int(3);
   if (kind === 0) edited.splice(at, 1);

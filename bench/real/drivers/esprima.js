@@ -1,5 +1,5 @@
 // esprima: parse and tokenize a large library (Handlebars' browser bundle) with ranges.
-var ROUNDS = 5;
+var ROUNDS = 2;
 var summary = "";
 var tokens = 0;
 for (var round = 0; round < ROUNDS; round++) {

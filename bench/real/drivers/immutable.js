@@ -2,14 +2,14 @@
 // conversion back to plain objects.
 var random = new Random(17);
 var people = Immutable.List();
-for (var i = 0; i < 12000; i++) {
+for (var i = 0; i < 6000; i++) {
   people = people.push(Immutable.Map({ id: i, name: words(random, 2), city: random.pick(WORDS), score: random.int(1000) }));
 }
 var index = Immutable.Map().withMutations(function (m) {
   people.forEach(function (p) { m.set("p" + p.get("id"), p); });
 });
-for (var j = 0; j < 20000; j++) {
-  var key = "p" + random.int(12000);
+for (var j = 0; j < 10000; j++) {
+  var key = "p" + random.int(6000);
   index = index.updateIn([key, "score"], function (s) { return s + 1; });
 }
 var byCity = index.valueSeq().groupBy(function (p) { return p.get("city"); })

@@ -16,7 +16,7 @@ function value(depth) {
   return object;
 }
 var data = [];
-for (var d = 0; d < 2500; d++) data.push(value(0));
+for (var d = 0; d < 1500; d++) data.push(value(0));
 var text = jsyaml.dump(data);
 var back = jsyaml.load(text);
 var again = jsyaml.dump(back);

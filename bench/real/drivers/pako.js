@@ -2,11 +2,11 @@
 var random = new Random(5);
 var text = "";
 var parts = [];
-for (var i = 0; i < 6000; i++) parts.push(words(random, 12) + " " + random.int(100000) + "\n");
+for (var i = 0; i < 1500; i++) parts.push(words(random, 12) + " " + random.int(100000) + "\n");
 text = parts.join("");
 var input = new Uint8Array(text.length);
 for (var k = 0; k < text.length; k++) input[k] = text.charCodeAt(k);
-var ROUNDS = 3;
+var ROUNDS = 1;
 var packed, unpacked, gz;
 for (var round = 0; round < ROUNDS; round++) {
   packed = pako.deflate(input, { level: 6 });

@@ -2,7 +2,7 @@
 // numbers) with headers and dynamic typing, then write it back.
 var random = new Random(11);
 var rows = ["id,name,city,amount,note,active"];
-for (var i = 0; i < 20000; i++) {
+for (var i = 0; i < 10000; i++) {
   var note = words(random, 1 + random.int(8));
   if (random.int(5) === 0) note = "\"" + note + ", \"\"quoted\"\"\"";
   rows.push(i + "," + random.pick(WORDS) + " " + random.pick(WORDS) + "," + random.pick(WORDS) + "," +

@@ -1,6 +1,6 @@
 // sucrase: strip types from TypeScript sources (Zod's schema definitions) and convert
 // imports to CommonJS.
-var ROUNDS = 12;
+var ROUNDS = 5;
 var h = 0x811c9dc5;
 var length = 0;
 for (var round = 0; round < ROUNDS; round++) {

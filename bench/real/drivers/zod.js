@@ -14,7 +14,7 @@ var User = z.object({
 }).strict();
 var random = new Random(21);
 var valid = 0, issues = 0, total = 0, h = 0x811c9dc5;
-for (var i = 0; i < 15000; i++) {
+for (var i = 0; i < 5000; i++) {
   var doc = {
     id: random.int(20) === 0 ? -1 : i,
     name: words(random, 1 + random.int(3)),
