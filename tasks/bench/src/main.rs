@@ -4,6 +4,7 @@
 //! kiln-bench install                      # peers into build/peers/, the real programs into build/bench/real/
 //! kiln-bench list                         # fixtures, engines, versions
 //! kiln-bench run [--suite micro,octane,real] [--fixtures a,b] [--runs N] [--engines kiln,quickjs,...] [--record]
+//! kiln-bench verify [--suite real]        # each fixture once on Kiln, checked against node's output
 //! kiln-bench check                        # fresh run of Kiln against the last recorded one
 //! kiln-bench profile FIXTURE              # flame graph + top functions by self time
 //! kiln-bench compile-speed                # parse + compile throughput on the largest real programs
@@ -84,6 +85,20 @@ enum Cmd {
         #[arg(long)]
         note: Option<String>,
     },
+    /// Run each fixture once on Kiln and fail (exit status 1) unless it prints the
+    /// fixture's reference checksum (node's, for the real programs) or, for a fixture
+    /// without one, finishes; no timing
+    Verify {
+        /// comma-separated suites: micro, octane, real; default: real
+        #[arg(long, default_value = "real")]
+        suite: String,
+        /// comma-separated fixture names; default: all of the suites
+        #[arg(long)]
+        fixtures: Option<String>,
+        /// Kiln binary (default: target/release/kiln)
+        #[arg(long)]
+        kiln: Option<PathBuf>,
+    },
     /// Run Kiln afresh and compare with the last recorded run on this host: a fixture more
     /// than 8 % slower or a geomean more than 3 % slower fails (exit status 1)
     Check {
@@ -142,6 +157,11 @@ fn main() -> ExitCode {
         Cmd::Install { force, only } => install(&root, force, only.as_deref()),
         Cmd::List => list(&root),
         Cmd::Run { args, record, note } => run(&root, &args, record, note),
+        Cmd::Verify {
+            suite,
+            fixtures,
+            kiln,
+        } => verify(&root, &suite, fixtures.as_deref(), kiln.as_deref()),
         Cmd::Check { args, against } => check(&root, &args, &against),
         Cmd::Profile {
             fixture,
@@ -345,6 +365,51 @@ fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+fn verify(
+    root: &Path,
+    suites: &str,
+    fixtures: Option<&str>,
+    kiln: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let fixtures = suite::select(suite::all(root)?, Some(suites), fixtures)?;
+    let engines = select_engines(root, Some("kiln"), kiln)?;
+    let kiln = &engines[0];
+    let mut failed = 0;
+    for fixture in &fixtures {
+        let sample = measure::run(kiln.command(&fixture.script), Duration::from_secs(600))
+            .map_err(|e| format!("cannot run {}: {e}", kiln.program.display()))?;
+        let verdict = match (&sample.outcome, &fixture.reference) {
+            (Err(error), _) => Err(error.clone()),
+            (Ok(()), Some(reference))
+                if measure::compare(Some(reference), &sample.stdout)
+                    != measure::Agreement::Same =>
+            {
+                Err(format!(
+                    "printed `{}`, node printed `{reference}`",
+                    measure::checksum(&sample.stdout)
+                ))
+            }
+            (Ok(()), _) => Ok(()),
+        };
+        match verdict {
+            Ok(()) => println!("ok       {} ({:.0} ms)", fixture.name, sample.wall_ms),
+            Err(why) => {
+                failed += 1;
+                println!("FAILED   {}: {why}", fixture.name);
+            }
+        }
+    }
+    println!(
+        "verify: {} passed, {failed} failed",
+        fixtures.len() - failed
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String> {
     let host = host_line();
     let last = record::last_passed_on_host(&root.join("bench/results"), &host);
@@ -359,8 +424,12 @@ fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String>
         args.engines = Some(peer.map_or("kiln".into(), |p| format!("kiln,{p}")));
     }
     if args.fixtures.is_none() {
-        // Every fixture that still exists and that Kiln passed when last recorded.
-        let existing: Vec<String> = suite::all(root)?.into_iter().map(|f| f.name).collect();
+        // Every fixture of the chosen suites that still exists and that Kiln passed when
+        // last recorded.
+        let existing: Vec<String> = suite::select(suite::all(root)?, args.suite.as_deref(), None)?
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
         let names: Vec<&str> = last
             .iter()
             .map(|(_, f)| f.name.as_str())
@@ -546,7 +615,7 @@ fn compile_speed(
         let code = real::library_code(root, library)?;
         sized.push((code.len(), library));
     }
-    sized.sort_by(|a, b| b.0.cmp(&a.0));
+    sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
     sized.truncate(largest);
     let dir = root.join("build/bench/compile");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

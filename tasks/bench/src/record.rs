@@ -515,6 +515,40 @@ mod tests {
     }
 
     #[test]
+    fn check_compares_each_fixture_with_its_newest_passing_run() {
+        let dir = std::env::temp_dir().join(format!("kiln-bench-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let older = record();
+        let mut newer = record();
+        newer.date = "2026-11-23 01:00".into();
+        newer.commit = "def5678".into();
+        // The newer run measured only `a`, and Kiln failed `b` in it.
+        newer.fixtures.truncate(2);
+        newer.fixtures[1].results[0].status = Status::Failed;
+        for rec in [&older, &newer] {
+            let json = serde_json::to_string(rec).unwrap();
+            std::fs::write(dir.join(rec.file_name()), json).unwrap();
+        }
+        let last = last_passed_on_host(&dir, "Test CPU, 2 cores");
+        let runs: Vec<(&str, &str)> = last
+            .iter()
+            .map(|(run, f)| (f.name.as_str(), run.as_str()))
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                ("a", "2026-11-23 01:00 · commit def5678"),
+                ("b", "2026-11-22 01:00 · commit abc1234"),
+                ("c", "2026-11-22 01:00 · commit abc1234"),
+            ]
+        );
+        assert!(last_passed_on_host(&dir, "Other CPU").is_empty());
+        let previous = last_on_host(&dir, "Test CPU, 2 cores", &["c"]).unwrap();
+        assert_eq!(previous.commit, "abc1234");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn sections_go_newest_first() {
         let doc = format!("# Benchmarks\n\nintro\n\n{HISTORY_MARKER}\n\n## old\n");
         let doc = insert_section(&doc, "## new\n");

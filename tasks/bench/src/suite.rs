@@ -182,3 +182,60 @@ fn names(list: &str) -> Vec<&str> {
         .filter(|s| !s.is_empty())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures() -> Vec<Fixture> {
+        [
+            ("arith", Suite::Micro),
+            ("octane-splay", Suite::Octane),
+            ("acorn", Suite::Real),
+            ("zod", Suite::Real),
+        ]
+        .into_iter()
+        .map(|(name, suite)| Fixture {
+            name: name.into(),
+            script: PathBuf::from(format!("{name}.js")),
+            suite,
+            reference: None,
+        })
+        .collect()
+    }
+
+    fn names(selected: Result<Vec<Fixture>, String>) -> Vec<String> {
+        selected.unwrap().into_iter().map(|f| f.name).collect()
+    }
+
+    #[test]
+    fn selects_by_suite_and_by_name() {
+        assert_eq!(names(select(fixtures(), None, None)).len(), 4);
+        assert_eq!(
+            names(select(fixtures(), Some("real"), None)),
+            ["acorn", "zod"]
+        );
+        assert_eq!(
+            names(select(fixtures(), Some("micro,octane"), None)),
+            ["arith", "octane-splay"]
+        );
+        assert_eq!(
+            names(select(fixtures(), None, Some("zod,arith"))),
+            ["arith", "zod"]
+        );
+        assert_eq!(
+            names(select(fixtures(), None, Some("octane,acorn"))),
+            ["octane-splay", "acorn"]
+        );
+        let err = select(fixtures(), Some("real"), Some("arith")).unwrap_err();
+        assert!(err.contains("unknown fixture \"arith\""), "{err}");
+    }
+
+    #[test]
+    fn unknown_suites_and_fixtures_are_errors() {
+        let err = select(fixtures(), Some("huge"), None).unwrap_err();
+        assert!(err.contains("unknown suite \"huge\""), "{err}");
+        let err = select(fixtures(), None, Some("nope")).unwrap_err();
+        assert!(err.contains("unknown fixture \"nope\""), "{err}");
+    }
+}
