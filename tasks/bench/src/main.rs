@@ -119,6 +119,9 @@ enum Cmd {
         /// rows in the self-time table
         #[arg(long, default_value_t = 25)]
         top: usize,
+        /// perf's samples per second (fewer keep the data of a long run manageable)
+        #[arg(long, default_value_t = 499)]
+        frequency: u32,
         #[arg(long)]
         kiln: Option<PathBuf>,
     },
@@ -168,8 +171,16 @@ fn main() -> ExitCode {
             engine,
             profiler,
             top,
+            frequency,
             kiln,
-        } => profile_cmd(&root, &fixture, &engine, profiler, top, kiln.as_deref()),
+        } => profile_cmd(
+            &root,
+            &fixture,
+            &engine,
+            profiler,
+            (top, frequency),
+            kiln.as_deref(),
+        ),
         Cmd::CompileSpeed {
             largest,
             runs,
@@ -532,7 +543,7 @@ fn profile_cmd(
     fixture: &str,
     engine: &str,
     profiler: profile::Profiler,
-    top: usize,
+    (top, frequency): (usize, u32),
     kiln: Option<&Path>,
 ) -> Result<ExitCode, String> {
     let fixtures = suite::select(suite::all(root)?, None, Some(fixture))?;
@@ -548,6 +559,7 @@ fn profile_cmd(
         &root.join("build/profiles"),
         profiler,
         top,
+        frequency,
     )?;
     println!("{}", out.top);
     println!(
