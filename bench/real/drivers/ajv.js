@@ -1,4 +1,4 @@
-// ajv: compile a JSON Schema (draft 2020 keywords: nested objects, arrays, enums,
+// ajv: compile a JSON Schema (draft-07 keywords: nested objects, arrays, enums,
 // patterns, formats off) and validate generated documents, valid and invalid.
 var ajv = new Ajv({ allErrors: true });
 var schema = {

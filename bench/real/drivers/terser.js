@@ -1,4 +1,4 @@
-// terser: compress and mangle a library (marked's UMD bundle); minify is asynchronous.
+// terser: compress and mangle a library's source (papaparse); minify is asynchronous.
 var ROUNDS = 2;
 var results = [];
 function minifyOnce(round) {

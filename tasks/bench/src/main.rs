@@ -333,7 +333,14 @@ fn measure(root: &Path, args: &RunArgs) -> Result<RunRecord, String> {
     for info in &infos {
         eprintln!("{:<14} {}", info.name, info.version);
     }
-    let fixtures = runner::run_all(&fixtures, &engines, &options);
+    let mut fixtures = runner::run_all(&fixtures, &engines, &options);
+    // Engines name the script in their error messages; records name it from the root.
+    let prefix = format!("{}/", root.display());
+    for result in fixtures.iter_mut().flat_map(|f| f.results.iter_mut()) {
+        if let Some(error) = &mut result.error {
+            *error = error.replace(&prefix, "");
+        }
+    }
     Ok(RunRecord {
         date: shell(&["date", "-u", "+%Y-%m-%d %H:%M"]).unwrap_or_else(|| "unknown".into()),
         commit: kiln_commit(&engines[0].program),
