@@ -113,3 +113,70 @@ function nodeCounts(tree) {
   }
   return Object.keys(counts).sort().map(function (k) { return k + ":" + counts[k]; }).join(",");
 }
+
+// Orders for the template engines: a customer, 1-8 lines with prices, an optional note.
+function generateOrders(random, count) {
+  var out = [];
+  for (var i = 0; i < count; i++) {
+    var lines = [];
+    for (var j = 0; j < 1 + random.int(8); j++) {
+      lines.push({ sku: "SKU-" + random.int(10000), title: words(random, 3), qty: 1 + random.int(5), price: random.int(10000) / 100 });
+    }
+    out.push({ id: i, customer: { name: words(random, 2), vip: random.int(4) === 0 }, lines: lines, note: random.int(3) ? "" : words(random, 6) + " <b>&</b>" });
+  }
+  return out;
+}
+
+// A user record for the schema validators, invalid now and then; with `roles`, it
+// also has a role picked from them.
+function userDocument(random, id, roles) {
+  var doc = {
+    id: random.int(20) === 0 ? -1 : id,
+    name: words(random, 1 + random.int(3)),
+    email: random.pick(WORDS) + "@" + random.pick(WORDS) + (random.int(10) ? ".com" : ".net"),
+    age: random.int(170),
+    tags: [random.pick(WORDS), random.pick(WORDS)],
+    address: { street: words(random, 2), zip: String(10000 + random.int(95000)), country: random.pick(["DE", "FR", "US", "UK"]) }
+  };
+  if (roles) doc.role = random.pick(roles);
+  doc.scores = [random.int(10), random.int(10)];
+  if (random.int(30) === 0) doc.unexpected = true;
+  return doc;
+}
+
+// `count` lines of words and a copy with `edits` lines deleted, inserted or changed.
+function editedText(random, count, edits) {
+  var lines = [];
+  for (var i = 0; i < count; i++) lines.push(words(random, 4 + random.int(10)));
+  var edited = lines.slice();
+  for (var e = 0; e < edits; e++) {
+    var at = random.int(edited.length);
+    var kind = random.int(3);
+    if (kind === 0) edited.splice(at, 1);
+    else if (kind === 1) edited.splice(at, 0, words(random, 6));
+    else edited[at] = edited[at].replace(/[aeiou]/, "#");
+  }
+  return { lines: lines, edited: edited };
+}
+
+// `count` lines of generated text as ASCII bytes, for the compressors.
+function textBytes(random, count) {
+  var parts = [];
+  for (var i = 0; i < count; i++) parts.push(words(random, 12) + " " + random.int(100000) + "\n");
+  var text = parts.join("");
+  var bytes = new Uint8Array(text.length);
+  for (var k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+  return bytes;
+}
+
+// FNV-1a over bytes, and whether two byte arrays are equal.
+function hashBytes(bytes) {
+  var h = 0x811c9dc5;
+  for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

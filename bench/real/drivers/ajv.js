@@ -23,16 +23,7 @@ var validate = ajv.compile(schema);
 var random = new Random(21);
 var valid = 0, errors = 0, h = 0x811c9dc5;
 for (var i = 0; i < 20000; i++) {
-  var doc = {
-    id: random.int(20) === 0 ? -1 : i,
-    name: words(random, 1 + random.int(3)),
-    email: random.pick(WORDS) + "@" + random.pick(WORDS) + (random.int(10) ? ".com" : ".net"),
-    age: random.int(170),
-    tags: [random.pick(WORDS), random.pick(WORDS)],
-    address: { street: words(random, 2), zip: String(10000 + random.int(95000)), country: random.pick(["DE", "FR", "US", "UK"]) },
-    scores: [random.int(10), random.int(10)]
-  };
-  if (random.int(30) === 0) doc.unexpected = true;
+  var doc = userDocument(random, i);
   if (validate(doc)) valid++;
   else {
     errors += validate.errors.length;

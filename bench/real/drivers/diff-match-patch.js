@@ -3,16 +3,8 @@
 var dmp = new diff_match_patch();
 dmp.Diff_Timeout = 0;
 var random = new Random(23);
-var lines = [];
-for (var i = 0; i < 600; i++) lines.push(words(random, 4 + random.int(10)));
-var edited = lines.slice();
-for (var e = 0; e < 60; e++) {
-  var at = random.int(edited.length);
-  var kind = random.int(3);
-  if (kind === 0) edited.splice(at, 1);
-  else if (kind === 1) edited.splice(at, 0, words(random, 6));
-  else edited[at] = edited[at].replace(/[aeiou]/, "#");
-}
+var pair = editedText(random, 600, 60);
+var lines = pair.lines, edited = pair.edited;
 var a = lines.join("\n"), b = edited.join("\n");
 var diffs = dmp.diff_main(a, b);
 dmp.diff_cleanupSemantic(diffs);

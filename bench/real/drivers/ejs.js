@@ -1,13 +1,6 @@
 // ejs: compile an Embedded JavaScript template and render it for generated orders.
 var random = new Random(3);
-var orders = [];
-for (var i = 0; i < 300; i++) {
-  var lines = [];
-  for (var j = 0; j < 1 + random.int(8); j++) {
-    lines.push({ sku: "SKU-" + random.int(10000), title: words(random, 3), qty: 1 + random.int(5), price: random.int(10000) / 100 });
-  }
-  orders.push({ id: i, customer: { name: words(random, 2), vip: random.int(4) === 0 }, lines: lines, note: random.int(3) ? "" : words(random, 6) + " <b>&</b>" });
-}
+var orders = generateOrders(random, 300);
 var render = ejs.compile(
   "<h1>Order <%= id %> for <%= customer.name %><% if (customer.vip) { %> (VIP)<% } %></h1>\n" +
   "<table><% lines.forEach(function (line) { %><tr><td><%= line.sku %></td><td><%= line.title %></td>" +

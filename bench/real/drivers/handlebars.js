@@ -1,14 +1,7 @@
 // handlebars: compile a template with partials, helpers, loops and conditionals, and
 // render it for generated orders.
 var random = new Random(3);
-var orders = [];
-for (var i = 0; i < 300; i++) {
-  var lines = [];
-  for (var j = 0; j < 1 + random.int(8); j++) {
-    lines.push({ sku: "SKU-" + random.int(10000), title: words(random, 3), qty: 1 + random.int(5), price: random.int(10000) / 100 });
-  }
-  orders.push({ id: i, customer: { name: words(random, 2), vip: random.int(4) === 0 }, lines: lines, note: random.int(3) ? "" : words(random, 6) + " <b>&</b>" });
-}
+var orders = generateOrders(random, 300);
 Handlebars.registerHelper("money", function (n) { return n.toFixed(2); });
 Handlebars.registerHelper("total", function (lines) {
   var t = 0;

@@ -1,13 +1,9 @@
 // mustache: render a template with sections, inverted sections and escaping for
 // generated orders.
 var random = new Random(3);
-var orders = [];
-for (var i = 0; i < 300; i++) {
-  var lines = [];
-  for (var j = 0; j < 1 + random.int(8); j++) {
-    lines.push({ sku: "SKU-" + random.int(10000), title: words(random, 3), qty: 1 + random.int(5), price: (random.int(10000) / 100).toFixed(2) });
-  }
-  orders.push({ id: i, customer: { name: words(random, 2), vip: random.int(4) === 0 }, lines: lines, note: random.int(3) ? "" : words(random, 6) + " <b>&</b>" });
+var orders = generateOrders(random, 300);
+for (var i = 0; i < orders.length; i++) {
+  for (var j = 0; j < orders[i].lines.length; j++) orders[i].lines[j].price = orders[i].lines[j].price.toFixed(2);
 }
 var template =
   "<h1>Order {{id}} for {{customer.name}}{{#customer.vip}} (VIP){{/customer.vip}}</h1>\n" +
