@@ -5,7 +5,8 @@ mod call;
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{
-    BoundaryOptions, CallId, CapabilityKind, HostError, HostValue, PendingCall, SyncCapability,
+    BoundaryOptions, CallId, CapabilityKind, ConsoleLevel, HostError, HostValue, PendingCall,
+    SyncCapability,
 };
 use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
@@ -468,6 +469,31 @@ impl Runtime {
         Ok(())
     }
 
+    /// Give the guest a `console` whose `log`, `info`, `debug`, `warn`, `error` (and
+    /// `trace` and `dir`, as `log`) format their arguments as node does into one line and
+    /// hand it to `sink`. Without it the guest has no `console`. A snapshot keeps the
+    /// guest's `console` object but not the sink: a restored runtime's console writes
+    /// nothing until the host calls `set_console` again.
+    ///
+    /// ```
+    /// use kiln::{ConsoleLevel, Runtime};
+    /// use std::{cell::RefCell, rc::Rc};
+    ///
+    /// let lines = Rc::new(RefCell::new(Vec::new()));
+    /// let mut rt = Runtime::new();
+    /// let sink = lines.clone();
+    /// rt.set_console(move |level, line| sink.borrow_mut().push((level, line.to_string())));
+    /// rt.start("console.log('%s has %d items', 'cart', 3, { total: 9.5 })", "a.js").unwrap();
+    /// assert_eq!(
+    ///     lines.borrow()[0],
+    ///     (ConsoleLevel::Log, "cart has 3 items { total: 9.5 }".to_string())
+    /// );
+    /// ```
+    pub fn set_console(&mut self, sink: impl FnMut(ConsoleLevel, &str) + 'static) {
+        let sink: crate::host::ConsoleSink = Rc::new(std::cell::RefCell::new(sink));
+        self.vm.install_console(sink);
+    }
+
     /// The asynchronous host calls waiting for an answer.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.vm.host.pending_calls()
@@ -714,15 +740,7 @@ impl Runtime {
         if !matches!(self.vm.heap.object(o).kind, ObjectKind::Error) {
             return None;
         }
-        let name = self
-            .vm
-            .peek_string_property(o, PropertyKey::String(self.vm.atoms.name))
-            .unwrap_or_else(|| "Error".into());
-        let message = self
-            .vm
-            .peek_string_property(o, PropertyKey::String(self.vm.atoms.message))
-            .unwrap_or_default();
-        Some((name, message))
+        Some(self.vm.peek_error_name_and_message(o))
     }
 
     /// `(name, message)` of the error a termination unwound with.

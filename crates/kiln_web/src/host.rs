@@ -4,20 +4,10 @@
 
 use crate::codec;
 use crate::handler::{HandlerResponse, ResponseSlot};
-use kiln::{HostError, HostValue, PendingCall, Runtime};
+use kiln::{ConsoleLevel, HostError, HostValue, PendingCall, Runtime};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
-
-/// The level of a `console` method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConsoleLevel {
-    Log,
-    Info,
-    Debug,
-    Warn,
-    Error,
-}
 
 /// Receives each `console` call as one formatted line.
 pub type ConsoleSink = Box<dyn FnMut(ConsoleLevel, &str)>;
@@ -26,7 +16,8 @@ pub type ConsoleSink = Box<dyn FnMut(ConsoleLevel, &str)>;
 pub struct WebOptions {
     /// the `env` object handlers receive (string values)
     pub env: Vec<(String, String)>,
-    /// where `console` output goes: one formatted line per call (stderr by default)
+    /// where `console` output goes: one line per call, formatted as node's `util.inspect`
+    /// does (stderr by default)
     pub console: ConsoleSink,
 }
 
@@ -105,21 +96,7 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
             .map(|()| uuid_v4(bytes))
             .map_err(|e| HostError::new(format!("no randomness available: {e}")))
     });
-    let console = RefCell::new(options.console);
-    runtime.register_sync("__kiln_web.log", move |level: String, text: String| {
-        let level = match level.as_str() {
-            "info" => ConsoleLevel::Info,
-            "debug" => ConsoleLevel::Debug,
-            "warn" => ConsoleLevel::Warn,
-            "error" => ConsoleLevel::Error,
-            _ => ConsoleLevel::Log,
-        };
-        // A console call from inside the sink (none can happen: it is Rust) would find it
-        // borrowed; the line is then dropped rather than panicking.
-        if let Ok(mut sink) = console.try_borrow_mut() {
-            sink(level, &text);
-        }
-    });
+    runtime.set_console(options.console);
     let env = HostValue::object(
         options
             .env

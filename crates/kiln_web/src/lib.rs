@@ -42,8 +42,7 @@ mod loader;
 pub use codec::{latin1_bytes, latin1_string};
 pub use handler::{HandlerResponse, IncomingRequest, Web};
 pub use host::{
-    ConsoleLevel, ConsoleSink, FetchRequest, FetchResponse, WebCall, WebOptions, install,
-    network_error,
+    ConsoleSink, FetchRequest, FetchResponse, WebCall, WebOptions, install, network_error,
 };
 pub use loader::{MemoryLoader, WebLoader};
 

@@ -10,6 +10,7 @@
 //! capability of any arity that takes and returns [`HostValue`]s, for hosts that bind
 //! their functions at run time (the language bindings).
 
+mod console;
 mod harden;
 #[cfg(feature = "serde")]
 mod serde;
@@ -20,6 +21,8 @@ use crate::heap::ObjectId;
 use crate::interpreter::{Args, Termination, Vm};
 use crate::object::{Attrs, ObjectKind, PropertyKey};
 use crate::value::Value;
+pub use console::ConsoleLevel;
+pub(crate) use console::ConsoleSink;
 use std::rc::Rc;
 pub use value::{BoundaryError, BoundaryErrorKind, BoundaryOptions, HostValue};
 
@@ -103,6 +106,8 @@ pub struct HostState {
     pub(crate) next_id: CallId,
     /// capability calls made in the current execution (against `Limits::max_host_calls`)
     pub(crate) calls_made: u64,
+    /// where the guest's `console` writes (see [`crate::Runtime::set_console`])
+    pub(crate) console: Option<ConsoleSink>,
     /// what values may cross to the host
     pub boundary: BoundaryOptions,
 }
@@ -315,9 +320,10 @@ pub(crate) fn host_function_fn(
     })
 }
 
-/// The natives a host adds after realm creation (capabilities, `harden`); snapshots name
+/// The natives a host adds after realm creation (capabilities, `harden`, `console`); snapshots name
 /// them by their position in this list.
-pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 2] = [call_capability, harden::harden];
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 3] =
+    [call_capability, harden::harden, console::console_method];
 
 /// The native behind every capability: its data is the capability's index.
 fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {

@@ -710,12 +710,7 @@ impl Vm {
 
     /// Define `stack` on an error object: `Name: message` then one `at` line per frame.
     pub fn attach_stack(&mut self, obj: ObjectId) {
-        let name_key = PropertyKey::String(self.atoms.name);
-        let msg_key = PropertyKey::String(self.atoms.message);
-        let name = self
-            .peek_string_property(obj, name_key)
-            .unwrap_or_else(|| "Error".into());
-        let msg = self.peek_string_property(obj, msg_key).unwrap_or_default();
+        let (name, msg) = self.peek_error_name_and_message(obj);
         let mut text = if msg.is_empty() {
             name
         } else {
@@ -732,6 +727,18 @@ impl Vm {
             v,
             crate::object::Attrs::HIDDEN,
         );
+    }
+
+    /// An error's `name` (`Error` when it has none) and `message` (empty when it has
+    /// none), read without running any code.
+    pub(crate) fn peek_error_name_and_message(&mut self, obj: ObjectId) -> (String, String) {
+        let name = self
+            .peek_string_property(obj, PropertyKey::String(self.atoms.name))
+            .unwrap_or_else(|| "Error".into());
+        let message = self
+            .peek_string_property(obj, PropertyKey::String(self.atoms.message))
+            .unwrap_or_default();
+        (name, message)
     }
 
     /// A string-valued data property found along the prototype chain, read without

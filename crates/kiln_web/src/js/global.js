@@ -99,43 +99,14 @@ class Crypto {
 Object.defineProperty(Crypto.prototype, Symbol.toStringTag, { value: "Crypto", configurable: true });
 expose("crypto", new Crypto());
 
-// ---- console ----
+// ---- errors no one catches (timer callbacks, waitUntil promises) ----
 
-function inspect(value, depth, seen) {
-  if (typeof value === "string") return depth === 0 ? value : `'${value.replaceAll("\\", "\\\\").replaceAll("'", "\\'").replaceAll("\n", "\\n")}'`;
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "symbol") return value.toString();
-  if (typeof value === "function") return `[Function: ${value.name || "(anonymous)"}]`;
-  if (value === null || typeof value !== "object") return Object.is(value, -0) ? "-0" : String(value);
-  if (seen.includes(value)) return "[Circular]";
-  if (value instanceof Error) return typeof value.stack === "string" ? value.stack : `${value.name}: ${value.message}`;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
-  if (value instanceof RegExp || value instanceof URL) return String(value);
-  if (depth > 2) return Array.isArray(value) ? "[Array]" : "[Object]";
-  seen = [...seen, value];
-  const inner = (v) => inspect(v, depth + 1, seen);
-  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[ ${value.map(inner).join(", ")} ]`;
-  if (value instanceof Map) return `Map(${value.size}) { ${[...value].map(([k, v]) => `${inner(k)} => ${inner(v)}`).join(", ")} }`;
-  if (value instanceof Set) return `Set(${value.size}) { ${[...value].map(inner).join(", ")} }`;
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return `${value.constructor.name}(${value.length}) [ ${Array.prototype.map.call(value, String).join(", ")} ]`;
-  const entries = Object.keys(value).map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : inner(k)}: ${inner(value[k])}`);
-  const tag = value[Symbol.toStringTag];
-  const prefix = typeof tag === "string" ? `${tag} ` : "";
-  return entries.length === 0 ? `${prefix}{}` : `${prefix}{ ${entries.join(", ")} }`;
-}
-
-function formatLog(args) {
-  return args.map((arg) => inspect(arg, 0, [])).join(" ");
-}
-
-const console = {};
-for (const [method, level] of [["log", "log"], ["info", "info"], ["debug", "debug"], ["warn", "warn"], ["error", "error"], ["trace", "log"], ["dir", "log"]]) {
-  console[method] = { [method](...args) { host.log(level, formatLog(args)); } }[method];
-}
-expose("console", console);
+// `console` is the embedder's (kiln::Runtime::set_console), installed before this module
+// runs; the handler replacing it does not silence these reports.
+const consoleError = console.error;
 
 function reportError(error) {
-  host.log("error", `Uncaught ${formatLog([error])}`);
+  consoleError.call(console, "Uncaught", error);
 }
 
 // ---- timers ----
