@@ -241,13 +241,13 @@ impl Runtime {
 
     /// Fuel used since the last [`Runtime::start`] or [`Runtime::run_script`].
     pub fn fuel_used(&self) -> u64 {
-        self.vm.meter.fuel_used()
+        self.vm.fuel_used()
     }
 
     /// Run a script, then its promise jobs; returns the completion value.
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
-            rt.vm.meter.reset();
+            rt.vm.reset_meter();
             rt.vm.meter.start_clock();
             let result = rt.run_script_and_jobs(source, name);
             rt.vm.meter.stop_clock();
@@ -314,7 +314,7 @@ impl Runtime {
     /// `referrer`), then its jobs; returns the module's namespace object.
     pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
-            rt.vm.meter.reset();
+            rt.vm.reset_meter();
             rt.vm.meter.start_clock();
             // Errors before anything ran (syntax, resolution, loading) count as early errors.
             let result = match rt.vm.prepare_module(specifier, referrer) {
@@ -394,7 +394,7 @@ impl Runtime {
 
     fn start_unguarded(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
         self.end_execution();
-        self.vm.meter.reset();
+        self.vm.reset_meter();
         self.vm.meter.start_clock();
         let result = match self.run_script_and_jobs(source, name) {
             Ok(value) => {

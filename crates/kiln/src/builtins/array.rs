@@ -1033,7 +1033,7 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         vec![b',' as u16]
     } else {
         let s = vm.to_string(sep)?;
-        vm.heap.units(s).to_vec()
+        vm.heap.units_vec(s)
     };
     let mut out: Vec<u16> = Vec::new();
     let mut k = 0.0;

@@ -336,14 +336,14 @@ fn new_regexp_object(
 
 /// Parse and compile pattern `p` with flags `f` (both already strings): the slots, or a SyntaxError.
 fn parse_pattern(vm: &mut Vm, p: StringId, f: StringId) -> JsResult<(Rc<Compiled>, Flags)> {
-    let flag_units = vm.heap.units(f).to_vec();
+    let flag_units = vm.heap.units_vec(f);
     let Some(parsed) = Flags::parse(&flag_units) else {
         let text = vm.heap.string_to_rust(f);
         return Err(vm.syntax_error(format!(
             "Invalid flags supplied to RegExp constructor '{text}'"
         )));
     };
-    let pattern = vm.heap.units(p).to_vec();
+    let pattern = vm.heap.units_vec(p);
     match compile(&pattern, parsed) {
         Ok(m) => Ok((m, parsed)),
         Err(e) => {
@@ -495,7 +495,7 @@ fn regexp_escape(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let Some(s) = vm.arg(args, 0).as_string() else {
         return Err(vm.type_error("RegExp.escape requires a string"));
     };
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     let mut out: Vec<u16> = Vec::with_capacity(units.len() * 2);
     let push_str = |out: &mut Vec<u16>, s: &str| out.extend(s.encode_utf16());
     for r in char::decode_utf16(units.iter().copied()) {
@@ -693,7 +693,7 @@ fn build_match_array(
     has_indices: bool,
 ) -> JsResult<Value> {
     let mark = vm.roots.len();
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     let substring = |vm: &mut Vm, a: usize, b: usize| -> Value {
         let slice = units.get(a..b).unwrap_or(&[]);
         Value::string(vm.heap.alloc_units(slice))
@@ -922,7 +922,7 @@ fn get_source(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
             "RegExp.prototype.source getter called on an object that is not a RegExp",
         ));
     };
-    let units = vm.heap.units(source).to_vec();
+    let units = vm.heap.units_vec(source);
     let escaped = escape_pattern(&units);
     Ok(Value::string(vm.heap.alloc_units(&escaped)))
 }
@@ -993,7 +993,7 @@ fn flags_of(vm: &mut Vm, rx: Value) -> JsResult<Vec<u16>> {
     let key = vm.key("flags");
     let f = vm.get(rx, key)?;
     let s = vm.to_string(f)?;
-    Ok(vm.heap.units(s).to_vec())
+    Ok(vm.heap.units_vec(s))
 }
 
 fn contains(units: &[u16], c: char) -> bool {
@@ -1024,7 +1024,7 @@ fn symbol_match(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     }
     let unicode = contains(&flags, 'u') || contains(&flags, 'v');
     set_last_index(vm, rx, Value::int(0))?;
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     let mut found = Vec::new();
     let mark = vm.roots.len();
     loop {
@@ -1117,7 +1117,7 @@ fn string_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value
     }
     let m = match_string(vm, result)?;
     if vm.heap.string_len(m) == 0 {
-        let units = vm.heap.units(s).to_vec();
+        let units = vm.heap.units_vec(s);
         step_past_empty_match(vm, rx, &units, unicode)?;
     }
     Ok(vm.iter_result(result, false))
@@ -1133,7 +1133,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     // 3-4. Let S be ? ToString(string).
     let s = vm.to_string(vm.arg(args, 0))?;
     vm.roots.push(Value::string(s));
-    let string = vm.heap.units(s).to_vec();
+    let string = vm.heap.units_vec(s);
     let length = string.len();
     // 5-6. A non-callable replaceValue becomes a string template.
     let mut replace_value = vm.arg(args, 1);
@@ -1143,7 +1143,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     } else {
         let t = vm.to_string(replace_value)?;
         replace_value = Value::string(t);
-        vm.heap.units(t).to_vec()
+        vm.heap.units_vec(t)
     };
     vm.roots.push(replace_value);
     // 7-10. Read the flags; a global search starts at 0.
@@ -1178,7 +1178,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let n_captures = (result_length - 1.0).max(0.0);
         let matched = match_string(vm, result)?;
         vm.roots.push(Value::string(matched));
-        let matched_units = vm.heap.units(matched).to_vec();
+        let matched_units = vm.heap.units_vec(matched);
         let index = vm.get(result, PropertyKey::String(vm.atoms.index))?;
         let position = vm.to_integer(index)?.clamp(0.0, length as f64) as usize;
         let mut captures = Vec::new();
@@ -1213,7 +1213,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             let r = vm.call(replace_value, Value::UNDEFINED, &call_args)?;
             let r = vm.to_string(r)?;
-            vm.heap.units(r).to_vec()
+            vm.heap.units_vec(r)
         } else {
             let named = if named.is_undefined() {
                 named
@@ -1302,7 +1302,7 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if lim == 0 {
         return Ok(Value::object(out));
     }
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     let size = units.len();
     let mut parts: Vec<Value> = Vec::new();
     let mark = vm.roots.len();

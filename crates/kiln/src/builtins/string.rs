@@ -137,11 +137,6 @@ fn arg_str(vm: &mut Vm, v: Value) -> JsResult<StringId> {
     Ok(s)
 }
 
-/// The code units of a string, copied.
-fn units_vec(vm: &mut Vm, s: StringId) -> Vec<u16> {
-    vm.heap.units(s).to_vec()
-}
-
 fn len_of(vm: &Vm, s: StringId) -> usize {
     vm.heap.string_len(s) as usize
 }
@@ -618,7 +613,7 @@ fn locale_compare(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let that = arg_str(vm, vm.arg(args, 0))?;
     // Without collation data: canonically equivalent strings are equal, others compare
     // by the code units of their canonical decompositions.
-    let (a, b) = (vm.heap.units(s).to_vec(), vm.heap.units(that).to_vec());
+    let (a, b) = (vm.heap.units_vec(s), vm.heap.units_vec(that));
     vm.charge((a.len() + b.len()) as u64 / 64)?;
     let (a, b) = (normalize_units(&a, nfd), normalize_units(&b, nfd));
     Ok(Value::int(match a.cmp(&b) {
@@ -656,7 +651,7 @@ fn normalize(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     {
         return Ok(Value::string(s));
     }
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     vm.charge(units.len() as u64 / 64)?;
     let out = normalize_units(&units, normalize);
     if out == units {
@@ -715,7 +710,7 @@ fn pad(vm: &mut Vm, this: Value, args: Args, at_start: bool) -> JsResult<Value> 
         vec![b' ' as u16]
     } else {
         let f = vm.to_string(fill)?;
-        units_vec(vm, f)
+        vm.heap.units_vec(f)
     };
     if filler.is_empty() {
         return Ok(Value::string(s));
@@ -727,7 +722,7 @@ fn pad(vm: &mut Vm, this: Value, args: Args, at_start: bool) -> JsResult<Value> 
     vm.charge_allocation(max_length as usize * 2)?;
     let padding: Vec<u16> = filler.iter().copied().cycle().take(fill_len).collect();
     let mut out = Vec::with_capacity(max_length as usize);
-    let own = units_vec(vm, s);
+    let own = vm.heap.units_vec(s);
     if at_start {
         out.extend_from_slice(&padding);
         out.extend_from_slice(&own);
@@ -1149,7 +1144,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
         Vec::new()
     } else {
         let t = vm.to_string(replace_value)?;
-        units_vec(vm, t)
+        vm.heap.units_vec(t)
     };
     let search_length = len_of(vm, search_string);
     let advance_by = search_length.max(1);
@@ -1165,8 +1160,8 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     if positions.is_empty() {
         return Ok(Value::string(string));
     }
-    let string_units = units_vec(vm, string);
-    let search_units = units_vec(vm, search_string);
+    let string_units = vm.heap.units_vec(string);
+    let search_units = vm.heap.units_vec(search_string);
     let mut end_of_last_match = 0;
     let mut result: Vec<u16> = Vec::new();
     for p in positions {
@@ -1181,7 +1176,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
                 ],
             )?;
             let r = vm.to_string(r)?;
-            units_vec(vm, r)
+            vm.heap.units_vec(r)
         } else {
             get_substitution(
                 vm,
@@ -1328,7 +1323,7 @@ fn create_html(
         out.push(b' ' as u16);
         out.extend(name.encode_utf16());
         out.extend("=\"".encode_utf16());
-        for u in units_vec(vm, v) {
+        for u in vm.heap.units_vec(v) {
             if u == b'"' as u16 {
                 out.extend("&quot;".encode_utf16());
             } else {

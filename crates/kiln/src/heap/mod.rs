@@ -211,6 +211,9 @@ pub struct Heap {
     bytes: usize,
     /// collect when `bytes` passes this
     next_gc: usize,
+    /// bytes of string storage written or copied (new strings, flattened ropes, copies
+    /// of a string's units) that the VM has not yet charged as fuel ([`Heap::take_work`])
+    work: usize,
     collections: usize,
     gray: Vec<Value>,
     gray_envs: Vec<EnvId>,
@@ -242,6 +245,7 @@ impl Heap {
             atoms: AtomTable::default(),
             bytes: 0,
             next_gc: MIN_GC_THRESHOLD,
+            work: 0,
             collections: 0,
             gray: Vec::new(),
             gray_envs: Vec::new(),
@@ -364,6 +368,7 @@ impl Heap {
 
     pub fn alloc_string(&mut self, s: JsStr) -> StringId {
         self.bytes += size_of::<JsStr>() + s.payload_bytes();
+        self.work += s.payload_bytes();
         StringId(self.strings.alloc(s))
     }
 
@@ -483,8 +488,35 @@ impl Heap {
             }
             StrData::Latin1(out.into_boxed_slice())
         };
-        self.bytes += if wide { len * 2 } else { len };
+        let written = if wide { len * 2 } else { len };
+        self.bytes += written;
+        self.work += written;
         self.strings.get_mut(id.0).data = data;
+    }
+
+    /// A copy of a string's code units (flattening it first if it is a rope).
+    pub fn units_vec(&mut self, id: StringId) -> Vec<u16> {
+        let units = self.units(id);
+        let copied = units.len() * 2;
+        let copy = units.to_vec();
+        self.work += copied;
+        copy
+    }
+
+    /// Note `bytes` of string storage read or written outside the heap's own
+    /// operations (a built-in scanning a string), to be charged as fuel.
+    pub fn note_work(&mut self, bytes: usize) {
+        self.work = self.work.saturating_add(bytes);
+    }
+
+    /// The string work done since the last call, in bytes; the VM charges it as fuel.
+    pub fn take_work(&mut self) -> usize {
+        std::mem::take(&mut self.work)
+    }
+
+    /// The string work not yet taken by [`Heap::take_work`], in bytes.
+    pub fn pending_work(&self) -> usize {
+        self.work
     }
 
     pub fn alloc_str(&mut self, s: &str) -> StringId {

@@ -3,7 +3,10 @@
 //! Fuel is counted in abstract units that track work done, deterministically: a loop
 //! iteration costs the length of its body in instructions, a call costs [`CALL_COST`],
 //! and built-ins that loop in Rust (sorting, joining, JSON, string building, BigInt
-//! arithmetic, property enumeration, ...) charge per element they process. The hot path
+//! arithmetic, property enumeration, ...) charge per element they process, and the heap
+//! counts the bytes of string storage it writes or copies ([`crate::heap::Heap::take_work`]),
+//! charged at the next slow check, so a built-in that copies a whole string per call pays
+//! for it. Hidden quadratic work therefore shows up as fuel. The hot path
 //! is one subtraction and one branch ([`Vm::charge`]); every [`SLICE`] units the slow
 //! path settles the account, reads the cancellation flag and the clock.
 
@@ -90,6 +93,26 @@ impl Meter {
 }
 
 impl Vm {
+    /// Fuel used so far, the heap's uncharged string work included.
+    pub fn fuel_used(&self) -> u64 {
+        self.meter.fuel_used() + (self.heap.pending_work() / BYTES_PER_FUEL) as u64
+    }
+
+    /// Start a fresh account: fuel (the heap's pending string work too) and compute time
+    /// back to zero.
+    pub fn reset_meter(&mut self) {
+        self.meter.reset();
+        self.heap.take_work();
+    }
+
+    /// Move the heap's string work into the fuel account (the remainder below one unit
+    /// stays with the heap).
+    fn charge_heap_work(&mut self) {
+        let bytes = self.heap.take_work();
+        self.meter.consumed += (bytes / BYTES_PER_FUEL) as u64;
+        self.heap.note_work(bytes % BYTES_PER_FUEL);
+    }
+
     /// Charge `units` of fuel; ends the run when a budget is exhausted.
     #[inline(always)]
     pub fn charge(&mut self, units: u64) -> JsResult<()> {
@@ -115,6 +138,7 @@ impl Vm {
     /// clock, and start the next slice.
     #[cold]
     fn settle_meter(&mut self) -> JsResult<()> {
+        self.charge_heap_work();
         match settle(
             &mut self.meter,
             &self.termination,

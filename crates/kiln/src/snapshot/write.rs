@@ -765,7 +765,7 @@ impl<'a> PayloadWriter<'a> {
             }
         }
         self.w.u64(vm.random_state);
-        self.w.u64(vm.meter.fuel_used());
+        self.w.u64(vm.fuel_used());
         self.w.u64(vm.meter.compute_time().as_nanos() as u64);
         self.w.bool(vm.hardened);
         let host = &vm.host;
