@@ -1,0 +1,128 @@
+//! No complexity cliffs: each case runs one operation at size n and at 8n and asserts
+//! that the fuel it used grew about 8 times, not 64. Fuel counts the work done
+//! (instructions, elements processed, bytes of string storage written, copied or
+//! scanned), so a built-in that copies or scans the whole input once per element shows
+//! up here as quadratic fuel, whatever the machine's speed.
+//!
+//! A case is a setup script, run first (its fuel is not counted), and an operation,
+//! measured on its own; both see the size as the global `n`. The operation's result
+//! at 8n must be what `expect` says, so a case cannot pass by doing nothing.
+
+use kiln::Runtime;
+
+struct Case {
+    /// what the case guards
+    name: &'static str,
+    /// the size of the smaller run
+    n: usize,
+    /// builds the input (not measured)
+    setup: &'static str,
+    /// the measured operation; its completion value is checked
+    op: &'static str,
+    /// the operation's result at 8n (as the REPL prints it), from `n`
+    expect: fn(usize) -> String,
+}
+
+/// Fuel(8n) / fuel(n) at or above this is superlinear (a linear path gives about 8,
+/// a quadratic one about 64).
+const MAX_RATIO: f64 = 12.0;
+
+fn fuel_of(case: &Case, n: usize) -> (u64, String) {
+    let mut rt = Runtime::new();
+    rt.run_script(&format!("var n = {n};"), "size.js")
+        .unwrap_or_else(|e| panic!("{}: size: {e:?}", case.name));
+    rt.run_script(case.setup, "setup.js")
+        .unwrap_or_else(|e| panic!("{}: setup: {e:?}", case.name));
+    let result = rt
+        .eval(case.op)
+        .unwrap_or_else(|e| panic!("{}: operation: {e:?}", case.name));
+    (rt.fuel_used(), result)
+}
+
+fn check(cases: &[Case]) {
+    let mut failures = Vec::new();
+    for case in cases {
+        let (small, _) = fuel_of(case, case.n);
+        let (large, result) = fuel_of(case, case.n * 8);
+        assert_eq!(result, (case.expect)(case.n * 8), "{}: result", case.name);
+        let ratio = large as f64 / small.max(1) as f64;
+        if ratio >= MAX_RATIO {
+            failures.push(format!(
+                "{}: fuel {small} at n = {}, {large} at 8n (x{ratio:.1})",
+                case.name, case.n
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
+}
+
+/// Words, punctuation and spaces: `n` characters of "abc, def; ".
+const TEXT: &str = "var text = 'abc, def; '.repeat(n / 10);";
+
+#[test]
+fn regular_expressions() {
+    check(&[
+        Case {
+            name: "exec in a loop with lastIndex (a tokenizer) copies no subject per match",
+            n: 2_000,
+            setup: TEXT,
+            op: "var re = /[a-z]+|[,;]|\\s+/g, m, count = 0;
+                 while ((m = re.exec(text)) !== null) count += m[0].length;
+                 count",
+            expect: |n| n.to_string(),
+        },
+        Case {
+            name: "sticky exec in a loop tries one position per call",
+            n: 2_000,
+            setup: TEXT,
+            op: "var re = /([a-z]+)|([,;])|(\\s+)/y, m, count = 0;
+                 while ((m = re.exec(text)) !== null) count++;
+                 count",
+            expect: |n| (n / 10 * 6).to_string(),
+        },
+        Case {
+            name: "global replace with a template",
+            n: 2_000,
+            setup: TEXT,
+            op: "text.replace(/,/g, '$&;').length",
+            expect: |n| (n + n / 10).to_string(),
+        },
+        Case {
+            name: "global replace with a function",
+            n: 2_000,
+            setup: TEXT,
+            op: "text.replace(/([a-z])[a-z]*/g, function (w, c) { return c; }).length",
+            expect: |n| (n - n / 10 * 4).to_string(),
+        },
+        Case {
+            name: "global match",
+            n: 2_000,
+            setup: TEXT,
+            op: "text.match(/[a-z]+/g).length",
+            expect: |n| (n / 10 * 2).to_string(),
+        },
+        Case {
+            name: "matchAll with empty matches",
+            n: 2_000,
+            setup: TEXT,
+            op: "var count = 0; for (var m of text.matchAll(/[a-z]*/g)) count++; count",
+            expect: |n| (n / 10 * 6 + 1).to_string(),
+        },
+        Case {
+            name: "split by a regular expression",
+            n: 2_000,
+            setup: TEXT,
+            op: "text.split(/[,;] /).length",
+            expect: |n| (n / 10 * 2 + 1).to_string(),
+        },
+        Case {
+            name: "a failing ^-anchored test does not retry at every position",
+            n: 2_000,
+            setup: TEXT,
+            op: "var count = 0;
+                 for (var i = 0; i < n / 10; i++) if (/^x/.test(text)) count++;
+                 count",
+            expect: |_| "0".to_string(),
+        },
+    ]);
+}
