@@ -123,6 +123,11 @@ impl Vm {
         Ok(())
     }
 
+    /// Charge for moving or copying `count` elements (8 bytes each) in bulk.
+    pub fn charge_elements(&mut self, count: usize) -> JsResult<()> {
+        self.charge((count * size_of::<crate::value::Value>() / BYTES_PER_FUEL) as u64)
+    }
+
     /// Charge for building `bytes` of new storage in one go (strings, buffers), and
     /// refuse it up front when it would take the heap past its limit: a built-in must not
     /// allocate a gigabyte before the next safe point notices.
@@ -240,11 +245,29 @@ mod tests {
     #[test]
     fn fuel_is_counted_across_slices() {
         let mut vm = Vm::new();
-        vm.meter.reset();
+        vm.reset_meter();
         for _ in 0..25 {
             vm.charge(1_000).unwrap();
         }
         assert_eq!(vm.meter.fuel_used(), 25_000);
+    }
+
+    #[test]
+    fn the_heaps_string_work_is_charged_at_the_next_slow_check() {
+        let mut vm = Vm::new();
+        vm.reset_meter();
+        let s = vm.heap.alloc_str(&"x".repeat(6_400));
+        assert_eq!(vm.fuel_used(), 100, "pending work counts at once");
+        vm.heap.units_vec(s);
+        assert_eq!(
+            vm.fuel_used(),
+            300,
+            "a copy of 6,400 units as UTF-16 (12,800 bytes)"
+        );
+        vm.charge(SLICE).unwrap();
+        vm.charge(1).unwrap();
+        assert_eq!(vm.meter.fuel_used(), SLICE + 1 + 300);
+        assert_eq!(vm.heap.pending_work(), 0);
     }
 
     #[test]
