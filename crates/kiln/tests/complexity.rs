@@ -126,3 +126,59 @@ fn regular_expressions() {
         },
     ]);
 }
+
+#[test]
+fn arrays() {
+    check(&[
+        Case {
+            name: "a queue: push n, then shift n",
+            n: 2_000,
+            setup: "",
+            op: "var q = [], sum = 0;
+                 for (var i = 0; i < n; i++) q.push(i);
+                 while (q.length) sum += q.shift();
+                 sum",
+            expect: |n| (n * (n - 1) / 2).to_string(),
+        },
+        Case {
+            name: "a queue: interleaved push and shift",
+            n: 2_000,
+            setup: "",
+            op: "var q = [0], sum = 0;
+                 for (var i = 0; i < n; i++) { q.push(i, i); sum += q.shift(); }
+                 sum + q.length",
+            expect: |n| ((n / 2 - 1) * (n / 2 - 1) + n + 1).to_string(),
+        },
+        Case {
+            name: "shift on an array with holes",
+            n: 2_000,
+            setup: "",
+            op: "var a = [], count = 0;
+                 a.length = n;
+                 for (var i = 0; i < n; i += 2) a[i] = i;
+                 while (a.length) if (a.shift() === undefined) count++;
+                 count",
+            expect: |n| (n / 2).to_string(),
+        },
+        Case {
+            name: "unshift one at a time",
+            n: 2_000,
+            setup: "",
+            op: "var a = [];
+                 for (var i = 0; i < n; i++) a.unshift(i);
+                 a[0] + a.length",
+            expect: |n| (n - 1 + n).to_string(),
+        },
+        Case {
+            name: "splice from the front",
+            n: 2_000,
+            setup: "",
+            op: "var a = [];
+                 for (var i = 0; i < n; i++) a.push(i);
+                 var sum = 0;
+                 while (a.length) sum += a.splice(0, 2, 7)[0] + a.splice(0, 1)[0];
+                 sum",
+            expect: |n| ((n / 2) * (n / 2 - 1) + 7 * n / 2).to_string(),
+        },
+    ]);
+}

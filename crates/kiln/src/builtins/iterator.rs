@@ -398,7 +398,7 @@ impl Vm {
             && let Elements::Dense(e) = &self.heap.object(o).elements
             && !e.iter().any(|v| v.is_hole())
         {
-            return Ok(e.clone());
+            return Ok(e.to_vec());
         }
         self.iterable_to_list(v)
     }
@@ -450,7 +450,7 @@ impl Vm {
             && !e.iter().any(|v| v.is_hole())
             && self.heap.object(obj).is_array()
         {
-            return Ok(e.clone());
+            return Ok(e.to_vec());
         }
         // Arguments objects whose layout is untouched: length in slot 0, values dense.
         let o = self.heap.object(obj);
@@ -460,7 +460,7 @@ impl Vm {
             && e.len() == len as usize
             && !e.iter().any(|v| v.is_hole())
         {
-            let mut values = e.clone();
+            let mut values = e.to_vec();
             if let ObjectKind::Arguments {
                 env: Some(env),
                 mapped,

@@ -771,7 +771,7 @@ impl Default for Object {
             shape: crate::object::shape::ShapeId::DICTIONARY,
             proto: None,
             slots: Vec::new(),
-            elements: crate::object::Elements::Dense(Vec::new()),
+            elements: crate::object::Elements::Dense(crate::object::DenseElements::new()),
             dict: None,
             kind: ObjectKind::Ordinary,
             extensible: false,

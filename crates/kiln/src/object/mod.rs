@@ -15,11 +15,13 @@
 //!    elements, the array's length is `elements.len()`.
 //! 4. An accessor property's value is an [`ObjectKind::Accessor`] object.
 
+pub mod dense;
 pub mod shape;
 
 use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
+pub use dense::DenseElements;
 use rustc_hash::FxHashMap;
 use shape::{MAX_SHAPED_PROPERTIES, ShapeId};
 use std::collections::BTreeMap;
@@ -76,7 +78,7 @@ pub struct Property {
 /// Indexed properties.
 #[derive(Clone, Debug)]
 pub enum Elements {
-    Dense(Vec<Value>),
+    Dense(DenseElements),
     Sparse(Box<SparseElements>),
 }
 
@@ -337,7 +339,7 @@ impl Object {
             shape,
             proto,
             slots: Vec::new(),
-            elements: Elements::Dense(Vec::new()),
+            elements: Elements::Dense(DenseElements::new()),
             dict,
             kind,
             extensible: true,
