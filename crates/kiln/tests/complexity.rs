@@ -182,3 +182,44 @@ fn arrays() {
         },
     ]);
 }
+
+#[test]
+fn objects_as_maps() {
+    check(&[
+        Case {
+            name: "string-keyed properties added and read on an object used as a map",
+            n: 2_000,
+            setup: "",
+            op: "var o = {}, sum = 0;
+                 for (var i = 0; i < n; i++) o['k' + i] = i;
+                 for (var i = 0; i < n; i++) sum += o['k' + i];
+                 sum",
+            expect: |n| (n * (n - 1) / 2).to_string(),
+        },
+        Case {
+            name: "for-in and Object.keys over a dictionary-mode object",
+            n: 2_000,
+            setup: "var o = {}; for (var i = 0; i < n; i++) o['k' + i] = i;",
+            op: "var count = Object.keys(o).length;
+                 for (var k in o) count++;
+                 count",
+            expect: |n| (2 * n).to_string(),
+        },
+        Case {
+            name: "for-in over an object with sparse integer keys",
+            n: 2_000,
+            setup: "var o = {}; for (var i = 0; i < n; i++) o[i * 3] = i;",
+            op: "var count = 0; for (var k in o) count++; count",
+            expect: |n| n.to_string(),
+        },
+        Case {
+            name: "adding and deleting keys (churn) on an object used as a map",
+            n: 2_000,
+            setup: "",
+            op: "var o = {};
+                 for (var i = 0; i < n; i++) { o['k' + i] = i; if (i >= 10) delete o['k' + (i - 10)]; }
+                 Object.keys(o).length",
+            expect: |_| "10".to_string(),
+        },
+    ]);
+}

@@ -547,7 +547,7 @@ impl Vm {
             object,
             keys: Vec::new(),
             index: 0,
-            visited: Vec::new(),
+            visited: Default::default(),
         };
         let it = self
             .heap
@@ -607,15 +607,12 @@ impl Vm {
                 }
             };
             let key = self.to_property_key(key_value)?;
-            let seen = match &self.heap.object(it).kind {
-                ObjectKind::ForInIterator(s) => s.visited.contains(&key),
-                _ => true,
+            let first_visit = match &mut self.heap.object_mut(it).kind {
+                ObjectKind::ForInIterator(s) => s.visited.insert(key),
+                _ => false,
             };
-            if seen {
+            if !first_visit {
                 continue;
-            }
-            if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
-                s.visited.push(key);
             }
             match self.get_own_property(object, key)? {
                 Some(d) if d.enumerable == Some(true) => return Ok((key_value, false)),

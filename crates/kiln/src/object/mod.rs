@@ -310,7 +310,9 @@ pub struct ForInState {
     pub object: Option<ObjectId>,
     pub keys: Vec<Value>,
     pub index: usize,
-    pub visited: Vec<PropertyKey>,
+    /// the keys returned or skipped so far: a key of a prototype is skipped when an
+    /// object before it had the same key
+    pub visited: rustc_hash::FxHashSet<PropertyKey>,
 }
 
 #[derive(Clone)]
@@ -381,7 +383,7 @@ impl Object {
             | ObjectKind::Set(m)
             | ObjectKind::WeakMap(m)
             | ObjectKind::WeakSet(m) => m.owned_bytes(),
-            ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 8,
+            ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 16,
             ObjectKind::Generator(g) => g.owned_bytes(),
             ObjectKind::Internal(v) => v.len() * 8,
             ObjectKind::ArrayBuffer(b) => 32 + b.owned_bytes(),

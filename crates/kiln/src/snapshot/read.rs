@@ -443,9 +443,9 @@ impl<'a> PayloadReader<'a> {
                 index: self.r.usize()?,
                 visited: {
                     let n = self.r.count(2)?;
-                    let mut keys = Vec::with_capacity(n);
+                    let mut keys = rustc_hash::FxHashSet::default();
                     for _ in 0..n {
-                        keys.push(self.key()?);
+                        keys.insert(self.key()?);
                     }
                     keys
                 },
