@@ -223,3 +223,38 @@ fn objects_as_maps() {
         },
     ]);
 }
+
+#[test]
+fn string_search() {
+    check(&[
+        Case {
+            name: "indexOf with a periodic needle in one-byte text",
+            n: 4_000,
+            setup: "var hay = 'a'.repeat(n), needle = 'a'.repeat(n / 2) + 'b';",
+            op: "hay.indexOf(needle) + hay.indexOf('a'.repeat(n / 2), 7)",
+            expect: |_| "6".to_string(),
+        },
+        Case {
+            name: "includes with a periodic needle in two-byte text",
+            n: 4_000,
+            setup: "var hay = '\\u4e00'.repeat(n), needle = '\\u4e00'.repeat(n / 2) + 'b';",
+            op: "hay.includes(needle) + ',' + hay.indexOf(needle.slice(1, -1), 3)",
+            expect: |_| "false,3".to_string(),
+        },
+        Case {
+            name: "lastIndexOf with a periodic needle, one-byte and two-byte",
+            n: 4_000,
+            setup: "var hay = 'a'.repeat(n), needle = 'a'.repeat(n / 2) + 'b';
+                    var wide = '\\u4e00'.repeat(n), wideNeedle = '\\u4e00'.repeat(n / 2) + 'b';",
+            op: "hay.lastIndexOf(needle) + wide.lastIndexOf(wideNeedle)",
+            expect: |_| "-2".to_string(),
+        },
+        Case {
+            name: "split and replaceAll by a string",
+            n: 2_000,
+            setup: TEXT,
+            op: "text.split(', ').length + text.replaceAll('; ', ';').length",
+            expect: |n| (n / 10 + 1 + n - n / 10).to_string(),
+        },
+    ]);
+}

@@ -13,6 +13,7 @@
 //! normalisation tables), and the `toLocale*Case` methods are the
 //! locale-independent mappings.
 
+use super::string_search;
 use super::{define_symbol_method, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::StringId;
@@ -170,54 +171,15 @@ pub(crate) fn substring_of(vm: &mut Vm, s: StringId, from: usize, to: usize) -> 
     vm.heap.alloc_string(piece)
 }
 
-/// [StringIndexOf](https://tc39.es/ecma262/#sec-stringindexof) over code units.
-pub(crate) fn find_units(hay: Units<'_>, needle: Units<'_>, from: usize) -> Option<usize> {
-    let (n, m) = (hay.len(), needle.len());
-    if m == 0 {
-        return (from <= n).then_some(from);
-    }
-    if m > n || from > n - m {
-        return None;
-    }
-    match (hay, needle) {
-        (Units::Latin1(h), Units::Latin1(nd)) => find_slice(h, nd, from),
-        (Units::Utf16(h), needle) => find_slice(h, &needle.to_vec(), from),
-        // A one-byte string cannot contain a unit of 256 or more.
-        (Units::Latin1(h), Units::Utf16(nd)) => {
-            if nd.iter().any(|&u| u > 255) {
-                return None;
-            }
-            let nd: Vec<u8> = nd.iter().map(|&u| u as u8).collect();
-            h[from..]
-                .windows(m)
-                .position(|w| w == nd.as_slice())
-                .map(|p| p + from)
-        }
-    }
-}
-
-/// The first index at or after `from` where `needle` (non-empty) occurs in `hay`:
-/// scan for the first unit, then compare the rest.
-fn find_slice<T: PartialEq + Copy>(hay: &[T], needle: &[T], from: usize) -> Option<usize> {
-    let (first, rest) = needle.split_first()?;
-    let last_start = hay.len().checked_sub(needle.len())?;
-    let mut i = from;
-    while i <= last_start {
-        let offset = hay[i..=last_start].iter().position(|u| u == first)?;
-        i += offset;
-        if &hay[i + 1..i + needle.len()] == rest {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// StringIndexOf on two heap strings.
+/// [StringIndexOf](https://tc39.es/ecma262/#sec-stringindexof) on two heap strings,
+/// charging for the text it scans.
 fn string_index_of(vm: &mut Vm, hay: StringId, needle: StringId, from: usize) -> Option<usize> {
     vm.heap.flatten(hay);
     vm.heap.flatten(needle);
-    find_units(vm.heap.flat_units(hay), vm.heap.flat_units(needle), from)
+    let (found, examined) =
+        string_search::find(vm.heap.flat_units(hay), vm.heap.flat_units(needle), from);
+    vm.heap.note_work(examined * 2);
+    found
 }
 
 /// Whether `s` has `needle` at `at`.
@@ -570,14 +532,12 @@ fn last_index_of(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Ok(Value::int(-1));
     }
     let start = (pos.clamp(0.0, len as f64) as usize).min(len - search_len);
-    let mut i = start as isize;
-    while i >= 0 {
-        if units_at(vm, s, search, i as usize) {
-            return Ok(Value::number(i as f64));
-        }
-        i -= 1;
-    }
-    Ok(Value::int(-1))
+    vm.heap.flatten(s);
+    vm.heap.flatten(search);
+    let (found, examined) =
+        string_search::rfind(vm.heap.flat_units(s), vm.heap.flat_units(search), start);
+    vm.heap.note_work(examined * 2);
+    Ok(found.map_or(Value::int(-1), |i| Value::number(i as f64)))
 }
 
 /// [String.prototype.isWellFormed](https://tc39.es/ecma262/#sec-string.prototype.iswellformed)
