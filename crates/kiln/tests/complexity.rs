@@ -258,3 +258,27 @@ fn string_search() {
         },
     ]);
 }
+
+#[test]
+fn substrings() {
+    check(&[
+        Case {
+            name: "a tokenizer that cuts each token off the front of its input",
+            n: 2_000,
+            setup: TEXT,
+            op: "var s = text, count = 0;
+                 while (s.length) { var m = /^[a-z]+|^[,;]|^\\s+/.exec(s); s = s.slice(m[0].length); count++; }
+                 count",
+            expect: |n| (n / 10 * 6).to_string(),
+        },
+        Case {
+            name: "substring and substr of the rest, one unit at a time",
+            n: 2_000,
+            setup: TEXT,
+            op: "var s = text, t = text, count = 0;
+                 while (s.length) { s = s.substring(1); t = t.substr(1); count += t.length - s.length; }
+                 count",
+            expect: |_| "0".to_string(),
+        },
+    ]);
+}

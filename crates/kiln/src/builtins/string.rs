@@ -164,11 +164,7 @@ pub(crate) fn substring_of(vm: &mut Vm, s: StringId, from: usize, to: usize) -> 
         let unit = vm.heap.units(s).at(from);
         return vm.single_unit_string(unit);
     }
-    let piece = match vm.heap.units(s) {
-        Units::Latin1(b) => JsStr::from_latin1(b[from..to].into()),
-        Units::Utf16(u) => JsStr::from_units(&u[from..to]),
-    };
-    vm.heap.alloc_string(piece)
+    vm.heap.substring(s, from, to)
 }
 
 /// [StringIndexOf](https://tc39.es/ecma262/#sec-stringindexof) on two heap strings,

@@ -262,7 +262,8 @@ impl<'a> PayloadWriter<'a> {
         Ok(ranges)
     }
 
-    /// A flat string (ropes are flattened before writing).
+    /// A flat string (ropes are flattened and slices given their own units before
+    /// writing).
     pub fn string(&mut self, s: &JsStr) -> Result<(), SnapshotError> {
         match &s.data {
             StrData::Latin1(b) => {
@@ -273,7 +274,7 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u8(2);
                 self.w.units(u);
             }
-            StrData::Rope { .. } => {
+            StrData::Rope { .. } | StrData::Slice { .. } => {
                 return Err(unsupported("a string was not flattened"));
             }
         }
