@@ -116,6 +116,13 @@ fn regular_expressions() {
             expect: |n| (n / 10 * 2 + 1).to_string(),
         },
         Case {
+            name: "a search for a pattern whose required literal is absent fails at once",
+            n: 2_000,
+            setup: "var run = 'a'.repeat(n);",
+            op: "/a+XY/.test(run) + ',' + /(a+)X/.test(run + 'X')",
+            expect: |_| "false,true".to_string(),
+        },
+        Case {
             name: "a failing ^-anchored test does not retry at every position",
             n: 2_000,
             setup: TEXT,
