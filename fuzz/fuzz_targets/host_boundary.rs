@@ -20,6 +20,7 @@ enum Data {
     Object(Vec<(String, Data)>),
     BigInt(String),
     Date(f64),
+    Bytes(Vec<u8>),
 }
 
 fn build(d: &Data) -> HostValue {
@@ -35,6 +36,7 @@ fn build(d: &Data) -> HostValue {
         }
         Data::BigInt(s) => HostValue::BigInt(s.clone()),
         Data::Date(t) => HostValue::Date(*t),
+        Data::Bytes(b) => HostValue::Bytes(b.clone()),
     }
 }
 

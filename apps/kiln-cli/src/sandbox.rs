@@ -213,6 +213,6 @@ fn emit(line: &Json) {
 }
 
 fn emit_error(e: &ErrorReport) -> ExitCode {
-    emit(&json!({ "type": "error", "kind": format!("{:?}", e.kind), "message": e.summary }));
+    emit(&json!({ "type": "error", "kind": e.kind.name(), "message": e.summary }));
     ExitCode::from(if e.is_syntax_error() { 2 } else { 1 })
 }

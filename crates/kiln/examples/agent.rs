@@ -87,7 +87,7 @@ fn resume(path: &Path) {
     let snapshot = Snapshot::open(&bytes, Some(KEY)).unwrap_or_else(|e| fail(e));
     // A real host keeps the ids it resumed in durable storage.
     let mut resumed = HashSet::new();
-    if !resumed.insert(snapshot.id()) {
+    if !resumed.insert(snapshot.id().to_string()) {
         fail("this snapshot was already resumed");
     }
     let mut rt = Runtime::restore(&snapshot, options()).unwrap_or_else(|e| fail(e));

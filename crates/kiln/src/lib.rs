@@ -18,7 +18,7 @@ pub mod snapshot;
 pub mod value;
 
 pub use builtins::shared_memory::SharedBlock;
-pub use host::{CallId, HostError, HostValue, PendingCall};
+pub use host::{CallId, ConsoleLevel, HostError, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;
 pub use interpreter::module::ModuleLoader;

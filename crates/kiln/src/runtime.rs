@@ -3,7 +3,8 @@
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{
-    BoundaryOptions, CallId, CapabilityKind, HostError, HostValue, PendingCall, SyncCapability,
+    BoundaryOptions, CallId, CapabilityKind, ConsoleLevel, HostError, HostValue, PendingCall,
+    SyncCapability,
 };
 use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
@@ -29,7 +30,8 @@ pub enum ErrorKind {
     CallDepth,
     /// the guest compute time budget is spent
     ComputeTime,
-    /// too many asynchronous host calls outstanding at once
+    /// too many host calls: more asynchronous calls outstanding at once than
+    /// `Limits::max_pending_host_calls`, or more calls in all than `Limits::max_host_calls`
     HostCalls,
     /// the host interrupted the run (cancellation, an external deadline)
     Cancelled,
@@ -44,6 +46,26 @@ pub enum ErrorKind {
     Engine,
 }
 
+impl ErrorKind {
+    /// The kind's name as hosts spell it (`"OutOfFuel"`), stable like the kinds.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "Syntax",
+            ErrorKind::Exception => "Exception",
+            ErrorKind::OutOfFuel => "OutOfFuel",
+            ErrorKind::HeapLimit => "HeapLimit",
+            ErrorKind::CallDepth => "CallDepth",
+            ErrorKind::ComputeTime => "ComputeTime",
+            ErrorKind::HostCalls => "HostCalls",
+            ErrorKind::Cancelled => "Cancelled",
+            ErrorKind::Boundary => "Boundary",
+            ErrorKind::Host => "Host",
+            ErrorKind::Stalled => "Stalled",
+            ErrorKind::Engine => "Engine",
+        }
+    }
+}
+
 impl From<Termination> for ErrorKind {
     fn from(t: Termination) -> Self {
         match t {
@@ -52,7 +74,7 @@ impl From<Termination> for ErrorKind {
             Termination::HeapLimit => ErrorKind::HeapLimit,
             Termination::OutOfFuel => ErrorKind::OutOfFuel,
             Termination::ComputeTime => ErrorKind::ComputeTime,
-            Termination::HostCalls => ErrorKind::HostCalls,
+            Termination::HostCalls | Termination::HostCallBudget => ErrorKind::HostCalls,
         }
     }
 }
@@ -61,12 +83,20 @@ impl From<Termination> for ErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorReport {
     pub kind: ErrorKind,
+    /// the guest exception's `name` (`TypeError`, a custom error's name), read as stored
+    /// without running guest code; for a thrown value that is not an Error, and for a
+    /// budget, host or engine failure, the kind's name ([`ErrorKind::name`])
+    pub name: String,
+    /// the guest exception's `message`, read as stored; for a thrown value that is not an
+    /// Error, the value as `console.log` shows it; otherwise the failure's description
+    pub message: String,
     /// `Name: message` (or the thrown value for non-errors)
     pub summary: String,
     /// the `stack` property, or `summary` when there is none
     pub stack: String,
     /// `file:line:column`, the source line and the column where the exception was thrown
-    pub location: Option<SourceLocation>,
+    /// (boxed: a report stays small enough to return by value)
+    pub location: Option<Box<SourceLocation>>,
 }
 
 impl ErrorReport {
@@ -78,8 +108,10 @@ impl ErrorReport {
     fn host(kind: ErrorKind, message: String) -> Self {
         ErrorReport {
             kind,
+            name: kind.name().to_string(),
             summary: message.clone(),
-            stack: message,
+            stack: message.clone(),
+            message,
             location: None,
         }
     }
@@ -247,12 +279,18 @@ impl Runtime {
     /// Run a script, then its promise jobs; returns the completion value.
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
-            rt.vm.reset_meter();
+            rt.fresh_budgets();
             rt.vm.meter.start_clock();
             let result = rt.run_script_and_jobs(source, name);
             rt.vm.meter.stop_clock();
             result
         })
+    }
+
+    /// Budgets start again for a new execution: fuel, compute time, host calls.
+    fn fresh_budgets(&mut self) {
+        self.vm.reset_meter();
+        self.vm.host.calls_made = 0;
     }
 
     /// Run `f`, turning a panic inside the engine into an [`ErrorKind::Engine`] error
@@ -314,7 +352,7 @@ impl Runtime {
     /// `referrer`), then its jobs; returns the module's namespace object.
     pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
-            rt.vm.reset_meter();
+            rt.fresh_budgets();
             rt.vm.meter.start_clock();
             // Errors before anything ran (syntax, resolution, loading) count as early errors.
             let result = match rt.vm.prepare_module(specifier, referrer) {
@@ -380,6 +418,80 @@ impl Runtime {
         self.vm.register_capability(name, CapabilityKind::Async);
     }
 
+    /// Give the guest a synchronous host function of any arity: its arguments cross by
+    /// copy as [`HostValue`]s (an argument that cannot cross is a `TypeError` in the
+    /// guest naming its path, `$[1].a`), and a returned [`HostError`] is thrown in the
+    /// guest as a catchable `Error` with its name, message, code and details. A dotted
+    /// `name` (`tools.search`) puts it on a namespace object.
+    ///
+    /// ```
+    /// use kiln::{HostError, HostValue, Outcome, Runtime};
+    ///
+    /// let mut rt = Runtime::new();
+    /// rt.register_host_function("tools.sum", |args: &[HostValue]| {
+    ///     let mut total = 0.0;
+    ///     for a in args {
+    ///         total += a.as_f64().ok_or_else(|| HostError::new("numbers only"))?;
+    ///     }
+    ///     Ok(HostValue::Number(total))
+    /// });
+    /// let v = rt.start("tools.sum(1, 2, 3)", "agent.js").unwrap();
+    /// assert_eq!(v, Outcome::Complete(HostValue::Number(6.0)));
+    /// ```
+    pub fn register_host_function(
+        &mut self,
+        name: &str,
+        f: impl FnMut(&[HostValue]) -> Result<HostValue, HostError> + 'static,
+    ) {
+        let f = crate::host::host_function_fn(name, f);
+        self.vm.register_capability(name, CapabilityKind::Sync(f));
+    }
+
+    /// Define the global `name` as a fresh copy of `value` (the way a host passes inputs
+    /// to a guest). Fails with [`ErrorKind::Boundary`] when the value nests deeper than
+    /// the boundary allows or is a BigInt that is not a decimal integer.
+    pub fn set_global(&mut self, name: &str, value: &HostValue) -> Result<(), ErrorReport> {
+        let v = match self.vm.to_guest(value) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(ErrorReport::host(
+                    ErrorKind::Boundary,
+                    format!("the global {name}: {e}"),
+                ));
+            }
+        };
+        let global = self.vm.intrinsics.global;
+        let key = self.vm.key(name);
+        self.vm
+            .define_builtin(global, key, v, crate::object::Attrs::DEFAULT);
+        Ok(())
+    }
+
+    /// Give the guest a `console` whose `log`, `info`, `debug`, `warn`, `error` (and
+    /// `trace` and `dir`, as `log`) format their arguments as node does into one line and
+    /// hand it to `sink`. Without it the guest has no `console`. A snapshot keeps the
+    /// guest's `console` object but not the sink: a restored runtime's console writes
+    /// nothing until the host calls `set_console` again.
+    ///
+    /// ```
+    /// use kiln::{ConsoleLevel, Runtime};
+    /// use std::{cell::RefCell, rc::Rc};
+    ///
+    /// let lines = Rc::new(RefCell::new(Vec::new()));
+    /// let mut rt = Runtime::new();
+    /// let sink = lines.clone();
+    /// rt.set_console(move |level, line| sink.borrow_mut().push((level, line.to_string())));
+    /// rt.start("console.log('%s has %d items', 'cart', 3, { total: 9.5 })", "a.js").unwrap();
+    /// assert_eq!(
+    ///     lines.borrow()[0],
+    ///     (ConsoleLevel::Log, "cart has 3 items { total: 9.5 }".to_string())
+    /// );
+    /// ```
+    pub fn set_console(&mut self, sink: impl FnMut(ConsoleLevel, &str) + 'static) {
+        let sink: crate::host::ConsoleSink = Rc::new(std::cell::RefCell::new(sink));
+        self.vm.install_console(sink);
+    }
+
     /// The asynchronous host calls waiting for an answer.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.vm.host.pending_calls()
@@ -394,7 +506,7 @@ impl Runtime {
 
     fn start_unguarded(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
         self.end_execution();
-        self.vm.reset_meter();
+        self.fresh_budgets();
         self.vm.meter.start_clock();
         let result = match self.run_script_and_jobs(source, name) {
             Ok(value) => {
@@ -576,13 +688,19 @@ impl Runtime {
 
     /// Describe the pending exception (or termination) and clear it.
     fn report(&mut self, kind: ErrorKind) -> ErrorReport {
-        let kind = match self.vm.clear_termination() {
-            Some(t) => ErrorKind::from(t),
-            None => kind,
-        };
+        let termination = self.vm.clear_termination();
         let origin = self.vm.exception_origin.take();
         let exception = self.vm.take_exception();
-        let summary = self.summarize(exception);
+        let (name, message, summary) = match &termination {
+            Some(t) => {
+                let (name, message) = self.describe(exception);
+                let summary = format!("{name}: {message}");
+                let kind = ErrorKind::from(t.clone());
+                (kind.name().to_string(), t.message().to_string(), summary)
+            }
+            None => self.describe_exception(exception, kind),
+        };
+        let kind = termination.map_or(kind, ErrorKind::from);
         let stack = match exception.as_object() {
             Some(o) => match self
                 .vm
@@ -596,44 +714,58 @@ impl Runtime {
         };
         let location = origin.map(|(script, line, column)| {
             let s = &self.vm.scripts[script];
-            SourceLocation {
+            Box::new(SourceLocation {
                 file: s.name.to_string(),
                 line,
                 column,
                 source_line: s.line_text(line).to_string(),
-            }
+            })
         });
         ErrorReport {
             kind,
+            name,
+            message,
             summary,
             stack,
             location,
         }
     }
 
-    fn summarize(&mut self, exception: Value) -> String {
-        if let Some(o) = exception.as_object()
-            && let crate::object::ObjectKind::Error = self.vm.heap.object(o).kind
-        {
-            // read as stored: no getter runs while the host formats a report
-            let name = self
-                .vm
-                .peek_string_property(o, PropertyKey::String(self.vm.atoms.name))
-                .unwrap_or_else(|| "Error".into());
-            let msg = self
-                .vm
-                .peek_string_property(o, PropertyKey::String(self.vm.atoms.message))
-                .unwrap_or_default();
-            self.vm.take_exception();
-            return if msg.is_empty() {
-                name
-            } else {
-                format!("{name}: {msg}")
-            };
+    /// The name and message of a thrown Error, read as stored: no getter runs while the
+    /// host formats a report. None for any other value.
+    fn error_parts(&mut self, exception: Value) -> Option<(String, String)> {
+        let o = exception.as_object()?;
+        if !matches!(self.vm.heap.object(o).kind, ObjectKind::Error) {
+            return None;
         }
-        format!(
+        Some(self.vm.peek_error_name_and_message(o))
+    }
+
+    /// `(name, message)` of the error a termination unwound with.
+    fn describe(&mut self, exception: Value) -> (String, String) {
+        self.error_parts(exception)
+            .unwrap_or_else(|| ("Error".into(), String::new()))
+    }
+
+    /// `(name, message, summary)` of an uncaught exception of `kind`.
+    fn describe_exception(
+        &mut self,
+        exception: Value,
+        kind: ErrorKind,
+    ) -> (String, String, String) {
+        if let Some((name, message)) = self.error_parts(exception) {
+            let summary = if message.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}: {message}")
+            };
+            return (name, message, summary);
+        }
+        let summary = format!(
             "Uncaught {}",
             crate::inspect::inspect(&mut self.vm, exception, true)
-        )
+        );
+        let message = crate::inspect::inspect(&mut self.vm, exception, false);
+        (kind.name().to_string(), message, summary)
     }
 }

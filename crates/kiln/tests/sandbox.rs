@@ -176,7 +176,7 @@ fn arguments_that_cannot_cross_throw_in_the_guest() {
     ));
     assert_eq!(
         v,
-        str("argument 0 of send: a function cannot cross to the host (at $)")
+        str("send: a function cannot cross to the host (at $[0])")
     );
     assert!(rt.pending_calls().is_empty());
 }
@@ -684,5 +684,355 @@ fn serde_json_values_cross_both_ways() {
     assert_eq!(
         serde_json::to_value(&v).unwrap(),
         serde_json::json!({ "name": "ADA", "tags": 2 })
+    );
+}
+
+// ---- host functions and inputs ----
+
+#[test]
+fn host_functions_take_any_number_of_host_values() {
+    let mut rt = Runtime::new();
+    let mut calls = 0;
+    rt.register_host_function("tools.describe", move |args: &[HostValue]| {
+        calls += 1;
+        Ok(HostValue::object([
+            ("call", HostValue::from(calls)),
+            ("args", HostValue::Array(args.to_vec())),
+        ]))
+    });
+    let v = complete(rt.start(
+        "[tools.describe(), tools.describe(1, 'two', { three: [3] })]",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            HostValue::object([("call", 1.into()), ("args", HostValue::Array(vec![]))]),
+            HostValue::object([
+                ("call", 2.into()),
+                (
+                    "args",
+                    HostValue::Array(vec![
+                        1.into(),
+                        str("two"),
+                        HostValue::object([("three", HostValue::from(vec![3]))]),
+                    ])
+                ),
+            ]),
+        ])
+    );
+}
+
+#[test]
+fn host_function_arguments_that_cannot_cross_name_their_path() {
+    let mut rt = Runtime::new();
+    rt.register_host_function("tools.send", |_| Ok(HostValue::Null));
+    rt.register_async("tools.later");
+    let v = complete(rt.start(
+        "const out = [];
+         for (const f of [() => tools.send(1, { a: () => 1 }), () => tools.later([0, Symbol()])]) {
+             try { f(); out.push('sent'); } catch (e) { out.push(`${e.name}: ${e.message}`); }
+         }
+         out",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            str("TypeError: tools.send: a function cannot cross to the host (at $[1].a)"),
+            str("TypeError: tools.later: a symbol cannot cross to the host (at $[0][1])"),
+        ])
+    );
+    assert!(rt.pending_calls().is_empty());
+}
+
+#[test]
+fn a_host_function_error_is_a_catchable_guest_error() {
+    let mut rt = Runtime::new();
+    rt.register_host_function("search", |args: &[HostValue]| {
+        Err(
+            HostError::new(format!("no results for {:?}", args[0].as_str()))
+                .with_name("SearchError")
+                .with_code("E_EMPTY")
+                .with_details(HostValue::object([("tried", HostValue::from(3))])),
+        )
+    });
+    let v = complete(rt.start(
+        "try { search('kiln') } catch (e) {
+             [e instanceof Error, e.name, e.message, e.code, e.details.tried]
+         }",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            true.into(),
+            str("SearchError"),
+            str("no results for Some(\"kiln\")"),
+            str("E_EMPTY"),
+            3.into(),
+        ])
+    );
+    let e = rt.start("search('x')", "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Exception);
+    assert_eq!(
+        (e.name.as_str(), e.message.as_str()),
+        ("SearchError", "no results for Some(\"x\")")
+    );
+}
+
+#[test]
+fn a_host_function_returning_an_over_deep_value_is_a_type_error() {
+    let mut rt = Runtime::new();
+    rt.register_host_function("deep", |_| {
+        let mut deep = HostValue::Null;
+        for _ in 0..100 {
+            deep = HostValue::Array(vec![deep]);
+        }
+        Ok(deep)
+    });
+    let v = complete(rt.start("try { deep() } catch (e) { e.name }", "t.js"));
+    assert_eq!(v, str("TypeError"));
+}
+
+#[test]
+fn globals_from_host_values_are_fresh_copies() {
+    let mut rt = Runtime::new();
+    let input = HostValue::object([
+        ("name", str("ada")),
+        ("id", HostValue::from(7)),
+        ("tags", HostValue::from(vec!["x", "y"])),
+    ]);
+    rt.set_global("input", &input).unwrap();
+    rt.set_global("limit", &HostValue::from(2)).unwrap();
+    let v = complete(rt.start(
+        "input.tags.push('z'); [Object.keys(input), input.tags.length, limit]",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![
+            HostValue::from(vec!["name", "id", "tags"]),
+            3.into(),
+            2.into()
+        ])
+    );
+    // a new execution sees the guest's changes; the host's value is untouched
+    assert_eq!(complete(rt.start("input.tags.length", "t.js")), 3.into());
+    assert_eq!(input.get("tags"), Some(&HostValue::from(vec!["x", "y"])));
+}
+
+#[test]
+fn an_over_deep_global_is_a_boundary_error() {
+    let mut rt = Runtime::new();
+    let mut deep = HostValue::Null;
+    for _ in 0..100 {
+        deep = HostValue::Array(vec![deep]);
+    }
+    let e = rt.set_global("deep", &deep).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Boundary);
+    assert_eq!(e.name, "Boundary");
+    assert_eq!(
+        e.message,
+        "the global deep: nesting deeper than the limit cannot cross to the host (at $)"
+    );
+    assert_eq!(complete(rt.start("typeof deep", "t.js")), str("undefined"));
+}
+
+// ---- bytes ----
+
+#[test]
+fn bytes_cross_as_uint8_arrays() {
+    let mut rt = Runtime::new();
+    rt.set_global("data", &HostValue::Bytes(vec![1, 2, 250]))
+        .unwrap();
+    let v = complete(rt.start(
+        "[data instanceof Uint8Array, data.length, data[2], data.buffer.byteLength]",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![true.into(), 3.into(), 250.into(), 3.into()])
+    );
+    let v = complete(rt.start(
+        "({
+            whole: new Uint8Array([1, 2, 3]),
+            view: new Uint8Array([0, 1, 2, 3, 4]).subarray(1, 3),
+            buffer: new Uint8Array([9, 8]).buffer,
+            empty: new ArrayBuffer(0),
+        })",
+        "t.js",
+    ));
+    assert_eq!(
+        v,
+        HostValue::object([
+            ("whole", HostValue::Bytes(vec![1, 2, 3])),
+            ("view", HostValue::Bytes(vec![1, 2])),
+            ("buffer", HostValue::Bytes(vec![9, 8])),
+            ("empty", HostValue::Bytes(vec![])),
+        ])
+    );
+}
+
+#[test]
+fn other_binary_data_is_refused() {
+    let cases = [
+        (
+            "new Int16Array(2)",
+            "an object that is not a plain object or array cannot cross to the host (at $)",
+        ),
+        (
+            "new DataView(new ArrayBuffer(2))",
+            "an object that is not a plain object or array cannot cross to the host (at $)",
+        ),
+        (
+            "new SharedArrayBuffer(2)",
+            "an object that is not a plain object or array cannot cross to the host (at $)",
+        ),
+        (
+            "new Uint8Array(new SharedArrayBuffer(2))",
+            "an object that is not a plain object or array cannot cross to the host (at $)",
+        ),
+        (
+            "[new (class Bytes extends Uint8Array {})(1)]",
+            "an object that is not a plain object or array cannot cross to the host (at $[0])",
+        ),
+        (
+            "const b = new Uint8Array(1); b.tag = 1; ({ b })",
+            "an object that is not a plain object or array cannot cross to the host (at $.b.tag)",
+        ),
+        (
+            "const b = new ArrayBuffer(1); b.transfer(); b",
+            "a detached or out-of-bounds buffer cannot cross to the host (at $)",
+        ),
+        (
+            "const r = new ArrayBuffer(4, { maxByteLength: 4 }); const v = new Uint8Array(r, 2, 2); r.resize(1); v",
+            "a detached or out-of-bounds buffer cannot cross to the host (at $)",
+        ),
+        (
+            "const b = new Uint8Array(1); [b, b]",
+            "an object reached twice (cycle or shared) cannot cross to the host (at $[1])",
+        ),
+    ];
+    for (source, message) in cases {
+        let e = Runtime::new().start(source, "t.js").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Boundary, "{source}");
+        assert_eq!(e.summary, format!("the result {message}"), "{source}");
+    }
+}
+
+#[test]
+fn bytes_cross_through_async_calls_both_ways() {
+    let mut rt = Runtime::new();
+    rt.register_async("blob.transform");
+    let calls = match rt.start(
+        "blob.transform(new TextLikeBytes()).then(b => [b.constructor.name, ...b])
+         function TextLikeBytes() { return Uint8Array.from([104, 105]) }",
+        "t.js",
+    ) {
+        Ok(Outcome::Suspended(calls)) => calls,
+        other => panic!("expected to suspend, got {other:?}"),
+    };
+    assert_eq!(calls[0].args, vec![HostValue::Bytes(b"hi".to_vec())]);
+    let v = complete(rt.resume(calls[0].id, Ok(HostValue::Bytes(vec![7, 8]))));
+    assert_eq!(
+        v,
+        HostValue::Array(vec![str("Uint8Array"), 7.into(), 8.into()])
+    );
+}
+
+// ---- the host call budget ----
+
+#[test]
+fn the_host_call_budget_counts_sync_and_async_calls() {
+    let limits = Limits {
+        max_host_calls: Some(3),
+        ..Limits::default()
+    };
+    let mut rt = with_limits(limits);
+    rt.register_sync("add", |a: f64, b: f64| a + b);
+    rt.register_host_function("id", |args: &[HostValue]| Ok(args[0].clone()));
+    rt.register_async("later");
+    // three calls fit
+    let calls = match rt.start("later(add(1, id(2)))", "t.js") {
+        Ok(Outcome::Suspended(calls)) => calls,
+        other => panic!("expected to suspend, got {other:?}"),
+    };
+    assert_eq!(calls[0].args, vec![HostValue::from(3)]);
+    assert_eq!(complete(rt.resume(calls[0].id, Ok(4.into()))), 4.into());
+    // the fourth ends the run, even inside try/catch
+    let e = rt
+        .start(
+            "try { add(1, 1); id(1); add(2, 2); id(3); 'done' } catch (e) { 'caught' }",
+            "t.js",
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::HostCalls);
+    assert_eq!(e.name, "HostCalls");
+    assert_eq!(e.message, "host call budget exhausted");
+    // each execution has its own budget
+    assert_eq!(complete(rt.start("add(1, 2)", "t.js")), 3.into());
+}
+
+// ---- error reports ----
+
+#[test]
+fn error_reports_carry_the_guest_exception_name_and_message() {
+    let mut rt = Runtime::new();
+    let cases = [
+        (
+            "null.x",
+            "TypeError",
+            "Cannot read properties of null (reading 'x')",
+        ),
+        (
+            "class Oops extends Error { name = 'Oops' }; throw new Oops('bad')",
+            "Oops",
+            "bad",
+        ),
+        ("throw new RangeError()", "RangeError", ""),
+        ("throw 'boom'", "Exception", "boom"),
+        ("throw { code: 1 }", "Exception", "{ code: 1 }"),
+        ("let x = ;", "SyntaxError", "Unexpected token (t.js:1:9)"),
+    ];
+    for (source, name, message) in cases {
+        let e = rt.start(source, "t.js").unwrap_err();
+        assert_eq!(
+            (e.name.as_str(), e.message.as_str()),
+            (name, message),
+            "{source}"
+        );
+    }
+    let e = rt.start("throw 'boom'", "t.js").unwrap_err();
+    assert_eq!(e.summary, "Uncaught 'boom'");
+}
+
+#[test]
+fn budget_reports_are_named_after_their_kind() {
+    let mut rt = with_limits(Limits {
+        fuel: Some(10_000),
+        ..Limits::default()
+    });
+    let e = rt.start("while (true) {}", "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfFuel);
+    assert_eq!(
+        (e.name.as_str(), e.message.as_str()),
+        ("OutOfFuel", "fuel budget exhausted")
+    );
+    assert_eq!(e.summary, "RangeError: fuel budget exhausted");
+}
+
+#[test]
+fn the_stack_of_a_report_has_a_frame_per_function() {
+    let mut rt = Runtime::new();
+    let e = rt
+        .start(
+            "function inner() { throw new Error('deep') }\nfunction outer() { inner() }\nouter()",
+            "agent.js",
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.stack,
+        "Error: deep\n    at inner (agent.js:1:26)\n    at outer (agent.js:2:20)\n    at agent.js:3:1"
     );
 }

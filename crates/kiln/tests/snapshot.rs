@@ -424,11 +424,15 @@ fn every_snapshot_has_its_own_id() {
     let a = rt.snapshot(None).unwrap();
     let b = rt.snapshot(None).unwrap();
     let (a, b) = (
-        Snapshot::open(&a, None).unwrap().id(),
-        Snapshot::open(&b, None).unwrap().id(),
+        Snapshot::open(&a, None).unwrap().id().to_string(),
+        Snapshot::open(&b, None).unwrap().id().to_string(),
     );
     assert_ne!(a, b);
-    assert_eq!(a.to_string().len(), 32);
+    assert_eq!(a.len(), 32);
+    assert!(
+        a.bytes()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    );
 }
 
 #[test]
@@ -579,4 +583,54 @@ fn a_runtime_with_two_realms_restores_both() {
     for (source, expected) in checks {
         assert_eq!(rt.eval(source).unwrap(), expected, "{source}");
     }
+}
+
+#[test]
+fn bytes_in_pending_calls_and_answers_survive_a_snapshot() {
+    let mut rt = Runtime::new();
+    rt.register_async("blob.digest");
+    let script = "blob.digest(new Uint8Array([0, 127, 255]), { raw: new Uint8Array(0).buffer })
+        .then(d => [d instanceof Uint8Array, ...d])";
+    let calls = suspended(rt.start(script, "t.js"));
+    let expected_args = vec![
+        HostValue::Bytes(vec![0, 127, 255]),
+        HostValue::object([("raw", HostValue::Bytes(vec![]))]),
+    ];
+    assert_eq!(calls[0].args, expected_args);
+    let bytes = rt.snapshot(None).unwrap();
+    drop(rt);
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, Options::default()).unwrap();
+    rt.register_async("blob.digest");
+    let restored = rt.pending_calls();
+    assert_eq!(restored.len(), 1);
+    assert_eq!(restored[0].args, expected_args);
+    let done = rt
+        .resume(restored[0].id, Ok(HostValue::Bytes(vec![42, 43])))
+        .unwrap();
+    assert_eq!(
+        done,
+        Outcome::Complete(HostValue::Array(vec![true.into(), 42.into(), 43.into()]))
+    );
+}
+
+#[test]
+fn the_host_call_budget_spent_before_a_snapshot_stays_spent() {
+    let options = || Options {
+        limits: Limits {
+            max_host_calls: Some(2),
+            ..Limits::default()
+        },
+        ..Options::default()
+    };
+    let mut rt = Runtime::with_options(options()).unwrap();
+    rt.register_async("t");
+    let calls = suspended(rt.start("t().then(() => t()).then(() => t())", "t.js"));
+    let bytes = rt.snapshot(None).unwrap();
+    let snapshot = Snapshot::open(&bytes, None).unwrap();
+    let mut rt = Runtime::restore(&snapshot, options()).unwrap();
+    rt.register_async("t");
+    let second = suspended(rt.resume(calls[0].id, Ok(HostValue::Null)));
+    let e = rt.resume(second[0].id, Ok(HostValue::Null)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::HostCalls);
 }

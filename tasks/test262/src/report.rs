@@ -107,18 +107,19 @@ impl Results {
         self.by_id.insert(id, (class, status));
     }
 
-    pub fn ran_and_failed(&self, id: &str) -> bool {
-        matches!(
-            self.by_id.get(id),
-            Some((_, Status::Fail(_) | Status::Crash(_) | Status::Timeout))
-        )
+    /// The result of scenario `id`, if the run found it.
+    pub fn status(&self, id: &str) -> Option<&Status> {
+        self.by_id.get(id).map(|(_, s)| s)
     }
 
-    pub fn message(&self, id: &str) -> String {
-        match self.by_id.get(id) {
-            Some((_, Status::Fail(m) | Status::Crash(m))) => m.clone(),
-            Some((_, Status::Timeout)) => "timeout".into(),
-            _ => String::new(),
+    /// Why a scenario listed as passing did not pass in this run.
+    pub fn regression_reason(&self, id: &str) -> String {
+        match self.status(id) {
+            Some(Status::Fail(m) | Status::Crash(m)) => m.clone(),
+            Some(Status::Timeout) => "timeout".into(),
+            Some(Status::Skipped(reason)) => format!("skipped ({reason})"),
+            Some(Status::Pass) => String::new(),
+            None => "not found in the corpus (removed or renamed)".into(),
         }
     }
 

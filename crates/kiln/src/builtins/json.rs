@@ -844,7 +844,7 @@ impl Serializer {
 }
 
 /// [JSON.stringify](https://tc39.es/ecma262/#sec-json.stringify)
-fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
+pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let value = vm.arg(args, 0);
     let replacer = vm.arg(args, 1);
     let mut space = vm.arg(args, 2);

@@ -325,6 +325,24 @@ pub fn numeric_value(vm: &mut Vm, t: ElementType, n: Numeric) -> Value {
 
 // ---- typed array records ----
 
+/// A new %Uint8Array% over a new %ArrayBuffer% holding `bytes`.
+pub fn new_uint8_array(vm: &mut Vm, bytes: Vec<u8>) -> Value {
+    let length = Some(bytes.len());
+    let buffer_proto = vm.intrinsics.array_buffer_prototype;
+    let buffer = array_buffer::new_buffer(vm, buffer_proto, bytes, None);
+    let proto = vm.intrinsics.uint8_array_prototype;
+    let o = vm.heap.new_object(
+        Some(proto),
+        ObjectKind::TypedArray(Box::new(TypedArrayData {
+            element: ElementType::Uint8,
+            buffer,
+            byte_offset: 0,
+            length,
+        })),
+    );
+    Value::object(o)
+}
+
 /// The slots of `obj` if it is a typed array.
 pub fn ta_data(vm: &Vm, obj: ObjectId) -> Option<TypedArrayData> {
     match &vm.heap.object(obj).kind {

@@ -4,11 +4,11 @@
 //! ([proposal-arraybuffer-base64](https://tc39.es/proposal-arraybuffer-base64/spec/)).
 
 use super::array_buffer;
-use super::typed_array::{ElementType, TypedArrayData, length_of, ta_data};
+use super::typed_array::{ElementType, TypedArrayData, length_of, new_uint8_array, ta_data};
 use crate::JsResult;
 use crate::heap::StringId;
 use crate::interpreter::{Args, Vm};
-use crate::object::{Attrs, ObjectKind};
+use crate::object::Attrs;
 use crate::value::Value;
 
 pub fn init(vm: &mut Vm) {
@@ -167,6 +167,39 @@ fn decode_base64(s: &[u16], url: bool, last: LastChunk, max_length: usize) -> De
     }
 }
 
+/// `bytes` in base64 (the URL-safe alphabet with `url`), padded with `=` unless
+/// `omit_padding`.
+pub(crate) fn encode_base64(bytes: &[u8], url: bool, omit_padding: bool) -> String {
+    let table: &[u8; 64] = if url {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.len();
+        let bits = (chunk[0] as u32) << 16
+            | (chunk.get(1).copied().unwrap_or(0) as u32) << 8
+            | chunk.get(2).copied().unwrap_or(0) as u32;
+        for k in 0..4 {
+            if k <= n {
+                out.push(table[(bits >> (18 - 6 * k) & 63) as usize] as char);
+            } else if !omit_padding {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of standard, padded base64 text (`Uint8Array.fromBase64(s, { lastChunkHandling:
+/// "strict" })`), or None when `s` is not such text.
+pub(crate) fn decode_base64_strict(s: &str) -> Option<Vec<u8>> {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let decoded = decode_base64(&units, false, LastChunk::Strict, usize::MAX);
+    (!decoded.error).then_some(decoded.bytes)
+}
+
 /// [FromHex](https://tc39.es/proposal-arraybuffer-base64/spec/#sec-fromhex)
 fn decode_hex(s: &[u16], max_length: usize) -> Decoded {
     let mut out = Decoded {
@@ -253,24 +286,6 @@ fn last_chunk_option(vm: &mut Vm, opts: Option<Value>) -> JsResult<LastChunk> {
     )
 }
 
-/// A new Uint8Array holding `bytes`.
-fn new_uint8_array(vm: &mut Vm, bytes: Vec<u8>) -> JsResult<Value> {
-    let len = bytes.len();
-    let buffer_proto = vm.intrinsics.array_buffer_prototype;
-    let buffer = array_buffer::new_buffer(vm, buffer_proto, bytes, None);
-    let proto = vm.intrinsics.uint8_array_prototype;
-    let o = vm.heap.new_object(
-        Some(proto),
-        ObjectKind::TypedArray(Box::new(TypedArrayData {
-            element: ElementType::Uint8,
-            buffer,
-            byte_offset: 0,
-            length: Some(len),
-        })),
-    );
-    Ok(Value::object(o))
-}
-
 /// [Uint8Array.fromBase64](https://tc39.es/proposal-arraybuffer-base64/spec/#sec-uint8array.frombase64)
 fn from_base64(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let s = string_arg(vm, vm.arg(args, 0))?;
@@ -281,7 +296,7 @@ fn from_base64(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     if result.error {
         return Err(vm.syntax_error("Invalid base64 string"));
     }
-    new_uint8_array(vm, result.bytes)
+    Ok(new_uint8_array(vm, result.bytes))
 }
 
 /// [Uint8Array.fromHex](https://tc39.es/proposal-arraybuffer-base64/spec/#sec-uint8array.fromhex)
@@ -291,7 +306,7 @@ fn from_hex(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     if result.error {
         return Err(vm.syntax_error("Invalid hex string"));
     }
-    new_uint8_array(vm, result.bytes)
+    Ok(new_uint8_array(vm, result.bytes))
 }
 
 /// ValidateUint8Array
@@ -379,25 +394,7 @@ fn to_base64(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         None => false,
     };
     let bytes = bytes_of(vm, &t)?;
-    let table: &[u8; 64] = if url {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-    } else {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    };
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.len();
-        let bits = (chunk[0] as u32) << 16
-            | (chunk.get(1).copied().unwrap_or(0) as u32) << 8
-            | chunk.get(2).copied().unwrap_or(0) as u32;
-        for k in 0..4 {
-            if k <= n {
-                out.push(table[(bits >> (18 - 6 * k) & 63) as usize] as char);
-            } else if !omit_padding {
-                out.push('=');
-            }
-        }
-    }
+    let out = encode_base64(&bytes, url, omit_padding);
     Ok(Value::string(vm.heap.alloc_str(&out)))
 }
 

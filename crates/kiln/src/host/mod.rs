@@ -6,7 +6,11 @@
 //! call allocates nothing beyond what the closure itself returns. An asynchronous
 //! capability returns a guest promise and records a [`PendingCall`]; the host answers it
 //! later (see [`crate::Runtime::resume`]), possibly in another process after a snapshot.
+//! A host function ([`crate::Runtime::register_host_function`]) is a synchronous
+//! capability of any arity that takes and returns [`HostValue`]s, for hosts that bind
+//! their functions at run time (the language bindings).
 
+mod console;
 mod harden;
 #[cfg(feature = "serde")]
 mod serde;
@@ -17,6 +21,8 @@ use crate::heap::ObjectId;
 use crate::interpreter::{Args, Termination, Vm};
 use crate::object::{Attrs, ObjectKind, PropertyKey};
 use crate::value::Value;
+pub use console::ConsoleLevel;
+pub(crate) use console::ConsoleSink;
 use std::rc::Rc;
 pub use value::{BoundaryError, BoundaryErrorKind, BoundaryOptions, HostValue};
 
@@ -98,6 +104,10 @@ pub struct HostState {
     pub(crate) capabilities: Vec<Capability>,
     pub(crate) outstanding: Vec<OutstandingCall>,
     pub(crate) next_id: CallId,
+    /// capability calls made in the current execution (against `Limits::max_host_calls`)
+    pub(crate) calls_made: u64,
+    /// where the guest's `console` writes (see [`crate::Runtime::set_console`])
+    pub(crate) console: Option<ConsoleSink>,
     /// what values may cross to the host
     pub boundary: BoundaryOptions,
 }
@@ -288,9 +298,32 @@ sync_capability!(A, B);
 sync_capability!(A, B, C);
 sync_capability!(A, B, C, D);
 
-/// The natives a host adds after realm creation (capabilities, `harden`); snapshots name
+/// A host function: any number of arguments crossing as [`HostValue`]s, a result or a
+/// [`HostError`] thrown in the guest.
+pub(crate) fn host_function_fn(
+    name: &str,
+    f: impl FnMut(&[HostValue]) -> Result<HostValue, HostError> + 'static,
+) -> SyncFn {
+    let f = std::cell::RefCell::new(f);
+    let name: Rc<str> = name.into();
+    Rc::new(move |vm: &mut Vm, args: Args| {
+        let options = vm.host.boundary;
+        let host_args = vm
+            .args_to_host(args, &options)
+            .map_err(|e| vm.type_error(format!("{name}: {e}")))?;
+        // A host function cannot reach the guest, so it is never re-entered.
+        let result = match f.try_borrow_mut() {
+            Ok(mut f) => f(&host_args),
+            Err(_) => Err(HostError::new(format!("{name} is already running"))),
+        };
+        result.into_guest(vm)
+    })
+}
+
+/// The natives a host adds after realm creation (capabilities, `harden`, `console`); snapshots name
 /// them by their position in this list.
-pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 2] = [call_capability, harden::harden];
+pub(crate) const DYNAMIC_NATIVES: [crate::object::NativeFn; 3] =
+    [call_capability, harden::harden, console::console_method];
 
 /// The native behind every capability: its data is the capability's index.
 fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
@@ -302,6 +335,16 @@ fn call_capability(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let Some(capability) = vm.host.capabilities.get(index as usize).cloned() else {
         return Err(vm.type_error("this host capability is not available"));
     };
+    if !matches!(capability.kind, CapabilityKind::Missing) {
+        if vm
+            .limits
+            .max_host_calls
+            .is_some_and(|max| vm.host.calls_made >= max)
+        {
+            return Err(vm.terminate(Termination::HostCallBudget));
+        }
+        vm.host.calls_made += 1;
+    }
     match capability.kind {
         CapabilityKind::Sync(f) => f(vm, args),
         CapabilityKind::Async => vm.start_host_call(&capability.name, args),
@@ -361,14 +404,9 @@ impl Vm {
             return Err(self.terminate(Termination::HostCalls));
         }
         let options = self.host.boundary;
-        let mut host_args = Vec::with_capacity(args.count as usize);
-        for i in 0..args.count as usize {
-            let v = self.arg(args, i);
-            match self.to_host(v, &options) {
-                Ok(h) => host_args.push(h),
-                Err(e) => return Err(self.type_error(format!("argument {i} of {name}: {e}"))),
-            }
-        }
+        let host_args = self
+            .args_to_host(args, &options)
+            .map_err(|e| self.type_error(format!("{name}: {e}")))?;
         let promise = self.new_promise();
         self.host.next_id += 1;
         let call = PendingCall {

@@ -4,9 +4,14 @@
 //! Integral numbers serialize as integers (−0 and fractions as floats). `undefined` and
 //! `null` both serialize as unit and deserialize as `Null`. BigInts and Dates serialize
 //! as one-entry maps `{"$bigint": "123"}` and `{"$date": 0.0}`; deserializing never
-//! produces them (a guest object with such a key must stay an object).
+//! produces them (a guest object with such a key must stay an object). Bytes serialize as
+//! `{"$bytes": "<base64>"}` and deserialize back to bytes, so binary data survives a JSON
+//! round trip: the one-entry map whose value is standard padded base64 is read as bytes
+//! (a guest object of exactly that form comes back as bytes). Formats with a native byte
+//! type (`serialize_bytes`) deserialize it as bytes too.
 
 use super::HostValue;
+use crate::builtins::uint8_base64::{decode_base64_strict, encode_base64};
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -55,6 +60,11 @@ impl Serialize for HostValue {
                 map.serialize_entry("$date", t)?;
                 map.end()
             }
+            HostValue::Bytes(bytes) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("$bytes", &encode_base64(bytes, false, false))?;
+                map.end()
+            }
         }
     }
 }
@@ -65,7 +75,7 @@ impl<'de> Visitor<'de> for HostValueVisitor {
     type Value = HostValue;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("plain data (null, a boolean, number, string, array or map)")
+        f.write_str("plain data (null, a boolean, number, string, bytes, array or map)")
     }
 
     fn visit_bool<E>(self, b: bool) -> Result<HostValue, E> {
@@ -92,6 +102,14 @@ impl<'de> Visitor<'de> for HostValueVisitor {
         Ok(HostValue::String(s))
     }
 
+    fn visit_bytes<E>(self, b: &[u8]) -> Result<HostValue, E> {
+        Ok(HostValue::Bytes(b.to_vec()))
+    }
+
+    fn visit_byte_buf<E>(self, b: Vec<u8>) -> Result<HostValue, E> {
+        Ok(HostValue::Bytes(b))
+    }
+
     fn visit_unit<E>(self) -> Result<HostValue, E> {
         Ok(HostValue::Null)
     }
@@ -116,6 +134,12 @@ impl<'de> Visitor<'de> for HostValueVisitor {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         while let Some((k, v)) = map.next_entry::<String, HostValue>()? {
             entries.push((k, v));
+        }
+        if let [(key, HostValue::String(base64))] = entries.as_slice()
+            && key == "$bytes"
+            && let Some(bytes) = decode_base64_strict(base64)
+        {
+            return Ok(HostValue::Bytes(bytes));
         }
         Ok(HostValue::Object(entries))
     }
@@ -148,6 +172,34 @@ mod tests {
             ])
         );
         assert_eq!(serde_json::to_value(&h).unwrap(), j);
+    }
+
+    #[test]
+    fn bytes_round_trip_as_base64() {
+        let h = HostValue::Array(vec![
+            HostValue::Bytes(vec![0, 1, 254, 255]),
+            HostValue::Bytes(vec![]),
+            HostValue::Bytes(b"kiln".to_vec()),
+        ]);
+        let j = serde_json::to_value(&h).unwrap();
+        assert_eq!(
+            j,
+            json!([{ "$bytes": "AAH+/w==" }, { "$bytes": "" }, { "$bytes": "a2lsbg==" }])
+        );
+        assert_eq!(serde_json::from_value::<HostValue>(j).unwrap(), h);
+    }
+
+    #[test]
+    fn objects_that_only_look_like_bytes_stay_objects() {
+        for j in [
+            json!({ "$bytes": "not base64!" }),
+            json!({ "$bytes": "AAH" }),
+            json!({ "$bytes": 12 }),
+            json!({ "$bytes": "AA==", "other": 1 }),
+        ] {
+            let h: HostValue = serde_json::from_value(j.clone()).unwrap();
+            assert!(matches!(h, HostValue::Object(_)), "{j} became {h:?}");
+        }
     }
 
     #[test]

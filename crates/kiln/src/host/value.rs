@@ -1,13 +1,16 @@
 //! Values that cross the host boundary, and the conversions that guard it.
 //!
 //! A [`HostValue`] is a tree of plain data. Converting a JavaScript value into one
-//! fails closed: functions, symbols, proxies, accessors, class instances, cycles,
+//! fails closed: functions, symbols, proxies, accessors, class instances, typed arrays
+//! other than Uint8Array, DataViews, shared memory, cycles,
 //! shared references, over-deep nesting and over-long arrays are refused with a
 //! [`BoundaryError`] naming the path, and the conversion reads object storage directly,
 //! so no getter, proxy trap or `toJSON` ever runs.
 
+use crate::builtins::array_buffer;
+use crate::builtins::typed_array::{self, ElementType, TypedArrayData};
 use crate::heap::ObjectId;
-use crate::interpreter::Vm;
+use crate::interpreter::{Args, Vm};
 use crate::object::{Attrs, ObjectKind, PropertyKey};
 use crate::value::Value;
 use rustc_hash::FxHashSet;
@@ -28,6 +31,9 @@ pub enum HostValue {
     BigInt(String),
     /// a Date as milliseconds since the epoch (only with [`BoundaryOptions::date`])
     Date(f64),
+    /// binary data: a `Uint8Array` in the guest; from the guest, the bytes a
+    /// `Uint8Array` views or the bytes of an `ArrayBuffer`
+    Bytes(Vec<u8>),
 }
 
 impl HostValue {
@@ -139,6 +145,8 @@ pub enum BoundaryErrorKind {
     Date,
     /// a string with a lone surrogate, which has no UTF-8 form
     LoneSurrogate,
+    /// a detached ArrayBuffer, or a Uint8Array whose buffer shrank below it
+    Detached,
 }
 
 /// A value refused at the boundary, with where in the tree it was found (`$` is the root).
@@ -163,6 +171,7 @@ impl std::fmt::Display for BoundaryError {
             BoundaryErrorKind::BigInt => "a BigInt",
             BoundaryErrorKind::Date => "a Date",
             BoundaryErrorKind::LoneSurrogate => "a string with a lone surrogate",
+            BoundaryErrorKind::Detached => "a detached or out-of-bounds buffer",
         };
         write!(f, "{what} cannot cross to the host (at {})", self.path)
     }
@@ -176,6 +185,9 @@ struct ToHost<'a> {
     options: &'a BoundaryOptions,
     seen: FxHashSet<ObjectId>,
     path: Vec<PathPart>,
+    /// the leading parts of `path` that place the value being converted (its argument
+    /// index), not nesting inside it
+    root: usize,
 }
 
 enum PathPart {
@@ -249,9 +261,21 @@ impl ToHost<'_> {
             ObjectKind::Array { .. } if proto == Some(self.vm.intrinsics.array_prototype) => {}
             ObjectKind::Ordinary
                 if proto.is_none() || proto == Some(self.vm.intrinsics.object_prototype) => {}
+            ObjectKind::TypedArray(t)
+                if t.element == ElementType::Uint8
+                    && proto == Some(self.vm.intrinsics.uint8_array_prototype) =>
+            {
+                let t = **t;
+                return self.bytes(o, t.buffer, Some(t));
+            }
+            ObjectKind::ArrayBuffer(b)
+                if !b.is_shared() && proto == Some(self.vm.intrinsics.array_buffer_prototype) =>
+            {
+                return self.bytes(o, o, None);
+            }
             _ => return Err(self.fail(BoundaryErrorKind::NotPlainData)),
         }
-        if self.path.len() >= self.options.max_depth {
+        if self.path.len() - self.root >= self.options.max_depth {
             return Err(self.fail(BoundaryErrorKind::TooDeep));
         }
         if !self.seen.insert(o) {
@@ -262,6 +286,46 @@ impl ToHost<'_> {
         } else {
             self.plain_object(o)
         }
+    }
+
+    /// The bytes of the ArrayBuffer `buffer`, or of the part of it the Uint8Array `o`
+    /// views (`view`). Like arrays, they carry no properties of their own.
+    fn bytes(
+        &mut self,
+        o: ObjectId,
+        buffer: ObjectId,
+        view: Option<TypedArrayData>,
+    ) -> Result<HostValue, BoundaryError> {
+        if !self.seen.insert(o) {
+            return Err(self.fail(BoundaryErrorKind::SharedReference));
+        }
+        let extra = match self.vm.heap.own_keys(o).first() {
+            None => None,
+            Some(&PropertyKey::Symbol(_)) => return Err(self.fail(BoundaryErrorKind::SymbolKey)),
+            Some(&PropertyKey::String(s)) => Some(PathPart::Key(self.string(s)?)),
+            Some(&PropertyKey::Index(i)) => Some(PathPart::Index(i)),
+        };
+        if let Some(part) = extra {
+            self.path.push(part);
+            return Err(self.fail(BoundaryErrorKind::NotPlainData));
+        }
+        let data = array_buffer::data(self.vm, buffer);
+        if data.is_shared() {
+            return Err(self.fail(BoundaryErrorKind::NotPlainData));
+        }
+        if data.detached {
+            return Err(self.fail(BoundaryErrorKind::Detached));
+        }
+        let range = match view {
+            None => 0..data.len(),
+            Some(t) => match typed_array::length_of(self.vm, &t) {
+                Some(len) => t.byte_offset..t.byte_offset + len,
+                None => return Err(self.fail(BoundaryErrorKind::Detached)),
+            },
+        };
+        Ok(HostValue::Bytes(
+            array_buffer::data(self.vm, buffer).to_vec(range),
+        ))
     }
 
     fn array(&mut self, o: ObjectId) -> Result<HostValue, BoundaryError> {
@@ -338,8 +402,31 @@ impl Vm {
             options,
             seen: FxHashSet::default(),
             path: Vec::new(),
+            root: 0,
         }
         .convert(value)
+    }
+
+    /// Convert a call's arguments into host data; a refusal's path starts at the
+    /// argument list (`$[1].a` is property `a` of the second argument).
+    pub(crate) fn args_to_host(
+        &mut self,
+        args: Args,
+        options: &BoundaryOptions,
+    ) -> Result<Vec<HostValue>, BoundaryError> {
+        (0..args.count)
+            .map(|i| {
+                let v = self.arg(args, i as usize);
+                ToHost {
+                    vm: self,
+                    options,
+                    seen: FxHashSet::default(),
+                    path: vec![PathPart::Index(i)],
+                    root: 1,
+                }
+                .convert(v)
+            })
+            .collect()
     }
 
     /// Build the guest value for host data: fresh arrays and plain objects. Fails for a
@@ -394,6 +481,7 @@ impl Vm {
                 let t = crate::builtins::date::time_clip(t);
                 Value::object(self.heap.new_object(Some(proto), ObjectKind::Date(t)))
             }
+            HostValue::Bytes(bytes) => typed_array::new_uint8_array(self, bytes.clone()),
         })
     }
 }

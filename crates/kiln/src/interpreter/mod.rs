@@ -299,6 +299,8 @@ pub enum Termination {
     ComputeTime,
     /// more outstanding host calls than `Limits::max_pending_host_calls`
     HostCalls,
+    /// more host calls in one execution than `Limits::max_host_calls`
+    HostCallBudget,
 }
 
 impl Termination {
@@ -311,6 +313,7 @@ impl Termination {
             Termination::OutOfFuel => "fuel budget exhausted",
             Termination::ComputeTime => "compute time budget exhausted",
             Termination::HostCalls => "too many outstanding host calls",
+            Termination::HostCallBudget => "host call budget exhausted",
         }
     }
 }
@@ -334,6 +337,9 @@ pub struct Limits {
     pub compute_time: Option<std::time::Duration>,
     /// asynchronous host calls that may be outstanding at once
     pub max_pending_host_calls: usize,
+    /// host capability calls (synchronous and asynchronous) one execution may make in
+    /// all; unlimited when None
+    pub max_host_calls: Option<u64>,
 }
 
 impl Default for Limits {
@@ -346,6 +352,7 @@ impl Default for Limits {
             fuel: None,
             compute_time: None,
             max_pending_host_calls: 1024,
+            max_host_calls: None,
         }
     }
 }
@@ -703,12 +710,7 @@ impl Vm {
 
     /// Define `stack` on an error object: `Name: message` then one `at` line per frame.
     pub fn attach_stack(&mut self, obj: ObjectId) {
-        let name_key = PropertyKey::String(self.atoms.name);
-        let msg_key = PropertyKey::String(self.atoms.message);
-        let name = self
-            .peek_string_property(obj, name_key)
-            .unwrap_or_else(|| "Error".into());
-        let msg = self.peek_string_property(obj, msg_key).unwrap_or_default();
+        let (name, msg) = self.peek_error_name_and_message(obj);
         let mut text = if msg.is_empty() {
             name
         } else {
@@ -725,6 +727,18 @@ impl Vm {
             v,
             crate::object::Attrs::HIDDEN,
         );
+    }
+
+    /// An error's `name` (`Error` when it has none) and `message` (empty when it has
+    /// none), read without running any code.
+    pub(crate) fn peek_error_name_and_message(&mut self, obj: ObjectId) -> (String, String) {
+        let name = self
+            .peek_string_property(obj, PropertyKey::String(self.atoms.name))
+            .unwrap_or_else(|| "Error".into());
+        let message = self
+            .peek_string_property(obj, PropertyKey::String(self.atoms.message))
+            .unwrap_or_default();
+        (name, message)
     }
 
     /// A string-valued data property found along the prototype chain, read without

@@ -42,7 +42,7 @@ use std::ops::Range;
 
 const MAGIC: &[u8; 8] = b"KILNSNAP";
 /// Bumped whenever the payload layout changes.
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 const TAG_LEN: usize = 32;
 
 /// Why a snapshot could not be made or restored. The kinds are stable.
@@ -83,36 +83,22 @@ impl std::fmt::Display for SnapshotError {
 
 impl std::error::Error for SnapshotError {}
 
-/// A snapshot's unique id: a host that records the ids it resumed can refuse replays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SnapshotId(pub [u8; 16]);
-
-impl std::fmt::Display for SnapshotId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
-    }
-}
-
-impl SnapshotId {
-    fn fresh() -> SnapshotId {
-        use std::hash::{BuildHasher, Hasher};
-        let half = || {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u128(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos()),
-            );
-            h.finish().to_le_bytes()
-        };
-        let mut id = [0; 16];
-        id[..8].copy_from_slice(&half());
-        id[8..].copy_from_slice(&half());
-        SnapshotId(id)
-    }
+/// 16 bytes no other snapshot carries: the time and two independently seeded hashes.
+fn fresh_id() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let half = || {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish().to_le_bytes()
+    };
+    let mut id = [0; 16];
+    id[..8].copy_from_slice(&half());
+    id[8..].copy_from_slice(&half());
+    id
 }
 
 /// Snapshot bytes whose envelope was checked: magic, versions, checksum or key.
@@ -135,7 +121,8 @@ impl SnapshotId {
 /// assert_eq!(done, Outcome::Complete(HostValue::Number(42.0)));
 /// ```
 pub struct Snapshot<'a> {
-    id: SnapshotId,
+    /// the id in lowercase hex (32 digits)
+    id: String,
     payload: &'a [u8],
 }
 
@@ -199,13 +186,15 @@ impl<'a> Snapshot<'a> {
             return Err(SnapshotError::new(Corrupt, "bytes after the payload"));
         }
         Ok(Snapshot {
-            id: SnapshotId(id),
+            id: id.iter().map(|b| format!("{b:02x}")).collect(),
             payload,
         })
     }
 
-    pub fn id(&self) -> SnapshotId {
-        self.id
+    /// The snapshot's unique id (32 hex digits), written once per snapshot: a host that
+    /// records the ids it resumed can refuse to resume the same snapshot twice.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -365,7 +354,7 @@ pub(crate) fn write(
     out.bytes.extend_from_slice(MAGIC);
     out.u32(FORMAT_VERSION);
     out.str(env!("CARGO_PKG_VERSION"));
-    out.bytes.extend_from_slice(&SnapshotId::fresh().0);
+    out.bytes.extend_from_slice(&fresh_id());
     out.bool(key.is_some());
     out.bytes(&payload);
     let tag = match key {

@@ -679,6 +679,7 @@ impl<'a> PayloadReader<'a> {
             }
             7 => HostValue::BigInt(self.r.string()?),
             8 => HostValue::Date(self.r.f64()?),
+            9 => HostValue::Bytes(self.r.bytes()?.to_vec()),
             _ => return Err(corrupt("unknown host value tag")),
         })
     }
@@ -757,6 +758,7 @@ impl<'a> PayloadReader<'a> {
             })
             .collect();
         vm.host.next_id = self.r.u64()?;
+        vm.host.calls_made = self.r.u64()?;
         let n = self.r.count(3)?;
         let mut outstanding = Vec::with_capacity(n);
         for _ in 0..n {

@@ -696,6 +696,10 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u8(8);
                 self.w.f64(*t);
             }
+            HostValue::Bytes(b) => {
+                self.w.u8(9);
+                self.w.bytes(b);
+            }
         }
     }
 
@@ -775,6 +779,7 @@ impl<'a> PayloadWriter<'a> {
             self.w.str(&c.name);
         }
         self.w.u64(host.next_id);
+        self.w.u64(host.calls_made);
         self.w.usize(host.outstanding.len());
         for call in &host.outstanding {
             self.w.u64(call.call.id);
