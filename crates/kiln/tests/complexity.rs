@@ -289,3 +289,70 @@ fn substrings() {
         },
     ]);
 }
+
+/// Paths that were linear (or n log n) already when these tests were written: they
+/// stay that way.
+#[test]
+fn other_bulk_operations() {
+    check(&[
+        Case {
+            name: "JSON.stringify and JSON.parse of an array of records",
+            n: 500,
+            setup: "var a = []; for (var i = 0; i < n; i++) a.push({ id: i, name: 'n' + i, tags: ['x', 'y'] });",
+            op: "JSON.parse(JSON.stringify(a)).length",
+            expect: |n| n.to_string(),
+        },
+        Case {
+            name: "Map growth and delete churn, then iteration",
+            n: 2_000,
+            setup: "",
+            op: "var m = new Map(), count = 0;
+                 for (var i = 0; i < n; i++) { m.set('k' + i, i); if (i >= 10) m.delete('k' + (i - 10)); }
+                 for (var e of m) count++;
+                 for (var i = 0; i < n; i++) { m.set(i, i); m.delete(i); for (var e of m) break; }
+                 count + m.size",
+            expect: |_| "20".to_string(),
+        },
+        Case {
+            name: "Set growth, Array.from and spread of it",
+            n: 2_000,
+            setup: "",
+            op: "var s = new Set(); for (var i = 0; i < n; i++) s.add(i);
+                 Array.from(s).length + [...s].length",
+            expect: |n| (2 * n).to_string(),
+        },
+        Case {
+            name: "sort with a comparator, the default sort, and a holey array",
+            n: 2_000,
+            setup: "var a = [], h = []; h.length = n;
+                    for (var i = 0; i < n; i++) a.push((i * 7919) % n);
+                    for (var i = 0; i < n; i += 2) h[i] = (i * 7919) % n;",
+            op: "a.slice().sort(function (x, y) { return x - y; })[n - 1]
+                 + a.slice().sort()[0] + h.sort()[0]",
+            expect: |n| (n - 1).to_string(),
+        },
+        Case {
+            name: "join, indexOf and includes over an array",
+            n: 2_000,
+            setup: "var a = []; for (var i = 0; i < n; i++) a.push(i);",
+            op: "a.join(',').length > 0 && a.indexOf(-1) === -1 && !a.includes(-1)",
+            expect: |_| "true".to_string(),
+        },
+        Case {
+            name: "building a string with += and template literals, read at the end",
+            n: 2_000,
+            setup: "",
+            op: "var s = '', t = '';
+                 for (var i = 0; i < n; i++) { s += 'ab'; t = `${t}x`; }
+                 s.length + t.length + s.charCodeAt(0)",
+            expect: |n| (3 * n + 97).to_string(),
+        },
+        Case {
+            name: "repeat and padStart",
+            n: 2_000,
+            setup: "",
+            op: "'ab'.repeat(n).length + 'x'.padStart(n, 'ab').length",
+            expect: |n| (3 * n).to_string(),
+        },
+    ]);
+}
