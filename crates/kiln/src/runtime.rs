@@ -275,7 +275,7 @@ impl Runtime {
 
     /// Fuel used since the last [`Runtime::start`] or [`Runtime::run_script`].
     pub fn fuel_used(&self) -> u64 {
-        self.vm.meter.fuel_used()
+        self.vm.fuel_used()
     }
 
     /// Run a script, then its promise jobs; returns the completion value.
@@ -291,7 +291,7 @@ impl Runtime {
 
     /// Budgets start again for a new execution: fuel, compute time, host calls.
     fn fresh_budgets(&mut self) {
-        self.vm.meter.reset();
+        self.vm.reset_meter();
         self.vm.host.calls_made = 0;
     }
 

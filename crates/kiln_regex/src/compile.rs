@@ -173,6 +173,9 @@ pub struct Program {
     pub prefix: Option<Prefix>,
     /// the pattern starts with `^` without multiline: only position 0 can match
     pub anchored_start: bool,
+    /// a literal (case-sensitive, two characters or more) that every match contains,
+    /// when it is not the prefix: a search whose remaining text lacks it fails at once
+    pub required: Option<Prefix>,
 }
 
 struct Compiler<'a> {
@@ -207,6 +210,9 @@ pub fn compile(root: &Node, names: &[Option<String>], unicode: bool) -> Program 
         first_chars(root, unicode).map(|s| SetMatcher::new(&s))
     };
     let anchored_start = starts_anchored(root);
+    let required = required_literal(root)
+        .filter(|r| r.len() >= 2 && *r != literal)
+        .map(|r| Prefix::new(&r));
     Program {
         insts: c.insts,
         sets: c.sets,
@@ -218,6 +224,7 @@ pub fn compile(root: &Node, names: &[Option<String>], unicode: bool) -> Program 
         first,
         prefix,
         anchored_start,
+        required,
     }
 }
 
@@ -535,6 +542,30 @@ fn literal_prefix(node: &Node, out: &mut Vec<u32>) -> bool {
         Node::Capture { body, .. } => literal_prefix(body, out),
         _ => false,
     }
+}
+
+/// The longest run of literal characters (case-sensitive) among the terms of the
+/// pattern's top-level sequence: every match contains it.
+fn required_literal(node: &Node) -> Option<Vec<u32>> {
+    let terms = match node {
+        Node::Seq(terms) => terms,
+        Node::Capture { body, .. } => return required_literal(body),
+        _ => return None,
+    };
+    let mut best: Vec<u32> = Vec::new();
+    let mut run: Vec<u32> = Vec::new();
+    for term in terms {
+        let mut literal = Vec::new();
+        if literal_prefix(term, &mut literal) {
+            run.extend(literal);
+        } else {
+            run.clear();
+        }
+        if run.len() > best.len() {
+            best = run.clone();
+        }
+    }
+    (!best.is_empty()).then_some(best)
 }
 
 /// The characters a non-empty match of `node` can start with; None when unknown.

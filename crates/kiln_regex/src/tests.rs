@@ -277,3 +277,26 @@ fn deep_patterns_do_not_overflow() {
     let m = re.find_at(Input::Latin1(long.as_bytes()), 0, false, &mut |_| true);
     assert_eq!(m.map(|m| m.map(|m| m.end())), Ok(Some(200_001)));
 }
+
+#[test]
+fn a_missing_required_literal_fails_without_trying_each_position() {
+    let p: Vec<u16> = "[a-z]+(\\d)XY".encode_utf16().collect();
+    let re = Regex::new(&p, Flags::default()).unwrap();
+    let text = "ab1".repeat(2000);
+    let mut steps = 0;
+    let found = re
+        .find_at(Input::Latin1(text.as_bytes()), 0, false, &mut |n| {
+            steps += n;
+            true
+        })
+        .unwrap();
+    assert_eq!(found, None);
+    assert!(steps < 1_000, "{steps} steps");
+    assert_eq!(
+        exec("[a-z]+(\\d)XY", "", "ab1 cd2XY"),
+        groups(&[Some("cd2XY"), Some("2")])
+    );
+    // a sticky search is not prefiltered, and matches as before
+    assert_eq!(exec("[a-z]+XY", "y", "abXY"), groups(&[Some("abXY")]));
+    assert_eq!(exec("[a-z]+XY", "y", "ab XY"), None);
+}

@@ -283,6 +283,16 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
                 Ok(false)
             };
         }
+        if !anchored && let Some(required) = &self.prog.required {
+            // No match without the required literal; searching for it costs a step per
+            // 16 code units, like skipping ahead. (Not for sticky searches: they try one
+            // position, and a scan to the end would make a tokenizer loop quadratic.)
+            let found = self.text.find_prefix(start, required);
+            self.tick((found.unwrap_or(len).saturating_sub(start) / 16) as u64)?;
+            if found.is_none() {
+                return Ok(false);
+            }
+        }
         loop {
             if !anchored {
                 // skipping ahead costs a step per 16 code units skipped

@@ -12,7 +12,9 @@ use crate::JsResult;
 use crate::heap::ObjectId;
 use crate::interpreter::convert::number_to_string;
 use crate::interpreter::{Args, Vm};
-use crate::object::{Attrs, Elements, IterationKind, Object, ObjectKind, PropertyKey};
+use crate::object::{
+    Attrs, DenseElements, Elements, IterationKind, Object, ObjectKind, PropertyKey,
+};
 use crate::value::Value;
 use std::cmp::Ordering;
 
@@ -151,7 +153,7 @@ impl Vm {
             },
         );
         if capacity > 0 {
-            self.heap.object_mut(a).elements = Elements::Dense(Vec::with_capacity(capacity));
+            self.heap.object_mut(a).elements = Elements::Dense(Vec::with_capacity(capacity).into());
             self.heap.note_growth(capacity * 8);
         }
         a
@@ -167,7 +169,7 @@ impl Vm {
             },
         );
         self.heap.note_growth(values.capacity() * 8);
-        self.heap.object_mut(a).elements = Elements::Dense(values);
+        self.heap.object_mut(a).elements = Elements::Dense(values.into());
         a
     }
 }
@@ -331,7 +333,23 @@ fn protos_clean(vm: &Vm, o: ObjectId) -> bool {
 }
 
 /// The elements of an array with dense storage, writable length and no holes.
-fn packed_elements(vm: &mut Vm, o: ObjectId) -> Option<&mut Vec<Value>> {
+fn packed_elements(vm: &mut Vm, o: ObjectId) -> Option<&mut DenseElements> {
+    dense_elements(vm, o).filter(|v| !v.iter().any(|v| v.is_hole()))
+}
+
+/// The elements of an array with dense storage and writable length, when its
+/// prototypes are clean and it is extensible: then moving elements, holes included,
+/// only reads, overwrites, creates and deletes own data elements, without running
+/// JavaScript, so a built-in may move them directly.
+fn movable_elements(vm: &mut Vm, o: ObjectId) -> Option<&mut DenseElements> {
+    if !protos_clean(vm, o) || !vm.heap.object(o).extensible {
+        return None;
+    }
+    dense_elements(vm, o)
+}
+
+/// The dense elements of an array with writable length.
+fn dense_elements(vm: &mut Vm, o: ObjectId) -> Option<&mut DenseElements> {
     let obj = vm.heap.object_mut(o);
     if !matches!(
         obj.kind,
@@ -342,8 +360,8 @@ fn packed_elements(vm: &mut Vm, o: ObjectId) -> Option<&mut Vec<Value>> {
         return None;
     }
     match &mut obj.elements {
-        Elements::Dense(v) if !v.iter().any(|v| v.is_hole()) => Some(v),
-        _ => None,
+        Elements::Dense(v) => Some(v),
+        Elements::Sparse(_) => None,
     }
 }
 
@@ -456,11 +474,11 @@ fn array_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
             }
             vm.heap.set_array_length(arr, int_len);
         } else {
-            vm.heap.object_mut(arr).elements = Elements::Dense(vec![len]);
+            vm.heap.object_mut(arr).elements = Elements::Dense(vec![len].into());
         }
     } else {
         let values = vm.arg_vec(args);
-        vm.heap.object_mut(arr).elements = Elements::Dense(values);
+        vm.heap.object_mut(arr).elements = Elements::Dense(values.into());
     }
     Ok(Value::object(arr))
 }
@@ -1033,7 +1051,7 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         vec![b',' as u16]
     } else {
         let s = vm.to_string(sep)?;
-        vm.heap.units(s).to_vec()
+        vm.heap.units_vec(s)
     };
     let mut out: Vec<u16> = Vec::new();
     let mut k = 0.0;
@@ -1078,7 +1096,7 @@ fn map(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         && source.len() as f64 >= len
     {
         vm.heap.note_growth(len as usize * 8);
-        vm.heap.object_mut(a).elements = Elements::Dense(vec![Value::HOLE; len as usize]);
+        vm.heap.object_mut(a).elements = Elements::Dense(vec![Value::HOLE; len as usize].into());
     }
     let mut k = 0.0;
     while k < len {
@@ -1258,14 +1276,21 @@ fn reverse(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 /// [Array.prototype.shift](https://tc39.es/ecma262/#sec-array.prototype.shift)
 fn shift(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
-    // Fast path: in a packed array every move reads and overwrites own data elements.
+    // Fast path: the elements move down by one (holes too), in O(1) amortised. In a
+    // packed array every move reads and overwrites own data elements, whatever the
+    // prototypes hold.
     if let Some(o) = this.as_object()
-        && let Some(v) = packed_elements(vm, o)
+        && (movable_elements(vm, o).is_some() || packed_elements(vm, o).is_some())
+        && let Some(v) = dense_elements(vm, o)
     {
-        if v.is_empty() {
-            return Ok(Value::UNDEFINED);
-        }
-        return Ok(v.remove(0));
+        let (first, moved) = v.pop_front();
+        vm.charge_elements(moved)?;
+        let first = first.unwrap_or(Value::UNDEFINED);
+        return Ok(if first.is_hole() {
+            Value::UNDEFINED
+        } else {
+            first
+        });
     }
     let o = this_object(vm, this)?;
     let len = vm.length_of_array_like(Value::object(o))?;
@@ -1308,7 +1333,7 @@ fn slice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         };
         if let Some(run) = run {
             vm.heap.note_growth(run.len() * 8);
-            vm.heap.object_mut(a).elements = Elements::Dense(run);
+            vm.heap.object_mut(a).elements = Elements::Dense(run.into());
             return Ok(Value::object(a));
         }
     }
@@ -1519,7 +1544,7 @@ fn to_sorted(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     vm.roots.push(Value::object(a));
     let sorted = sort_indexed_properties(vm, o, len, comparator, false)?;
     vm.heap.note_growth(sorted.len() * 8);
-    vm.heap.object_mut(a).elements = Elements::Dense(sorted);
+    vm.heap.object_mut(a).elements = Elements::Dense(sorted.into());
     Ok(Value::object(a))
 }
 
@@ -1544,22 +1569,19 @@ fn splice(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     vm.roots.push(Value::object(a));
     let items: Vec<Value> = (2..args.count as usize).map(|i| vm.arg(args, i)).collect();
 
-    // Fast path: a packed array with clean prototypes only moves, overwrites and
-    // creates own data elements; the fresh result only receives them.
+    // Fast path: moving the elements (holes too) only reads, overwrites, creates and
+    // deletes own data elements; the fresh result only receives them.
     if fresh
-        && protos_clean(vm, o)
-        && vm.heap.object(o).extensible
-        && let Some(v) = packed_elements(vm, o)
+        && let Some(v) = movable_elements(vm, o)
         && v.len() as f64 == len
         && len + item_count - delete_count < MAX_ARRAY_LENGTH
     {
         let start = actual_start as usize;
-        let removed: Vec<Value> = v
-            .splice(start..start + delete_count as usize, items)
-            .collect();
+        let (removed, moved) = v.splice(start..start + delete_count as usize, items);
+        vm.charge_elements(moved)?;
         vm.heap
             .note_growth(removed.len() * 8 + args.count as usize * 8);
-        vm.heap.object_mut(a).elements = Elements::Dense(removed);
+        vm.heap.object_mut(a).elements = Elements::Dense(removed.into());
         return Ok(Value::object(a));
     }
 
@@ -1713,29 +1735,22 @@ fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 /// [Array.prototype.unshift](https://tc39.es/ecma262/#sec-array.prototype.unshift)
 fn unshift(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let count = args.count as usize;
-    // Fast path: in a packed array with clean prototypes every move overwrites or
-    // creates an own data element.
+    // Fast path: the elements move up (holes too) and the arguments fill the front, in
+    // O(1) amortised per argument.
     if let Some(o) = this.as_object()
-        && protos_clean(vm, o)
-        && vm.heap.object(o).extensible
+        && let Some(len) = movable_elements(vm, o).map(|v| v.len())
+        && len + count < MAX_ARRAY_LENGTH as usize
     {
         let start = args.start as usize;
-        let (stack, heap) = (&vm.stack, &mut vm.heap);
-        let obj = heap.object_mut(o);
-        if let (
-            ObjectKind::Array {
-                length_writable: true,
-            },
-            Elements::Dense(v),
-        ) = (&obj.kind, &mut obj.elements)
-            && !v.iter().any(|v| v.is_hole())
-            && v.len() + count < MAX_ARRAY_LENGTH as usize
-        {
-            v.splice(0..0, stack[start..start + count].iter().copied());
-            let new_len = v.len();
-            heap.note_growth(count * 8);
-            return Ok(Value::number(new_len as f64));
+        let values = vm.stack[start..start + count].to_vec();
+        if let Some(v) = movable_elements(vm, o) {
+            let before = v.capacity();
+            let moved = v.prepend(&values);
+            let grown = v.capacity().saturating_sub(before) * 8;
+            vm.heap.note_growth(grown);
+            vm.charge_elements(moved)?;
         }
+        return Ok(Value::number((len + count) as f64));
     }
     let o = this_object(vm, this)?;
     let len = vm.length_of_array_like(Value::object(o))?;

@@ -26,7 +26,7 @@
 
 use super::{define_getter, define_to_string_tag, make_constructor};
 use crate::JsResult;
-use crate::heap::string::{JsStr, StrData, Units};
+use crate::heap::string::{JsStr, Units};
 use crate::heap::{Arena, ObjectId};
 use crate::interpreter::{Args, Vm};
 use crate::object::{Attrs, IterationKind, NativeFn, ObjectKind, PropertyKey};
@@ -61,11 +61,7 @@ pub struct KeyCtx<'a> {
 
 impl KeyCtx<'_> {
     fn units(&self, s: crate::heap::StringId) -> Units<'_> {
-        match &self.strings.get(s.0).data {
-            StrData::Latin1(b) => Units::Latin1(b),
-            StrData::Utf16(u) => Units::Utf16(u),
-            StrData::Rope { .. } => Units::Latin1(&[]),
-        }
+        crate::heap::string::units_in(self.strings, s)
     }
 
     /// SameValueZero of two canonical keys.

@@ -186,7 +186,7 @@ mod uri {
 
     fn string_arg(vm: &mut Vm, args: Args) -> JsResult<Vec<u16>> {
         let s = vm.to_string(vm.arg(args, 0))?;
-        Ok(vm.heap.units(s).to_vec())
+        Ok(vm.heap.units_vec(s))
     }
 
     fn push_escape(out: &mut Vec<u16>, byte: u8) {

@@ -398,7 +398,7 @@ impl Vm {
             && let Elements::Dense(e) = &self.heap.object(o).elements
             && !e.iter().any(|v| v.is_hole())
         {
-            return Ok(e.clone());
+            return Ok(e.to_vec());
         }
         self.iterable_to_list(v)
     }
@@ -450,7 +450,7 @@ impl Vm {
             && !e.iter().any(|v| v.is_hole())
             && self.heap.object(obj).is_array()
         {
-            return Ok(e.clone());
+            return Ok(e.to_vec());
         }
         // Arguments objects whose layout is untouched: length in slot 0, values dense.
         let o = self.heap.object(obj);
@@ -460,7 +460,7 @@ impl Vm {
             && e.len() == len as usize
             && !e.iter().any(|v| v.is_hole())
         {
-            let mut values = e.clone();
+            let mut values = e.to_vec();
             if let ObjectKind::Arguments {
                 env: Some(env),
                 mapped,
@@ -547,7 +547,7 @@ impl Vm {
             object,
             keys: Vec::new(),
             index: 0,
-            visited: Vec::new(),
+            visited: Default::default(),
         };
         let it = self
             .heap
@@ -607,15 +607,12 @@ impl Vm {
                 }
             };
             let key = self.to_property_key(key_value)?;
-            let seen = match &self.heap.object(it).kind {
-                ObjectKind::ForInIterator(s) => s.visited.contains(&key),
-                _ => true,
+            let first_visit = match &mut self.heap.object_mut(it).kind {
+                ObjectKind::ForInIterator(s) => s.visited.insert(key),
+                _ => false,
             };
-            if seen {
+            if !first_visit {
                 continue;
-            }
-            if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
-                s.visited.push(key);
             }
             match self.get_own_property(object, key)? {
                 Some(d) if d.enumerable == Some(true) => return Ok((key_value, false)),

@@ -425,7 +425,7 @@ pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
     let reviver = vm.arg(args, 1);
-    let units = vm.heap.units(text).to_vec();
+    let units = vm.heap.units_vec(text);
     // parsing is linear in the text: about four code units per unit of fuel
     vm.charge(units.len() as u64 / 4)?;
     // 2-6. Parse (ECMA-404) and evaluate.
@@ -566,7 +566,7 @@ impl Walk<'_> {
 fn raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
-    let units = vm.heap.units(text).to_vec();
+    let units = vm.heap.units_vec(text);
     // 2. Not empty, and no whitespace at either end.
     let blank = |c: Option<&u16>| matches!(c, None | Some(0x09 | 0x0A | 0x0D | 0x20));
     if blank(units.first()) || blank(units.last()) {

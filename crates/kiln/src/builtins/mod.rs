@@ -31,6 +31,7 @@ pub mod reflect;
 pub mod regexp;
 pub mod shared_memory;
 pub mod string;
+mod string_search;
 pub mod symbol;
 pub mod temporal;
 pub mod typed_array;

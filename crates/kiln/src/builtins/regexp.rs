@@ -18,7 +18,7 @@
 //! [`get_substitution`] are shared with them.
 
 use super::collections::define_species;
-use super::string::get_substitution;
+use super::string::{get_substitution, substring_of};
 use super::{define_getter, define_symbol_method, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::string::Units;
@@ -336,14 +336,14 @@ fn new_regexp_object(
 
 /// Parse and compile pattern `p` with flags `f` (both already strings): the slots, or a SyntaxError.
 fn parse_pattern(vm: &mut Vm, p: StringId, f: StringId) -> JsResult<(Rc<Compiled>, Flags)> {
-    let flag_units = vm.heap.units(f).to_vec();
+    let flag_units = vm.heap.units_vec(f);
     let Some(parsed) = Flags::parse(&flag_units) else {
         let text = vm.heap.string_to_rust(f);
         return Err(vm.syntax_error(format!(
             "Invalid flags supplied to RegExp constructor '{text}'"
         )));
     };
-    let pattern = vm.heap.units(p).to_vec();
+    let pattern = vm.heap.units_vec(p);
     match compile(&pattern, parsed) {
         Ok(m) => Ok((m, parsed)),
         Err(e) => {
@@ -495,7 +495,7 @@ fn regexp_escape(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let Some(s) = vm.arg(args, 0).as_string() else {
         return Err(vm.type_error("RegExp.escape requires a string"));
     };
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     let mut out: Vec<u16> = Vec::with_capacity(units.len() * 2);
     let push_str = |out: &mut Vec<u16>, s: &str| out.extend(s.encode_utf16());
     for r in char::decode_utf16(units.iter().copied()) {
@@ -637,13 +637,12 @@ fn get_last_index(vm: &mut Vm, r: Value) -> JsResult<f64> {
 }
 
 /// [AdvanceStringIndex](https://tc39.es/ecma262/#sec-advancestringindex)
-fn advance_string_index(units: &[u16], index: f64, unicode: bool) -> f64 {
+fn advance_string_index(units: Units<'_>, index: f64, unicode: bool) -> f64 {
     if !unicode || index + 1.0 >= units.len() as f64 {
         return index + 1.0;
     }
     let i = index as usize;
-    let lead = units.get(i).copied().unwrap_or(0);
-    let trail = units.get(i + 1).copied().unwrap_or(0);
+    let (lead, trail) = (units.at(i), units.at(i + 1));
     if (0xD800..0xDC00).contains(&lead) && (0xDC00..0xE000).contains(&trail) {
         index + 2.0
     } else {
@@ -653,6 +652,19 @@ fn advance_string_index(units: &[u16], index: f64, unicode: bool) -> f64 {
 
 /// [RegExpBuiltinExec](https://tc39.es/ecma262/#sec-regexpbuiltinexec)
 fn builtin_exec(vm: &mut Vm, r: ObjectId, s: StringId) -> JsResult<Value> {
+    match builtin_exec_record(vm, r, s)? {
+        Some((m, has_indices)) => build_match_array(vm, s, &m, has_indices),
+        None => Ok(Value::NULL),
+    }
+}
+
+/// Steps 1-18 of RegExpBuiltinExec (reading and setting lastIndex): the match, if any,
+/// and whether the regular expression has the `d` flag; the match array is not built.
+fn builtin_exec_record(
+    vm: &mut Vm,
+    r: ObjectId,
+    s: StringId,
+) -> JsResult<Option<(MatchRecord, bool)>> {
     let rv = Value::object(r);
     // 1. Let length be the length of S.
     let length = vm.heap.string_len(s) as usize;
@@ -670,19 +682,19 @@ fn builtin_exec(vm: &mut Vm, r: ObjectId, s: StringId) -> JsResult<Value> {
         if flags.global || flags.sticky {
             set_last_index(vm, rv, Value::int(0))?;
         }
-        return Ok(Value::NULL);
+        return Ok(None);
     }
     let Some(m) = run_matcher(vm, r, s, last_index as usize)? else {
         if flags.global || flags.sticky {
             set_last_index(vm, rv, Value::int(0))?;
         }
-        return Ok(Value::NULL);
+        return Ok(None);
     };
     // 16. If global or sticky, Set(R, "lastIndex", e, true).
     if flags.global || flags.sticky {
         set_last_index(vm, rv, Value::number(m.end as f64))?;
     }
-    build_match_array(vm, s, &m, flags.has_indices)
+    Ok(Some((m, flags.has_indices)))
 }
 
 /// Steps 19-36 of RegExpBuiltinExec: the match array.
@@ -693,21 +705,11 @@ fn build_match_array(
     has_indices: bool,
 ) -> JsResult<Value> {
     let mark = vm.roots.len();
-    let units = vm.heap.units(s).to_vec();
-    let substring = |vm: &mut Vm, a: usize, b: usize| -> Value {
-        let slice = units.get(a..b).unwrap_or(&[]);
-        Value::string(vm.heap.alloc_units(slice))
-    };
     let mut values = Vec::with_capacity(m.captures.len() + 1);
-    values.push(substring(vm, m.start, m.end));
-    for c in &m.captures {
-        let v = match c {
-            Some((a, b)) => substring(vm, *a, *b),
-            None => Value::UNDEFINED,
-        };
-        vm.roots.push(v);
-        values.push(v);
-    }
+    let whole = Value::string(substring_of(vm, s, m.start, m.end));
+    vm.roots.push(whole);
+    values.push(whole);
+    values.extend(capture_strings(vm, s, m));
     let a = vm.array_from_values(values.clone());
     vm.roots.push(Value::object(a));
     let index_key = PropertyKey::String(vm.atoms.index);
@@ -786,6 +788,22 @@ fn build_match_array(
     }
     vm.roots.truncate(mark);
     Ok(Value::object(a))
+}
+
+/// The captured substrings of a match (undefined for a group that did not take part),
+/// kept reachable by the caller's root mark.
+fn capture_strings(vm: &mut Vm, s: StringId, m: &MatchRecord) -> Vec<Value> {
+    m.captures
+        .iter()
+        .map(|c| {
+            let v = match c {
+                Some((a, b)) => Value::string(substring_of(vm, s, *a, *b)),
+                None => Value::UNDEFINED,
+            };
+            vm.roots.push(v);
+            v
+        })
+        .collect()
 }
 
 /// True if `exec` is the built-in RegExp.prototype.exec.
@@ -922,7 +940,7 @@ fn get_source(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
             "RegExp.prototype.source getter called on an object that is not a RegExp",
         ));
     };
-    let units = vm.heap.units(source).to_vec();
+    let units = vm.heap.units_vec(source);
     let escaped = escape_pattern(&units);
     Ok(Value::string(vm.heap.alloc_units(&escaped)))
 }
@@ -993,7 +1011,7 @@ fn flags_of(vm: &mut Vm, rx: Value) -> JsResult<Vec<u16>> {
     let key = vm.key("flags");
     let f = vm.get(rx, key)?;
     let s = vm.to_string(f)?;
-    Ok(vm.heap.units(s).to_vec())
+    Ok(vm.heap.units_vec(s))
 }
 
 fn contains(units: &[u16], c: char) -> bool {
@@ -1007,9 +1025,9 @@ fn match_string(vm: &mut Vm, result: Value) -> JsResult<StringId> {
 }
 
 /// After an empty match of a global search: lastIndex = AdvanceStringIndex(S, lastIndex).
-fn step_past_empty_match(vm: &mut Vm, rx: Value, units: &[u16], unicode: bool) -> JsResult<()> {
+fn step_past_empty_match(vm: &mut Vm, rx: Value, s: StringId, unicode: bool) -> JsResult<()> {
     let this_index = get_last_index(vm, rx)?;
-    let next = advance_string_index(units, this_index, unicode);
+    let next = advance_string_index(vm.heap.units(s), this_index, unicode);
     set_last_index(vm, rx, Value::number(next))
 }
 
@@ -1024,24 +1042,38 @@ fn symbol_match(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     }
     let unicode = contains(&flags, 'u') || contains(&flags, 'v');
     set_last_index(vm, rx, Value::int(0))?;
-    let units = vm.heap.units(s).to_vec();
+    // With the built-in exec nothing can observe the match arrays: take the matched
+    // text from the positions.
+    let records = pristine_regexp(vm, rx);
     let mut found = Vec::new();
     let mark = vm.roots.len();
     loop {
-        let result = regexp_exec(vm, rx, s)?;
-        if result.is_null() {
+        let m = match records {
+            Some(o) => match builtin_exec_record(vm, o, s)? {
+                Some((m, _)) => Some(substring_of(vm, s, m.start, m.end)),
+                None => None,
+            },
+            None => {
+                let result = regexp_exec(vm, rx, s)?;
+                if result.is_null() {
+                    None
+                } else {
+                    vm.roots.push(result);
+                    Some(match_string(vm, result)?)
+                }
+            }
+        };
+        let Some(m) = m else {
             vm.roots.truncate(mark);
             if found.is_empty() {
                 return Ok(Value::NULL);
             }
             return Ok(Value::object(vm.array_from_values(found)));
-        }
-        vm.roots.push(result);
-        let m = match_string(vm, result)?;
+        };
         vm.roots.push(Value::string(m));
         found.push(Value::string(m));
         if vm.heap.string_len(m) == 0 {
-            step_past_empty_match(vm, rx, &units, unicode)?;
+            step_past_empty_match(vm, rx, s, unicode)?;
         }
     }
 }
@@ -1117,8 +1149,7 @@ fn string_iterator_next(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value
     }
     let m = match_string(vm, result)?;
     if vm.heap.string_len(m) == 0 {
-        let units = vm.heap.units(s).to_vec();
-        step_past_empty_match(vm, rx, &units, unicode)?;
+        step_past_empty_match(vm, rx, s, unicode)?;
     }
     Ok(vm.iter_result(result, false))
 }
@@ -1133,7 +1164,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     // 3-4. Let S be ? ToString(string).
     let s = vm.to_string(vm.arg(args, 0))?;
     vm.roots.push(Value::string(s));
-    let string = vm.heap.units(s).to_vec();
+    let string = vm.heap.units_vec(s);
     let length = string.len();
     // 5-6. A non-callable replaceValue becomes a string template.
     let mut replace_value = vm.arg(args, 1);
@@ -1143,7 +1174,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     } else {
         let t = vm.to_string(replace_value)?;
         replace_value = Value::string(t);
-        vm.heap.units(t).to_vec()
+        vm.heap.units_vec(t)
     };
     vm.roots.push(replace_value);
     // 7-10. Read the flags; a global search starts at 0.
@@ -1153,55 +1184,56 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if global {
         set_last_index(vm, rx, Value::int(0))?;
     }
-    // 11-12. Collect the results.
+    // 11-12. Collect the results. With the built-in exec and no named groups, nothing
+    // can observe the match arrays: keep the matches as positions instead.
+    let records = pristine_regexp(vm, rx)
+        .filter(|&o| regexp_data(vm, o).is_some_and(|d| d.matcher.group_names.is_empty()));
     let mut results = Vec::new();
     loop {
-        let result = regexp_exec(vm, rx, s)?;
-        if result.is_null() {
-            break;
-        }
-        vm.roots.push(result);
-        results.push(result);
+        let found = match records {
+            Some(o) => match builtin_exec_record(vm, o, s)? {
+                Some((m, _)) => Found::Record(m),
+                None => break,
+            },
+            None => {
+                let result = regexp_exec(vm, rx, s)?;
+                if result.is_null() {
+                    break;
+                }
+                vm.roots.push(result);
+                Found::Array(result)
+            }
+        };
+        let empty = match &found {
+            Found::Record(m) => m.start == m.end,
+            Found::Array(result) if global => {
+                let m = match_string(vm, *result)?;
+                vm.heap.string_len(m) == 0
+            }
+            Found::Array(_) => false,
+        };
+        results.push(found);
         if !global {
             break;
         }
-        let m = match_string(vm, result)?;
-        if vm.heap.string_len(m) == 0 {
-            step_past_empty_match(vm, rx, &string, unicode)?;
+        if empty {
+            step_past_empty_match(vm, rx, s, unicode)?;
         }
     }
     // 13-15. Build the result.
     let mut accumulated: Vec<u16> = Vec::with_capacity(length);
     let mut next_source_position = 0usize;
-    for result in results {
-        let result_length = vm.length_of_array_like(result)?;
-        let n_captures = (result_length - 1.0).max(0.0);
-        let matched = match_string(vm, result)?;
-        vm.roots.push(Value::string(matched));
-        let matched_units = vm.heap.units(matched).to_vec();
-        let index = vm.get(result, PropertyKey::String(vm.atoms.index))?;
-        let position = vm.to_integer(index)?.clamp(0.0, length as f64) as usize;
-        let mut captures = Vec::new();
-        let mut n = 1.0;
-        while n <= n_captures {
-            let key = if n < u32::MAX as f64 {
-                PropertyKey::Index(n as u32)
-            } else {
-                let k = vm.string_value(&crate::interpreter::convert::number_to_string(n));
-                vm.to_property_key(k)?
-            };
-            let cap = vm.get(result, key)?;
-            let cap = if cap.is_undefined() {
-                cap
-            } else {
-                Value::string(vm.to_string(cap)?)
-            };
-            vm.roots.push(cap);
-            captures.push(cap);
-            n += 1.0;
-        }
-        let named = vm.get(result, PropertyKey::String(vm.atoms.groups))?;
-        vm.roots.push(named);
+    for found in results {
+        let (matched, position, captures, named) = match found {
+            Found::Record(m) => {
+                let matched = substring_of(vm, s, m.start, m.end);
+                vm.roots.push(Value::string(matched));
+                let captures = capture_strings(vm, s, &m);
+                (matched, m.start, captures, Value::UNDEFINED)
+            }
+            Found::Array(result) => match_result_parts(vm, result, length)?,
+        };
+        let matched_len = vm.heap.string_len(matched) as usize;
         let replacement: Vec<u16> = if functional {
             let mut call_args = Vec::with_capacity(captures.len() + 4);
             call_args.push(Value::string(matched));
@@ -1213,7 +1245,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             let r = vm.call(replace_value, Value::UNDEFINED, &call_args)?;
             let r = vm.to_string(r)?;
-            vm.heap.units(r).to_vec()
+            vm.heap.units_vec(r)
         } else {
             let named = if named.is_undefined() {
                 named
@@ -1221,6 +1253,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
                 Value::object(vm.to_object(named)?)
             };
             vm.roots.push(named);
+            let matched_units = vm.heap.units_vec(matched);
             get_substitution(
                 vm,
                 &matched_units,
@@ -1235,13 +1268,57 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             accumulated
                 .extend_from_slice(string.get(next_source_position..position).unwrap_or(&[]));
             accumulated.extend_from_slice(&replacement);
-            next_source_position = position + matched_units.len();
+            next_source_position = position + matched_len;
         }
     }
     if next_source_position < length {
         accumulated.extend_from_slice(&string[next_source_position..]);
     }
     Ok(Value::string(vm.heap.alloc_units(&accumulated)))
+}
+
+/// One match of a replace: an exec result, or positions when no one can see the result.
+enum Found {
+    Array(Value),
+    Record(MatchRecord),
+}
+
+/// Steps 14.a-14.k of @@replace for an exec result: the matched string, its position
+/// (clamped to the string's `length`), the captures as strings (or undefined) and the
+/// `groups` value; all kept reachable.
+fn match_result_parts(
+    vm: &mut Vm,
+    result: Value,
+    length: usize,
+) -> JsResult<(StringId, usize, Vec<Value>, Value)> {
+    let result_length = vm.length_of_array_like(result)?;
+    let n_captures = (result_length - 1.0).max(0.0);
+    let matched = match_string(vm, result)?;
+    vm.roots.push(Value::string(matched));
+    let index = vm.get(result, PropertyKey::String(vm.atoms.index))?;
+    let position = vm.to_integer(index)?.clamp(0.0, length as f64) as usize;
+    let mut captures = Vec::new();
+    let mut n = 1.0;
+    while n <= n_captures {
+        let key = if n < u32::MAX as f64 {
+            PropertyKey::Index(n as u32)
+        } else {
+            let k = vm.string_value(&crate::interpreter::convert::number_to_string(n));
+            vm.to_property_key(k)?
+        };
+        let cap = vm.get(result, key)?;
+        let cap = if cap.is_undefined() {
+            cap
+        } else {
+            Value::string(vm.to_string(cap)?)
+        };
+        vm.roots.push(cap);
+        captures.push(cap);
+        n += 1.0;
+    }
+    let named = vm.get(result, PropertyKey::String(vm.atoms.groups))?;
+    vm.roots.push(named);
+    Ok((matched, position, captures, named))
 }
 
 /// [RegExp.prototype[@@search]](https://tc39.es/ecma262/#sec-regexp.prototype-@@search)
@@ -1302,8 +1379,7 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if lim == 0 {
         return Ok(Value::object(out));
     }
-    let units = vm.heap.units(s).to_vec();
-    let size = units.len();
+    let size = vm.heap.string_len(s) as usize;
     let mut parts: Vec<Value> = Vec::new();
     let mark = vm.roots.len();
     let finish = |vm: &mut Vm, parts: Vec<Value>| -> Value {
@@ -1320,9 +1396,7 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     }
     // The splitter is a fresh built-in RegExp using the built-in exec: search forward
     // instead of trying each position (the same matches, found without the retries).
-    let fast = splitter
-        .as_object()
-        .is_some_and(|o| regexp_data(vm, o).is_some() && exec_is_pristine(vm, o));
+    let fast = pristine_regexp(vm, splitter).is_some();
     let mut p = 0usize;
     let mut q = 0usize;
     while q < size {
@@ -1340,35 +1414,27 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             let e = m.end.min(size);
             if e == p {
-                q = advance_string_index(&units, q as f64, unicode) as usize;
+                q = advance_string_index(vm.heap.units(s), q as f64, unicode) as usize;
                 continue;
             }
-            let caps: Vec<Value> = m
-                .captures
-                .iter()
-                .map(|c| match c {
-                    Some((a, b)) => Value::string(vm.heap.alloc_units(&units[*a..*b])),
-                    None => Value::UNDEFINED,
-                })
-                .collect();
-            (e, Err(caps))
+            (e, Err(capture_strings(vm, s, &m)))
         } else {
             set_last_index(vm, splitter, Value::number(q as f64))?;
             let z = regexp_exec(vm, splitter, s)?;
             if z.is_null() {
-                q = advance_string_index(&units, q as f64, unicode) as usize;
+                q = advance_string_index(vm.heap.units(s), q as f64, unicode) as usize;
                 continue;
             }
             vm.roots.push(z);
             let e = get_last_index(vm, splitter)?.min(size as f64) as usize;
             if e == p {
-                q = advance_string_index(&units, q as f64, unicode) as usize;
+                q = advance_string_index(vm.heap.units(s), q as f64, unicode) as usize;
                 continue;
             }
             (e, Ok(z))
         };
         // 19.d.iv. Push S[p..q] and the captures.
-        let t = Value::string(vm.heap.alloc_units(&units[p..q]));
+        let t = Value::string(substring_of(vm, s, p, q));
         vm.roots.push(t);
         parts.push(t);
         if parts.len() as u32 == lim {
@@ -1400,9 +1466,17 @@ fn symbol_split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         }
         q = p;
     }
-    let t = Value::string(vm.heap.alloc_units(&units[p.min(size)..]));
+    let t = Value::string(substring_of(vm, s, p.min(size), size));
     parts.push(t);
     Ok(finish(vm, parts))
+}
+
+/// `rx` if it is a RegExp object whose `exec` is the built-in one found on
+/// %RegExp.prototype% as a plain data property: reading it has no side effects, and
+/// RegExpExec on it is RegExpBuiltinExec.
+fn pristine_regexp(vm: &mut Vm, rx: Value) -> Option<ObjectId> {
+    let o = rx.as_object()?;
+    (regexp_data(vm, o).is_some() && exec_is_pristine(vm, o)).then_some(o)
 }
 
 /// True if `exec` looked up on `o` is the built-in one found on %RegExp.prototype% as a

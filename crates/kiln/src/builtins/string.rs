@@ -13,6 +13,7 @@
 //! normalisation tables), and the `toLocale*Case` methods are the
 //! locale-independent mappings.
 
+use super::string_search;
 use super::{define_symbol_method, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::StringId;
@@ -137,11 +138,6 @@ fn arg_str(vm: &mut Vm, v: Value) -> JsResult<StringId> {
     Ok(s)
 }
 
-/// The code units of a string, copied.
-fn units_vec(vm: &mut Vm, s: StringId) -> Vec<u16> {
-    vm.heap.units(s).to_vec()
-}
-
 fn len_of(vm: &Vm, s: StringId) -> usize {
     vm.heap.string_len(s) as usize
 }
@@ -168,61 +164,18 @@ pub(crate) fn substring_of(vm: &mut Vm, s: StringId, from: usize, to: usize) -> 
         let unit = vm.heap.units(s).at(from);
         return vm.single_unit_string(unit);
     }
-    let piece = match vm.heap.units(s) {
-        Units::Latin1(b) => JsStr::from_latin1(b[from..to].into()),
-        Units::Utf16(u) => JsStr::from_units(&u[from..to]),
-    };
-    vm.heap.alloc_string(piece)
+    vm.heap.substring(s, from, to)
 }
 
-/// [StringIndexOf](https://tc39.es/ecma262/#sec-stringindexof) over code units.
-pub(crate) fn find_units(hay: Units<'_>, needle: Units<'_>, from: usize) -> Option<usize> {
-    let (n, m) = (hay.len(), needle.len());
-    if m == 0 {
-        return (from <= n).then_some(from);
-    }
-    if m > n || from > n - m {
-        return None;
-    }
-    match (hay, needle) {
-        (Units::Latin1(h), Units::Latin1(nd)) => find_slice(h, nd, from),
-        (Units::Utf16(h), needle) => find_slice(h, &needle.to_vec(), from),
-        // A one-byte string cannot contain a unit of 256 or more.
-        (Units::Latin1(h), Units::Utf16(nd)) => {
-            if nd.iter().any(|&u| u > 255) {
-                return None;
-            }
-            let nd: Vec<u8> = nd.iter().map(|&u| u as u8).collect();
-            h[from..]
-                .windows(m)
-                .position(|w| w == nd.as_slice())
-                .map(|p| p + from)
-        }
-    }
-}
-
-/// The first index at or after `from` where `needle` (non-empty) occurs in `hay`:
-/// scan for the first unit, then compare the rest.
-fn find_slice<T: PartialEq + Copy>(hay: &[T], needle: &[T], from: usize) -> Option<usize> {
-    let (first, rest) = needle.split_first()?;
-    let last_start = hay.len().checked_sub(needle.len())?;
-    let mut i = from;
-    while i <= last_start {
-        let offset = hay[i..=last_start].iter().position(|u| u == first)?;
-        i += offset;
-        if &hay[i + 1..i + needle.len()] == rest {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// StringIndexOf on two heap strings.
+/// [StringIndexOf](https://tc39.es/ecma262/#sec-stringindexof) on two heap strings,
+/// charging for the text it scans.
 fn string_index_of(vm: &mut Vm, hay: StringId, needle: StringId, from: usize) -> Option<usize> {
     vm.heap.flatten(hay);
     vm.heap.flatten(needle);
-    find_units(vm.heap.flat_units(hay), vm.heap.flat_units(needle), from)
+    let (found, examined) =
+        string_search::find(vm.heap.flat_units(hay), vm.heap.flat_units(needle), from);
+    vm.heap.note_work(examined * 2);
+    found
 }
 
 /// Whether `s` has `needle` at `at`.
@@ -575,14 +528,12 @@ fn last_index_of(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Ok(Value::int(-1));
     }
     let start = (pos.clamp(0.0, len as f64) as usize).min(len - search_len);
-    let mut i = start as isize;
-    while i >= 0 {
-        if units_at(vm, s, search, i as usize) {
-            return Ok(Value::number(i as f64));
-        }
-        i -= 1;
-    }
-    Ok(Value::int(-1))
+    vm.heap.flatten(s);
+    vm.heap.flatten(search);
+    let (found, examined) =
+        string_search::rfind(vm.heap.flat_units(s), vm.heap.flat_units(search), start);
+    vm.heap.note_work(examined * 2);
+    Ok(found.map_or(Value::int(-1), |i| Value::number(i as f64)))
 }
 
 /// [String.prototype.isWellFormed](https://tc39.es/ecma262/#sec-string.prototype.iswellformed)
@@ -618,7 +569,7 @@ fn locale_compare(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let that = arg_str(vm, vm.arg(args, 0))?;
     // Without collation data: canonically equivalent strings are equal, others compare
     // by the code units of their canonical decompositions.
-    let (a, b) = (vm.heap.units(s).to_vec(), vm.heap.units(that).to_vec());
+    let (a, b) = (vm.heap.units_vec(s), vm.heap.units_vec(that));
     vm.charge((a.len() + b.len()) as u64 / 64)?;
     let (a, b) = (normalize_units(&a, nfd), normalize_units(&b, nfd));
     Ok(Value::int(match a.cmp(&b) {
@@ -656,7 +607,7 @@ fn normalize(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     {
         return Ok(Value::string(s));
     }
-    let units = vm.heap.units(s).to_vec();
+    let units = vm.heap.units_vec(s);
     vm.charge(units.len() as u64 / 64)?;
     let out = normalize_units(&units, normalize);
     if out == units {
@@ -715,7 +666,7 @@ fn pad(vm: &mut Vm, this: Value, args: Args, at_start: bool) -> JsResult<Value> 
         vec![b' ' as u16]
     } else {
         let f = vm.to_string(fill)?;
-        units_vec(vm, f)
+        vm.heap.units_vec(f)
     };
     if filler.is_empty() {
         return Ok(Value::string(s));
@@ -727,7 +678,7 @@ fn pad(vm: &mut Vm, this: Value, args: Args, at_start: bool) -> JsResult<Value> 
     vm.charge_allocation(max_length as usize * 2)?;
     let padding: Vec<u16> = filler.iter().copied().cycle().take(fill_len).collect();
     let mut out = Vec::with_capacity(max_length as usize);
-    let own = units_vec(vm, s);
+    let own = vm.heap.units_vec(s);
     if at_start {
         out.extend_from_slice(&padding);
         out.extend_from_slice(&own);
@@ -1149,7 +1100,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
         Vec::new()
     } else {
         let t = vm.to_string(replace_value)?;
-        units_vec(vm, t)
+        vm.heap.units_vec(t)
     };
     let search_length = len_of(vm, search_string);
     let advance_by = search_length.max(1);
@@ -1165,8 +1116,8 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     if positions.is_empty() {
         return Ok(Value::string(string));
     }
-    let string_units = units_vec(vm, string);
-    let search_units = units_vec(vm, search_string);
+    let string_units = vm.heap.units_vec(string);
+    let search_units = vm.heap.units_vec(search_string);
     let mut end_of_last_match = 0;
     let mut result: Vec<u16> = Vec::new();
     for p in positions {
@@ -1181,7 +1132,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
                 ],
             )?;
             let r = vm.to_string(r)?;
-            units_vec(vm, r)
+            vm.heap.units_vec(r)
         } else {
             get_substitution(
                 vm,
@@ -1328,7 +1279,7 @@ fn create_html(
         out.push(b' ' as u16);
         out.extend(name.encode_utf16());
         out.extend("=\"".encode_utf16());
-        for u in units_vec(vm, v) {
+        for u in vm.heap.units_vec(v) {
             if u == b'"' as u16 {
                 out.extend("&quot;".encode_utf16());
             } else {

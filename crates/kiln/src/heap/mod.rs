@@ -25,7 +25,7 @@ use crate::object::{Object, ObjectKind};
 use crate::value::{Kind, Value};
 use num_bigint::BigInt;
 use std::mem::size_of;
-use string::{AtomTable, JsStr, StrData, Units};
+use string::{AtomTable, JsStr, MIN_SLICE_LEN, StrData, Units};
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -211,6 +211,9 @@ pub struct Heap {
     bytes: usize,
     /// collect when `bytes` passes this
     next_gc: usize,
+    /// bytes of string storage written or copied (new strings, flattened ropes, copies
+    /// of a string's units) that the VM has not yet charged as fuel ([`Heap::take_work`])
+    work: usize,
     collections: usize,
     gray: Vec<Value>,
     gray_envs: Vec<EnvId>,
@@ -242,6 +245,7 @@ impl Heap {
             atoms: AtomTable::default(),
             bytes: 0,
             next_gc: MIN_GC_THRESHOLD,
+            work: 0,
             collections: 0,
             gray: Vec::new(),
             gray_envs: Vec::new(),
@@ -364,6 +368,7 @@ impl Heap {
 
     pub fn alloc_string(&mut self, s: JsStr) -> StringId {
         self.bytes += size_of::<JsStr>() + s.payload_bytes();
+        self.work += s.payload_bytes();
         StringId(self.strings.alloc(s))
     }
 
@@ -435,11 +440,7 @@ impl Heap {
 
     /// The code units of a string already known to be flat (atoms, constants, fresh strings).
     pub fn flat_units(&self, id: StringId) -> Units<'_> {
-        match &self.strings.get(id.0).data {
-            StrData::Latin1(b) => Units::Latin1(b),
-            StrData::Utf16(u) => Units::Utf16(u),
-            StrData::Rope { .. } => Units::Latin1(&[]),
-        }
+        string::units_in(&self.strings, id)
     }
 
     pub fn is_flat(&self, id: StringId) -> bool {
@@ -461,11 +462,10 @@ impl Heap {
                     stack.push(*right);
                     stack.push(*left);
                 }
-                StrData::Utf16(_) => {
-                    wide = true;
+                _ => {
+                    wide |= matches!(self.flat_units(s), Units::Utf16(_));
                     leaves.push(s);
                 }
-                StrData::Latin1(_) => leaves.push(s),
             }
         }
         let data = if wide {
@@ -483,8 +483,76 @@ impl Heap {
             }
             StrData::Latin1(out.into_boxed_slice())
         };
-        self.bytes += if wide { len * 2 } else { len };
+        let written = if wide { len * 2 } else { len };
+        self.bytes += written;
+        self.work += written;
         self.strings.get_mut(id.0).data = data;
+    }
+
+    /// The substring `from..to` of string `id` (within its length): long ones share the
+    /// storage of the flat string they come from, short ones are copied.
+    pub fn substring(&mut self, id: StringId, from: usize, to: usize) -> StringId {
+        self.flatten(id);
+        if to - from < MIN_SLICE_LEN {
+            let piece = match self.flat_units(id) {
+                Units::Latin1(b) => JsStr::from_latin1(b[from..to].into()),
+                Units::Utf16(u) => JsStr::from_units(&u[from..to]),
+            };
+            return self.alloc_string(piece);
+        }
+        let (base, offset) = match self.strings.get(id.0).data {
+            StrData::Slice { base, start } => (base, start),
+            _ => (id, 0),
+        };
+        self.alloc_string(JsStr {
+            data: StrData::Slice {
+                base,
+                start: offset + from as u32,
+            },
+            len: (to - from) as u32,
+            is_atom: false,
+        })
+    }
+
+    /// Give a slice its own copy of its units (it then no longer keeps its base alive).
+    pub fn unshare(&mut self, id: StringId) {
+        if !matches!(self.strings.get(id.0).data, StrData::Slice { .. }) {
+            return;
+        }
+        let data = match self.flat_units(id) {
+            Units::Latin1(b) => StrData::Latin1(b.into()),
+            Units::Utf16(u) => StrData::Utf16(u.into()),
+        };
+        let s = self.strings.get_mut(id.0);
+        s.data = data;
+        let bytes = s.payload_bytes();
+        self.bytes += bytes;
+        self.work += bytes;
+    }
+
+    /// A copy of a string's code units (flattening it first if it is a rope).
+    pub fn units_vec(&mut self, id: StringId) -> Vec<u16> {
+        let units = self.units(id);
+        let copied = units.len() * 2;
+        let copy = units.to_vec();
+        self.work += copied;
+        copy
+    }
+
+    /// Note `bytes` of string storage read or written outside the heap's own
+    /// operations (a built-in scanning a string), to be charged as fuel.
+    pub fn note_work(&mut self, bytes: usize) {
+        self.work = self.work.saturating_add(bytes);
+    }
+
+    /// The string work done since the last call, in bytes; the VM charges it as fuel.
+    pub fn take_work(&mut self) -> usize {
+        std::mem::take(&mut self.work)
+    }
+
+    /// The string work not yet taken by [`Heap::take_work`], in bytes.
+    pub fn pending_work(&self) -> usize {
+        self.work
     }
 
     pub fn alloc_str(&mut self, s: &str) -> StringId {
@@ -550,6 +618,8 @@ impl Heap {
             return id;
         }
         self.flatten(id);
+        // an atom lives for ever: it must not keep a larger string alive
+        self.unshare(id);
         let hash = self.flat_units(id).content_hash();
         for candidate in self.atoms.bucket(hash) {
             if self.flat_units(candidate).eq_units(self.flat_units(id)) {
@@ -716,11 +786,15 @@ impl Heap {
     fn mark_string(&mut self, s: StringId) {
         let mut stack = vec![s];
         while let Some(s) = stack.pop() {
-            if self.strings.mark(s.0)
-                && let StrData::Rope { left, right } = self.strings.get(s.0).data
-            {
-                stack.push(left);
-                stack.push(right);
+            if self.strings.mark(s.0) {
+                match self.strings.get(s.0).data {
+                    StrData::Rope { left, right } => {
+                        stack.push(left);
+                        stack.push(right);
+                    }
+                    StrData::Slice { base, .. } => stack.push(base),
+                    StrData::Latin1(_) | StrData::Utf16(_) => {}
+                }
             }
         }
     }
@@ -739,7 +813,7 @@ impl Default for Object {
             shape: crate::object::shape::ShapeId::DICTIONARY,
             proto: None,
             slots: Vec::new(),
-            elements: crate::object::Elements::Dense(Vec::new()),
+            elements: crate::object::Elements::Dense(crate::object::DenseElements::new()),
             dict: None,
             kind: ObjectKind::Ordinary,
             extensible: false,
@@ -767,6 +841,33 @@ mod tests {
         // freed slots are reused
         let c = heap.alloc_object(Object::default());
         assert!(c == a || c == b);
+    }
+
+    #[test]
+    fn long_substrings_share_their_base_and_keep_it_alive() {
+        let mut heap = Heap::new();
+        let text = "0123456789".repeat(10);
+        heap.take_work();
+        let base = heap.alloc_str(&text);
+        assert_eq!(heap.take_work(), 100);
+        let slice = heap.substring(base, 10, 90);
+        let inner = heap.substring(slice, 5, 45);
+        assert_eq!(heap.take_work(), 0, "no units were copied");
+        assert!(matches!(
+            heap.strings.get(inner.0).data,
+            StrData::Slice { base: b, start: 15 } if b == base
+        ));
+        assert_eq!(heap.string_to_rust(inner), text[15..55]);
+        let short = heap.substring(inner, 0, 3);
+        assert_eq!(heap.string_to_rust(short), "567");
+        // a reachable slice keeps its base
+        heap.mark_value(Value::string(inner));
+        heap.finish_collection();
+        assert_eq!(heap.string_to_rust(inner), text[15..55]);
+        // interning gives the atom its own units
+        let atom = heap.intern_string(inner);
+        assert!(matches!(heap.strings.get(atom.0).data, StrData::Latin1(_)));
+        assert_eq!(heap.string_to_rust(atom), text[15..55]);
     }
 
     #[test]

@@ -1,12 +1,17 @@
-//! String storage: one-byte (Latin-1) or two-byte (UTF-16) flat strings and
-//! ropes, plus the atom table that interns property keys.
+//! String storage: one-byte (Latin-1) or two-byte (UTF-16) flat strings, slices of
+//! them, and ropes, plus the atom table that interns property keys.
 //!
 //! A rope is the lazy concatenation of two strings; it is flattened the first
 //! time its contents are read, so `s += x` in a loop costs O(1) per step and
 //! O(n) once at the end. Flattening walks the rope with an explicit stack:
 //! ropes built by loops are as deep as the loop is long.
+//!
+//! A slice is a long substring that shares the storage of the flat string it was
+//! taken from, so a tokenizer that keeps cutting the front off its input
+//! (`src = src.slice(token.length)`) is linear, not quadratic. A slice reads as
+//! flat; it keeps its base alive, and becomes a copy when interned or snapshotted.
 
-use super::StringId;
+use super::{Arena, StringId};
 use rustc_hash::FxHashMap;
 
 /// The contents of one heap string.
@@ -19,7 +24,16 @@ pub enum StrData {
         left: StringId,
         right: StringId,
     },
+    /// `len` units of `base` from `start`; `base` is one-byte or two-byte, never a
+    /// rope or a slice
+    Slice {
+        base: StringId,
+        start: u32,
+    },
 }
+
+/// Substrings at least this long share their base's storage instead of copying it.
+pub const MIN_SLICE_LEN: usize = 32;
 
 /// A heap string: its data and cached facts about it.
 #[derive(Clone, Debug)]
@@ -82,7 +96,25 @@ impl JsStr {
         match &self.data {
             StrData::Latin1(b) => b.len(),
             StrData::Utf16(u) => u.len() * 2,
-            StrData::Rope { .. } => 0,
+            StrData::Rope { .. } | StrData::Slice { .. } => 0,
+        }
+    }
+}
+
+/// The code units of string `id` in `strings`; empty for a rope (flatten it first).
+pub fn units_in(strings: &Arena<JsStr>, id: StringId) -> Units<'_> {
+    let s = strings.get(id.0);
+    match &s.data {
+        StrData::Latin1(b) => Units::Latin1(b),
+        StrData::Utf16(u) => Units::Utf16(u),
+        StrData::Rope { .. } => Units::Latin1(&[]),
+        StrData::Slice { base, start } => {
+            let range = *start as usize..*start as usize + s.len as usize;
+            match &strings.get(base.0).data {
+                StrData::Latin1(b) => Units::Latin1(&b[range]),
+                StrData::Utf16(u) => Units::Utf16(&u[range]),
+                StrData::Rope { .. } | StrData::Slice { .. } => Units::Latin1(&[]),
+            }
         }
     }
 }

@@ -523,7 +523,7 @@ impl Vm {
             (self.to_primitive(a, Hint::Number)?, py)
         };
         if let (Some(x), Some(y)) = (px.as_string(), py.as_string()) {
-            let xs = self.heap.units(x).to_vec();
+            let xs = self.heap.units_vec(x);
             let ys = self.heap.units(y);
             return Ok(Some(xs.iter().copied().lt(ys.iter())));
         }

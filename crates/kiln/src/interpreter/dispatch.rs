@@ -2567,7 +2567,7 @@ impl Vm {
                 .new_object_with_shape(shape, Some(self.intrinsics.object_prototype), kind);
         let iter = Value::object(self.intrinsics.array_prototype_values);
         let o = self.heap.object_mut(obj);
-        o.elements = Elements::Dense(values);
+        o.elements = Elements::Dense(values.into());
         o.slots = vec![Value::int(argc as i32), iter, callee_value];
         obj
     }

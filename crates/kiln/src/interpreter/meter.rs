@@ -3,7 +3,10 @@
 //! Fuel is counted in abstract units that track work done, deterministically: a loop
 //! iteration costs the length of its body in instructions, a call costs [`CALL_COST`],
 //! and built-ins that loop in Rust (sorting, joining, JSON, string building, BigInt
-//! arithmetic, property enumeration, ...) charge per element they process. The hot path
+//! arithmetic, property enumeration, ...) charge per element they process, and the heap
+//! counts the bytes of string storage it writes or copies ([`crate::heap::Heap::take_work`]),
+//! charged at the next slow check, so a built-in that copies a whole string per call pays
+//! for it. Hidden quadratic work therefore shows up as fuel. The hot path
 //! is one subtraction and one branch ([`Vm::charge`]); every [`SLICE`] units the slow
 //! path settles the account, reads the cancellation flag and the clock.
 
@@ -90,6 +93,26 @@ impl Meter {
 }
 
 impl Vm {
+    /// Fuel used so far, the heap's uncharged string work included.
+    pub fn fuel_used(&self) -> u64 {
+        self.meter.fuel_used() + (self.heap.pending_work() / BYTES_PER_FUEL) as u64
+    }
+
+    /// Start a fresh account: fuel (the heap's pending string work too) and compute time
+    /// back to zero.
+    pub fn reset_meter(&mut self) {
+        self.meter.reset();
+        self.heap.take_work();
+    }
+
+    /// Move the heap's string work into the fuel account (the remainder below one unit
+    /// stays with the heap).
+    fn charge_heap_work(&mut self) {
+        let bytes = self.heap.take_work();
+        self.meter.consumed += (bytes / BYTES_PER_FUEL) as u64;
+        self.heap.note_work(bytes % BYTES_PER_FUEL);
+    }
+
     /// Charge `units` of fuel; ends the run when a budget is exhausted.
     #[inline(always)]
     pub fn charge(&mut self, units: u64) -> JsResult<()> {
@@ -98,6 +121,11 @@ impl Vm {
             return self.settle_meter();
         }
         Ok(())
+    }
+
+    /// Charge for moving or copying `count` elements (8 bytes each) in bulk.
+    pub fn charge_elements(&mut self, count: usize) -> JsResult<()> {
+        self.charge((count * size_of::<crate::value::Value>() / BYTES_PER_FUEL) as u64)
     }
 
     /// Charge for building `bytes` of new storage in one go (strings, buffers), and
@@ -115,6 +143,7 @@ impl Vm {
     /// clock, and start the next slice.
     #[cold]
     fn settle_meter(&mut self) -> JsResult<()> {
+        self.charge_heap_work();
         match settle(
             &mut self.meter,
             &self.termination,
@@ -216,11 +245,29 @@ mod tests {
     #[test]
     fn fuel_is_counted_across_slices() {
         let mut vm = Vm::new();
-        vm.meter.reset();
+        vm.reset_meter();
         for _ in 0..25 {
             vm.charge(1_000).unwrap();
         }
         assert_eq!(vm.meter.fuel_used(), 25_000);
+    }
+
+    #[test]
+    fn the_heaps_string_work_is_charged_at_the_next_slow_check() {
+        let mut vm = Vm::new();
+        vm.reset_meter();
+        let s = vm.heap.alloc_str(&"x".repeat(6_400));
+        assert_eq!(vm.fuel_used(), 100, "pending work counts at once");
+        vm.heap.units_vec(s);
+        assert_eq!(
+            vm.fuel_used(),
+            300,
+            "a copy of 6,400 units as UTF-16 (12,800 bytes)"
+        );
+        vm.charge(SLICE).unwrap();
+        vm.charge(1).unwrap();
+        assert_eq!(vm.meter.fuel_used(), SLICE + 1 + 300);
+        assert_eq!(vm.heap.pending_work(), 0);
     }
 
     #[test]

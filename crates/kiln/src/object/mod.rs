@@ -15,11 +15,13 @@
 //!    elements, the array's length is `elements.len()`.
 //! 4. An accessor property's value is an [`ObjectKind::Accessor`] object.
 
+pub mod dense;
 pub mod shape;
 
 use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
+pub use dense::DenseElements;
 use rustc_hash::FxHashMap;
 use shape::{MAX_SHAPED_PROPERTIES, ShapeId};
 use std::collections::BTreeMap;
@@ -76,7 +78,7 @@ pub struct Property {
 /// Indexed properties.
 #[derive(Clone, Debug)]
 pub enum Elements {
-    Dense(Vec<Value>),
+    Dense(DenseElements),
     Sparse(Box<SparseElements>),
 }
 
@@ -308,7 +310,9 @@ pub struct ForInState {
     pub object: Option<ObjectId>,
     pub keys: Vec<Value>,
     pub index: usize,
-    pub visited: Vec<PropertyKey>,
+    /// the keys returned or skipped so far: a key of a prototype is skipped when an
+    /// object before it had the same key
+    pub visited: rustc_hash::FxHashSet<PropertyKey>,
 }
 
 #[derive(Clone)]
@@ -337,7 +341,7 @@ impl Object {
             shape,
             proto,
             slots: Vec::new(),
-            elements: Elements::Dense(Vec::new()),
+            elements: Elements::Dense(DenseElements::new()),
             dict,
             kind,
             extensible: true,
@@ -379,7 +383,7 @@ impl Object {
             | ObjectKind::Set(m)
             | ObjectKind::WeakMap(m)
             | ObjectKind::WeakSet(m) => m.owned_bytes(),
-            ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 8,
+            ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 16,
             ObjectKind::Generator(g) => g.owned_bytes(),
             ObjectKind::Internal(v) => v.len() * 8,
             ObjectKind::ArrayBuffer(b) => 32 + b.owned_bytes(),

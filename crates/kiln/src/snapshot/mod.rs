@@ -297,9 +297,10 @@ pub(crate) fn write(
     }
     // Between jobs nothing needs WeakRef targets kept alive (ClearKeptObjects).
     vm.kept_alive.clear();
-    // Ropes are stored flat; collecting first drops what nothing can reach.
+    // Ropes and slices are stored flat; collecting first drops what nothing can reach.
     for i in vm.heap.strings.live_indices().collect::<Vec<_>>() {
         vm.heap.flatten(crate::heap::StringId(i));
+        vm.heap.unshare(crate::heap::StringId(i));
     }
     vm.collect_garbage();
 

@@ -260,7 +260,7 @@ impl<'a> PayloadReader<'a> {
         let proto = self.opt_object()?;
         let slots = self.values()?;
         let elements = match self.r.u8()? {
-            0 => Elements::Dense(self.values()?),
+            0 => Elements::Dense(self.values()?.into()),
             1 => {
                 let length = self.r.u32()?;
                 let n = self.r.count(3)?;
@@ -443,9 +443,9 @@ impl<'a> PayloadReader<'a> {
                 index: self.r.usize()?,
                 visited: {
                     let n = self.r.count(2)?;
-                    let mut keys = Vec::with_capacity(n);
+                    let mut keys = rustc_hash::FxHashSet::default();
                     for _ in 0..n {
-                        keys.push(self.key()?);
+                        keys.insert(self.key()?);
                     }
                     keys
                 },
@@ -746,6 +746,8 @@ impl<'a> PayloadReader<'a> {
         let fuel = self.r.u64()?;
         let compute = std::time::Duration::from_nanos(self.r.u64()?);
         vm.meter.restore(fuel, compute);
+        // the strings restoring built are not the guest's work
+        vm.heap.take_work();
         vm.hardened = self.r.bool()?;
         let names = self.r.list(1, |r| r.string())?;
         vm.host.capabilities = names

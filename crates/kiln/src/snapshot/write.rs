@@ -262,7 +262,8 @@ impl<'a> PayloadWriter<'a> {
         Ok(ranges)
     }
 
-    /// A flat string (ropes are flattened before writing).
+    /// A flat string (ropes are flattened and slices given their own units before
+    /// writing).
     pub fn string(&mut self, s: &JsStr) -> Result<(), SnapshotError> {
         match &s.data {
             StrData::Latin1(b) => {
@@ -273,7 +274,7 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u8(2);
                 self.w.units(u);
             }
-            StrData::Rope { .. } => {
+            StrData::Rope { .. } | StrData::Slice { .. } => {
                 return Err(unsupported("a string was not flattened"));
             }
         }
@@ -769,7 +770,7 @@ impl<'a> PayloadWriter<'a> {
             }
         }
         self.w.u64(vm.random_state);
-        self.w.u64(vm.meter.fuel_used());
+        self.w.u64(vm.fuel_used());
         self.w.u64(vm.meter.compute_time().as_nanos() as u64);
         self.w.bool(vm.hardened);
         let host = &vm.host;

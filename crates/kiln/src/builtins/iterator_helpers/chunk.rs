@@ -111,7 +111,7 @@ pub(super) fn buffered_step(vm: &mut Vm, cell: ObjectId, windows: bool) -> JsRes
         vm.charge(1)?;
         if let Elements::Dense(v) = &mut vm.heap.object_mut(buffer).elements {
             if windows && v.len() == size {
-                v.remove(0);
+                v.pop_front();
             }
             v.push(value);
         }
