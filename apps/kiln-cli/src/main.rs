@@ -1,10 +1,12 @@
-//! `kiln`: run JavaScript files, evaluate code, or start a REPL.
+//! `kiln`: run JavaScript files, evaluate code, start a REPL, or build and serve an HTTP
+//! handler.
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
 mod loader;
 mod repl;
 mod sandbox;
+mod serve;
 mod shell;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +42,21 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         settings: sandbox::Settings,
+    },
+    /// Serve a JavaScript HTTP handler: an ES module in the Workers form,
+    /// `export default { async fetch(request, env, ctx) { ... } }`
+    Serve {
+        #[command(flatten)]
+        settings: serve::Settings,
+    },
+    /// Compile a handler module and everything it imports into a .kbc file, which
+    /// `kiln serve` starts from without parsing or compiling
+    Build {
+        /// the handler module
+        handler: PathBuf,
+        /// the .kbc file to write
+        #[arg(short, long)]
+        output: PathBuf,
     },
 }
 
@@ -91,6 +108,8 @@ fn run(cli: Cli) -> ExitCode {
         },
         Command::Repl => repl::run(&mut shell_runtime()),
         Command::Sandbox { file, settings } => sandbox::run(&file, settings),
+        Command::Serve { settings } => serve::run(settings),
+        Command::Build { handler, output } => serve::build(&handler, &output),
     }
 }
 

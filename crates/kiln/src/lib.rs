@@ -7,6 +7,7 @@
 //! ```
 
 pub mod builtins;
+mod compiled;
 pub mod heap;
 pub mod host;
 mod inspect;
@@ -18,6 +19,7 @@ pub mod snapshot;
 pub mod value;
 
 pub use builtins::shared_memory::SharedBlock;
+pub use compiled::CompiledModule;
 pub use host::{CallId, ConsoleLevel, HostError, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;

@@ -1,5 +1,7 @@
 //! The embedding API: a [`Runtime`] owns a VM and runs scripts in it.
 
+mod call;
+
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{

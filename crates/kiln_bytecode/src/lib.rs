@@ -42,6 +42,27 @@
 
 use std::fmt;
 
+pub mod serial;
+mod validate;
+
+pub use validate::{InvalidBytecode, validate};
+
+/// Identifies this instruction set and compiled-program format: a hash of the files that
+/// define them (each instruction's operands and semantics here, their encoding in
+/// `serial.rs`). Precompiled code carries it and is refused by a Kiln whose format differs.
+pub const FORMAT_ID: u64 =
+    fnv1a(include_bytes!("lib.rs")) ^ fnv1a(include_bytes!("serial.rs")).rotate_left(1);
+
+const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash = (hash ^ bytes[i] as u64).wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
 /// A register index in the current frame.
 pub type Reg = u16;
 /// An index into [`FunctionCode::constants`].

@@ -36,10 +36,10 @@ impl Engine {
         command
     }
 
-    /// The command line as a person would type it, for the report.
-    pub fn display(&self) -> String {
+    /// The command line as a person would type it in the repository's root, for the report.
+    pub fn display(&self, root: &Path) -> String {
         let mut parts: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        parts.push(self.program.display().to_string());
+        parts.push(relative(&self.program, root));
         parts.extend(self.args.iter().cloned());
         parts.push(
             if self.as_cjs_in.is_some() {
@@ -149,6 +149,33 @@ pub fn version(engine: &Engine, root: &Path) -> String {
     found.unwrap_or_else(|| "unknown".into())
 }
 
+/// `path` as seen from the repository's root `root` (`../` steps where it lies
+/// outside); a bare program name, found on PATH, stays as it is.
+pub fn relative(path: &Path, root: &Path) -> String {
+    use std::path::Component;
+    if path.is_relative() {
+        return path.display().to_string();
+    }
+    let normal = |p: &Path| -> Vec<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+                Component::ParentDir => {
+                    parts.pop();
+                }
+                _ => {}
+            }
+        }
+        parts
+    };
+    let (path, root) = (normal(path), normal(root));
+    let common = path.iter().zip(&root).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".into(); root.len() - common];
+    parts.extend(path[common..].iter().cloned());
+    parts.join("/")
+}
+
 /// `dir/<stem>.cjs`, a hard link to `script` (the same bytes; a copy where linking fails).
 fn cjs_link(dir: &Path, script: &Path) -> PathBuf {
     let stem = script
@@ -169,4 +196,44 @@ fn which(program: &Path) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))
         .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_name_paths_relative_to_the_repository() {
+        let root = Path::new("/work/repo");
+        let kiln = engine("kiln", root, None).unwrap();
+        assert_eq!(kiln.display(root), "target/release/kiln run FILE");
+        let quickjs = engine("quickjs", root, None).unwrap();
+        assert_eq!(quickjs.display(root), "build/peers/bin/kiln-quickjs FILE");
+        let bun = engine("bun-nojit", root, None).unwrap();
+        assert_eq!(
+            bun.display(root),
+            "BUN_JSC_useJIT=0 build/peers/npm/node_modules/@oven/bun-linux-x64/bin/bun FILE (linked as .cjs)"
+        );
+        assert_eq!(
+            engine("node-jitless", root, None).unwrap().display(root),
+            "node --jitless FILE"
+        );
+        let other = engine(
+            "kiln",
+            root,
+            Some(Path::new("/work/other/target/release/kiln")),
+        );
+        assert_eq!(
+            other.unwrap().display(root),
+            "../other/target/release/kiln run FILE"
+        );
+    }
+
+    #[test]
+    fn relative_paths_from_root() {
+        let root = Path::new("/a/b/../b/c");
+        assert_eq!(relative(Path::new("/a/b/c/d/e"), root), "d/e");
+        assert_eq!(relative(Path::new("/a/x"), root), "../../x");
+        assert_eq!(relative(Path::new("node"), root), "node");
+    }
 }

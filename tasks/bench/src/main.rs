@@ -1,11 +1,13 @@
 //! `kiln-bench`: Kiln's benchmark instruments.
 //!
 //! ```text
-//! kiln-bench install                      # peers into build/peers/ (bench/install-peers.sh)
+//! kiln-bench install                      # peers into build/peers/, the real programs into build/bench/real/
 //! kiln-bench list                         # fixtures, engines, versions
-//! kiln-bench run [--fixtures a,b] [--runs N] [--engines kiln,quickjs,...] [--record]
+//! kiln-bench run [--suite micro,octane,real] [--fixtures a,b] [--runs N] [--engines kiln,quickjs,...] [--record]
+//! kiln-bench verify [--suite real]        # each fixture once on Kiln, checked against node's output
 //! kiln-bench check                        # fresh run of Kiln against the last recorded one
 //! kiln-bench profile FIXTURE              # flame graph + top functions by self time
+//! kiln-bench compile-speed                # parse + compile throughput on the largest real programs
 //! kiln-bench jit-proof                    # Bun with and without BUN_JSC_useJIT=0 on a hot loop
 //! ```
 //!
@@ -14,6 +16,7 @@
 mod engines;
 mod measure;
 mod profile;
+mod real;
 mod record;
 mod runner;
 mod stats;
@@ -37,7 +40,10 @@ struct Cli {
 
 #[derive(clap::Args, Clone)]
 struct RunArgs {
-    /// comma-separated fixture names (`octane` for all six Octane programs); default: all
+    /// comma-separated suites: micro, octane, real; default: all
+    #[arg(long)]
+    suite: Option<String>,
+    /// comma-separated fixture names (a suite's name for all its fixtures); default: all
     #[arg(long)]
     fixtures: Option<String>,
     /// timed runs per fixture and engine, after one warm-up
@@ -56,11 +62,15 @@ struct RunArgs {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Install the peer engines into build/peers/ (runs bench/install-peers.sh)
+    /// Install the peer engines into build/peers/ (runs bench/install-peers.sh) and the
+    /// real programs' libraries into build/bench/real/ (npm ci, esbuild)
     Install {
         /// reinstall even what is present
         #[arg(long)]
         force: bool,
+        /// only the peers, or only the real programs
+        #[arg(long, value_parser = ["peers", "real"])]
+        only: Option<String>,
     },
     /// List fixtures and engines (with versions)
     List,
@@ -74,6 +84,20 @@ enum Cmd {
         /// the sentence saying what moved the numbers since the previous run (with --record)
         #[arg(long)]
         note: Option<String>,
+    },
+    /// Run each fixture once on Kiln and fail (exit status 1) unless it prints the
+    /// fixture's reference checksum (node's, for the real programs) or, for a fixture
+    /// without one, finishes; no timing
+    Verify {
+        /// comma-separated suites: micro, octane, real; default: real
+        #[arg(long, default_value = "real")]
+        suite: String,
+        /// comma-separated fixture names; default: all of the suites
+        #[arg(long)]
+        fixtures: Option<String>,
+        /// Kiln binary (default: target/release/kiln)
+        #[arg(long)]
+        kiln: Option<PathBuf>,
     },
     /// Run Kiln afresh and compare with the last recorded run on this host: a fixture more
     /// than 8 % slower or a geomean more than 3 % slower fails (exit status 1)
@@ -95,6 +119,24 @@ enum Cmd {
         /// rows in the self-time table
         #[arg(long, default_value_t = 25)]
         top: usize,
+        /// perf's samples per second (fewer keep the data of a long run manageable)
+        #[arg(long, default_value_t = 499)]
+        frequency: u32,
+        #[arg(long)]
+        kiln: Option<PathBuf>,
+    },
+    /// Parse + compile throughput (MB of source per second) on the largest real-program
+    /// libraries: each library's code in a function that is never called, timed against
+    /// an empty script
+    CompileSpeed {
+        /// how many of the largest libraries
+        #[arg(long, default_value_t = 4)]
+        largest: usize,
+        #[arg(long, default_value_t = 7)]
+        runs: usize,
+        /// engines that compile a script whole before running it (node compiles lazily)
+        #[arg(long, default_value = "kiln,quickjs")]
+        engines: String,
         #[arg(long)]
         kiln: Option<PathBuf>,
     },
@@ -115,17 +157,36 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = root();
     let result = match cli.command {
-        Cmd::Install { force } => install(&root, force),
+        Cmd::Install { force, only } => install(&root, force, only.as_deref()),
         Cmd::List => list(&root),
         Cmd::Run { args, record, note } => run(&root, &args, record, note),
+        Cmd::Verify {
+            suite,
+            fixtures,
+            kiln,
+        } => verify(&root, &suite, fixtures.as_deref(), kiln.as_deref()),
         Cmd::Check { args, against } => check(&root, &args, &against),
         Cmd::Profile {
             fixture,
             engine,
             profiler,
             top,
+            frequency,
             kiln,
-        } => profile_cmd(&root, &fixture, &engine, profiler, top, kiln.as_deref()),
+        } => profile_cmd(
+            &root,
+            &fixture,
+            &engine,
+            profiler,
+            (top, frequency),
+            kiln.as_deref(),
+        ),
+        Cmd::CompileSpeed {
+            largest,
+            runs,
+            engines,
+            kiln,
+        } => compile_speed(&root, largest, runs, &engines, kiln.as_deref()),
         Cmd::JitProof => jit_proof(&root),
     };
     match result {
@@ -137,7 +198,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn install(root: &Path, force: bool) -> Result<ExitCode, String> {
+fn install(root: &Path, force: bool, only: Option<&str>) -> Result<ExitCode, String> {
+    if only != Some("real") && install_peers(root, force)? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
+    if only != Some("peers") {
+        real::install(root, force)?;
+        // Generates the scripts and node's checksums for them.
+        suite::all(root)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn install_peers(root: &Path, force: bool) -> Result<ExitCode, String> {
     let mut command = Command::new("bash");
     command
         .arg(root.join("bench/install-peers.sh"))
@@ -203,7 +276,24 @@ fn select_engines(
 fn list(root: &Path) -> Result<ExitCode, String> {
     println!("fixtures:");
     for fixture in suite::all(root)? {
-        println!("  {:<22} {}", fixture.name, fixture.script.display());
+        println!(
+            "  {:<6} {:<22} {}",
+            fixture.suite.name(),
+            fixture.name,
+            engines::relative(&fixture.script, root)
+        );
+    }
+    println!("real programs:");
+    for library in real::libraries(root)? {
+        let version =
+            real::version(root, &library.package).unwrap_or_else(|| "not installed".into());
+        println!(
+            "  {:<18} {:<14} {:<10} {}",
+            library.name,
+            library.package,
+            version,
+            library.how()
+        );
     }
     println!("engines:");
     for name in engines::ALL {
@@ -213,30 +303,44 @@ fn list(root: &Path) -> Result<ExitCode, String> {
         } else {
             "not installed".into()
         };
-        println!("  {:<14} {:<40} {}", name, version, engine.display());
+        println!("  {:<14} {:<40} {}", name, version, engine.display(root));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn measure(root: &Path, args: &RunArgs) -> Result<RunRecord, String> {
-    let fixtures = suite::select(suite::all(root)?, args.fixtures.as_deref())?;
+    let fixtures = suite::select(
+        suite::all(root)?,
+        args.suite.as_deref(),
+        args.fixtures.as_deref(),
+    )?;
     let engines = select_engines(root, args.engines.as_deref(), args.kiln.as_deref())?;
+    let options = runner::Options {
+        runs: args.runs.max(1),
+        timeout: Duration::from_secs(args.timeout),
+    };
+    let startup = runner::startup(&empty_script(root)?, &engines, &options);
     let infos: Vec<EngineInfo> = engines
         .iter()
-        .map(|e| EngineInfo {
+        .zip(startup)
+        .map(|(e, startup_ms)| EngineInfo {
             name: e.name.to_string(),
             version: engines::version(e, root),
-            command: e.display(),
+            command: e.display(root),
+            startup_ms,
         })
         .collect();
     for info in &infos {
         eprintln!("{:<14} {}", info.name, info.version);
     }
-    let options = runner::Options {
-        runs: args.runs.max(1),
-        timeout: Duration::from_secs(args.timeout),
-    };
-    let fixtures = runner::run_all(&fixtures, &engines, &options);
+    let mut fixtures = runner::run_all(&fixtures, &engines, &options);
+    // Engines name the script in their error messages; records name it from the root.
+    let prefix = format!("{}/", root.display());
+    for result in fixtures.iter_mut().flat_map(|f| f.results.iter_mut()) {
+        if let Some(error) = &mut result.error {
+            *error = error.replace(&prefix, "");
+        }
+    }
     Ok(RunRecord {
         date: shell(&["date", "-u", "+%Y-%m-%d %H:%M"]).unwrap_or_else(|| "unknown".into()),
         commit: kiln_commit(&engines[0].program),
@@ -257,7 +361,8 @@ fn run(
     let mut record = measure(root, args)?;
     record.note = note;
     let results = root.join("bench/results");
-    let previous = record::last_on_host(&results, &record.host);
+    let names: Vec<&str> = record.fixtures.iter().map(|f| f.name.as_str()).collect();
+    let previous = record::last_on_host(&results, &record.host, &names);
     let section = record.markdown(previous.as_ref());
     println!("{section}");
     if record_it {
@@ -278,24 +383,75 @@ fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+fn verify(
+    root: &Path,
+    suites: &str,
+    fixtures: Option<&str>,
+    kiln: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let fixtures = suite::select(suite::all(root)?, Some(suites), fixtures)?;
+    let engines = select_engines(root, Some("kiln"), kiln)?;
+    let kiln = &engines[0];
+    let mut failed = 0;
+    for fixture in &fixtures {
+        let sample = measure::run(kiln.command(&fixture.script), Duration::from_secs(600))
+            .map_err(|e| format!("cannot run {}: {e}", kiln.program.display()))?;
+        let verdict = match (&sample.outcome, &fixture.reference) {
+            (Err(error), _) => Err(error.clone()),
+            (Ok(()), Some(reference))
+                if measure::compare(Some(reference), &sample.stdout)
+                    != measure::Agreement::Same =>
+            {
+                Err(format!(
+                    "printed `{}`, node printed `{reference}`",
+                    measure::checksum(&sample.stdout)
+                ))
+            }
+            (Ok(()), _) => Ok(()),
+        };
+        match verdict {
+            Ok(()) => println!("ok       {} ({:.0} ms)", fixture.name, sample.wall_ms),
+            Err(why) => {
+                failed += 1;
+                println!("FAILED   {}: {why}", fixture.name);
+            }
+        }
+    }
+    println!(
+        "verify: {} passed, {failed} failed",
+        fixtures.len() - failed
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String> {
     let host = host_line();
-    let last = record::last_on_host(&root.join("bench/results"), &host)
-        .ok_or_else(|| format!("no recorded run from this host ({host}) in bench/results/"))?;
+    let last = record::last_passed_on_host(&root.join("bench/results"), &host);
+    if last.is_empty() {
+        return Err(format!(
+            "no recorded run from this host ({host}) in bench/results/"
+        ));
+    }
     let peer = (against != "none").then_some(against);
     let mut args = args.clone();
     if args.engines.is_none() {
         args.engines = Some(peer.map_or("kiln".into(), |p| format!("kiln,{p}")));
     }
     if args.fixtures.is_none() {
-        let names: Vec<String> = last
-            .fixtures
+        // Every fixture of the chosen suites that still exists and that Kiln passed when
+        // last recorded.
+        let existing: Vec<String> = suite::select(suite::all(root)?, args.suite.as_deref(), None)?
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        let names: Vec<&str> = last
             .iter()
-            .filter(|f| {
-                f.result("kiln")
-                    .is_some_and(|r| r.status == record::Status::Ok)
-            })
-            .map(|f| f.name.clone())
+            .map(|(_, f)| f.name.as_str())
+            .filter(|n| existing.iter().any(|e| e == n))
             .collect();
         args.fixtures = Some(names.join(","));
     }
@@ -312,10 +468,9 @@ fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String>
     for fixture in &fresh.fixtures {
         let now = value(fixture);
         let then = last
-            .fixtures
             .iter()
-            .find(|f| f.name == fixture.name)
-            .and_then(value);
+            .find(|(_, f)| f.name == fixture.name)
+            .and_then(|(_, f)| value(f));
         if let (Some(now), Some(then)) = (now, then) {
             changes.push(stats::Change {
                 fixture: fixture.name.clone(),
@@ -336,9 +491,12 @@ fn check(root: &Path, args: &RunArgs, against: &str) -> Result<ExitCode, String>
             );
         }
     }
+    let mut runs: Vec<&str> = last.iter().map(|(run, _)| run.as_str()).collect();
+    runs.sort_unstable();
+    runs.dedup();
     println!(
-        "against the run of {} (commit {}):\n",
-        last.date, last.commit
+        "against each fixture's last recorded run ({}):\n",
+        runs.join("; ")
     );
     let (what, digits) = match peer {
         None => ("Kiln ms".to_string(), 0),
@@ -392,10 +550,10 @@ fn profile_cmd(
     fixture: &str,
     engine: &str,
     profiler: profile::Profiler,
-    top: usize,
+    (top, frequency): (usize, u32),
     kiln: Option<&Path>,
 ) -> Result<ExitCode, String> {
-    let fixtures = suite::select(suite::all(root)?, Some(fixture))?;
+    let fixtures = suite::select(suite::all(root)?, None, Some(fixture))?;
     let fixture = fixtures.first().ok_or("no such fixture")?;
     let engine = select_engines(root, Some(engine), kiln)?
         .into_iter()
@@ -408,6 +566,7 @@ fn profile_cmd(
         &root.join("build/profiles"),
         profiler,
         top,
+        frequency,
     )?;
     println!("{}", out.top);
     println!(
@@ -446,7 +605,92 @@ fn jit_proof(root: &Path) -> Result<ExitCode, String> {
             engine.name,
             sample.wall_ms,
             measure::checksum(&sample.stdout),
-            engine.display()
+            engine.display(root)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// build/bench/empty.js: a script that does nothing, for start-up times.
+fn empty_script(root: &Path) -> Result<PathBuf, String> {
+    let dir = root.join("build/bench");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("empty.js");
+    std::fs::write(&path, "// nothing\n").map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+fn compile_speed(
+    root: &Path,
+    largest: usize,
+    runs: usize,
+    engine_names: &str,
+    kiln: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let engines = select_engines(root, Some(engine_names), kiln)?;
+    let libraries = real::libraries(root)?;
+    let mut sized = Vec::new();
+    for library in &libraries {
+        let code = real::library_code(root, library)?;
+        sized.push((code.len(), library));
+    }
+    sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+    sized.truncate(largest);
+    let dir = root.join("build/bench/compile");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let options = runner::Options {
+        runs: runs.max(1),
+        timeout: Duration::from_secs(300),
+    };
+    let startup = runner::startup(&empty_script(root)?, &engines, &options);
+    let names: Vec<&str> = engines.iter().map(|e| e.name).collect();
+    println!(
+        "Parse + compile, MB of source per second (median ms over an empty script's {}):\n",
+        startup
+            .iter()
+            .zip(&names)
+            .map(|(ms, n)| format!("{n} {}", ms.map_or("–".into(), |ms| format!("{ms:.0} ms"))))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "| library | source | {} |\n|---|---|{}",
+        names
+            .iter()
+            .map(|n| format!("{n} ms | {n} MB/s"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|---|".repeat(names.len())
+    );
+    for (size, library) in sized {
+        let script = dir.join(format!("{}.js", library.name));
+        std::fs::write(&script, real::compile_only_script(root, library)?)
+            .map_err(|e| e.to_string())?;
+        let fixture = suite::Fixture {
+            name: library.name.clone(),
+            script,
+            suite: suite::Suite::Real,
+            reference: Some(String::new()),
+        };
+        let record = runner::run_all(&[fixture], &engines, &options).remove(0);
+        let mb = size as f64 / 1e6;
+        let cells: Vec<String> = record
+            .results
+            .iter()
+            .zip(&startup)
+            .map(|(r, start)| match (r.median_ms, start) {
+                (Some(ms), Some(start)) if r.status == record::Status::Ok => {
+                    let compile = (ms - start).max(0.01);
+                    format!("{compile:.0} | {:.1}", mb / (compile / 1000.0))
+                }
+                _ => "FAIL | –".into(),
+            })
+            .collect();
+        println!(
+            "| {} | {:.2} MB | {} |",
+            library.name,
+            mb,
+            cells.join(" | ")
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -54,6 +54,7 @@ pub fn profile(
     out_dir: &Path,
     profiler: Profiler,
     top: usize,
+    frequency: u32,
 ) -> Result<Output, String> {
     std::fs::create_dir_all(out_dir).map_err(|e| e.to_string())?;
     let stem = out_dir.join(format!("{fixture_name}-{}", engine.name));
@@ -66,7 +67,7 @@ pub fn profile(
     let (folded, self_costs, unit) = if use_perf {
         let event = if hardware { "cycles" } else { "cpu-clock" };
         eprintln!("kiln-bench: perf record -e {event} (call stacks by DWARF unwinding)");
-        let folded = perf_folded(engine, script, &stem, event)?;
+        let folded = perf_folded(engine, script, &stem, event, frequency)?;
         let self_costs = self_from_folded(&folded);
         (folded, self_costs, "samples")
     } else {
@@ -82,10 +83,10 @@ pub fn profile(
         (folded, self_costs, "instructions")
     };
 
-    let folded_path = stem.with_extension("folded");
+    let folded_path = with_suffix(&stem, "folded");
     std::fs::write(&folded_path, folded.join("\n")).map_err(|e| e.to_string())?;
 
-    let svg_path = stem.with_extension("svg");
+    let svg_path = with_suffix(&stem, "svg");
     let mut options = inferno::flamegraph::Options::default();
     options.title = format!(
         "{fixture_name} on {} ({})",
@@ -98,7 +99,7 @@ pub fn profile(
         .map_err(|e| format!("flame graph: {e}"))?;
 
     let top_text = top_table(&self_costs, top, unit);
-    let table_path = stem.with_extension("txt");
+    let table_path = with_suffix(&stem, "txt");
     std::fs::write(&table_path, &top_text).map_err(|e| e.to_string())?;
     Ok(Output {
         svg: svg_path,
@@ -106,6 +107,14 @@ pub fn profile(
         folded: folded_path,
         top: top_text,
     })
+}
+
+/// `stem.EXTENSION`, keeping every dot already in the stem (`highlight.js-kiln.svg`).
+fn with_suffix(stem: &Path, extension: &str) -> PathBuf {
+    let mut name = stem.as_os_str().to_os_string();
+    name.push(".");
+    name.push(extension);
+    PathBuf::from(name)
 }
 
 /// `program` (perf or valgrind) with the engine's environment; the script's own output is dropped.
@@ -123,15 +132,16 @@ fn perf_folded(
     script: &Path,
     stem: &Path,
     event: &str,
+    frequency: u32,
 ) -> Result<Vec<String>, String> {
-    let data = stem.with_extension("perf.data");
+    let data = with_suffix(stem, "perf.data");
     let status = base_command("perf", engine)
         .args([
             "record",
             "-e",
             event,
             "-F",
-            "499",
+            &frequency.to_string(),
             "--call-graph",
             "dwarf,32768",
             "-q",
@@ -199,7 +209,7 @@ fn top_table(costs: &HashMap<String, u64>, top: usize, unit: &str) -> String {
 /// thread; a thread's calls have their own roots only in a file of their own) and
 /// returns each thread's call graph.
 fn callgrind(engine: &Engine, script: &Path, stem: &Path) -> Result<Vec<CallGraph>, String> {
-    let out = stem.with_extension("callgrind");
+    let out = with_suffix(stem, "callgrind");
     let dir = out.parent().unwrap_or(Path::new("."));
     let prefix = out
         .file_name()
@@ -396,6 +406,15 @@ fn intern(names: &mut HashMap<String, String>, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_names_keep_the_dots_of_the_fixture_name() {
+        let stem = Path::new("build/profiles/highlight.js-kiln");
+        assert_eq!(
+            with_suffix(stem, "perf.data"),
+            Path::new("build/profiles/highlight.js-kiln.perf.data")
+        );
+    }
 
     const SAMPLE: &str = "\
 version: 1

@@ -3,6 +3,7 @@
 
 use crate::stats;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -26,12 +27,23 @@ pub struct RunRecord {
 pub struct EngineInfo {
     pub name: String,
     pub version: String,
+    /// the command line, with paths relative to the repository
     pub command: String,
+    /// median wall time of a script that does nothing, ms
+    #[serde(default)]
+    pub startup_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FixtureRecord {
     pub name: String,
+    /// `micro`, `octane` or `real` (empty in records older than the suites)
+    #[serde(default)]
+    pub suite: String,
+    /// the checksum every engine had to print (node's, for the real programs); when
+    /// absent, the peers were compared with Kiln
+    #[serde(default)]
+    pub reference: Option<String>,
     /// in the engines' order
     pub results: Vec<EngineResult>,
 }
@@ -39,9 +51,9 @@ pub struct FixtureRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// ran, and printed the same checksum as Kiln
+    /// ran, and printed the reference checksum (or, without one, Kiln's)
     Ok,
-    /// ran, but printed a different checksum from Kiln's
+    /// ran, but printed another checksum
     Mismatch,
     /// did not finish with exit status 0
     Failed,
@@ -88,10 +100,31 @@ impl RunRecord {
         self.engines.iter().filter(|e| e.name != "kiln")
     }
 
-    /// Geomean of Kiln/peer over the fixtures both ran with the same checksum, and how many those were.
+    /// Geomean of Kiln/peer over the fixtures both ran with the right checksum, and how many those were.
     pub fn geomean(&self, peer: &str) -> Option<(f64, usize)> {
-        let ratios: Vec<f64> = self.fixtures.iter().filter_map(|f| f.ratio(peer)).collect();
+        self.geomean_in(peer, None)
+    }
+
+    /// `geomean` over one suite's fixtures, or over all of them.
+    pub fn geomean_in(&self, peer: &str, suite: Option<&str>) -> Option<(f64, usize)> {
+        let ratios: Vec<f64> = self
+            .fixtures
+            .iter()
+            .filter(|f| suite.is_none_or(|s| f.suite == s))
+            .filter_map(|f| f.ratio(peer))
+            .collect();
         stats::geomean(&ratios).map(|g| (g, ratios.len()))
+    }
+
+    /// The suites of the fixtures, in the order they first appear (empty for old records).
+    fn suites(&self) -> Vec<&str> {
+        let mut suites: Vec<&str> = Vec::new();
+        for f in &self.fixtures {
+            if !f.suite.is_empty() && !suites.contains(&f.suite.as_str()) {
+                suites.push(&f.suite);
+            }
+        }
+        suites
     }
 
     pub fn file_name(&self) -> String {
@@ -109,22 +142,40 @@ impl RunRecord {
             "Host: {}. {} timed runs per fixture and engine after one warm-up, interleaved across engines.\n",
             self.host, self.runs
         );
-        md.push_str("| engine | version | command |\n|---|---|---|\n");
+        md.push_str("| engine | version | command | start-up ms |\n|---|---|---|---|\n");
         for e in &self.engines {
-            let _ = writeln!(md, "| {} | {} | `{}` |", e.name, e.version, e.command);
+            let startup = e.startup_ms.map_or("–".into(), |ms| format!("{ms:.0}"));
+            let _ = writeln!(
+                md,
+                "| {} | {} | `{}` | {startup} |",
+                e.name, e.version, e.command
+            );
         }
 
-        md.push_str("\n**Kiln/peer, geometric mean** (above 1: Kiln is slower), over the fixtures both ran with the same checksum:\n\n");
-        md.push_str("| peer | geomean | fixtures |\n|---|---|---|\n");
+        md.push_str("\n**Kiln/peer, geometric mean** (above 1: Kiln is slower), over the fixtures both ran with the right checksum (and how many):\n\n");
+        let suites = self.suites();
+        let mut columns: Vec<Option<&str>> = vec![None];
+        if suites.len() > 1 {
+            columns.extend(suites.iter().map(|s| Some(*s)));
+        }
+        let headers: Vec<String> = columns
+            .iter()
+            .map(|c| match c {
+                None => "all".to_string(),
+                Some(s) => s.to_string(),
+            })
+            .collect();
+        let _ = writeln!(md, "| peer | {} |", headers.join(" | "));
+        let _ = writeln!(md, "|---|{}", "---|".repeat(columns.len()));
         for peer in self.peers() {
-            match self.geomean(&peer.name) {
-                Some((g, n)) => {
-                    let _ = writeln!(md, "| {} | {:.2} | {n} |", peer.name, g);
-                }
-                None => {
-                    let _ = writeln!(md, "| {} | – | 0 |", peer.name);
-                }
-            }
+            let cells: Vec<String> = columns
+                .iter()
+                .map(|suite| match self.geomean_in(&peer.name, *suite) {
+                    Some((g, n)) => format!("{g:.2} ({n})"),
+                    None => "– (0)".into(),
+                })
+                .collect();
+            let _ = writeln!(md, "| {} | {} |", peer.name, cells.join(" | "));
         }
 
         md.push_str("\n**Wall time**, median ms (min–max), and peak RSS:\n\n");
@@ -169,15 +220,21 @@ impl RunRecord {
                     r.error.as_deref().unwrap_or("?")
                 ),
                 _ => format!(
-                    "- {} on {}: checksum `{}` differs from Kiln's `{}`",
+                    "- {} on {}: checksum `{}` differs from {}",
                     f.name,
                     r.engine,
                     short(r.checksum.as_deref().unwrap_or("")),
-                    short(
-                        f.result("kiln")
-                            .and_then(|k| k.checksum.as_deref())
-                            .unwrap_or("")
-                    )
+                    match &f.reference {
+                        Some(reference) => format!("node's `{}`", short(reference)),
+                        None => format!(
+                            "Kiln's `{}`",
+                            short(
+                                f.result("kiln")
+                                    .and_then(|k| k.checksum.as_deref())
+                                    .unwrap_or("")
+                            )
+                        ),
+                    }
                 ),
             })
             .collect();
@@ -296,13 +353,35 @@ pub fn load_all(dir: &Path) -> Vec<(PathBuf, RunRecord)> {
         .collect()
 }
 
-/// The newest recorded run from `host`.
-pub fn last_on_host(dir: &Path, host: &str) -> Option<RunRecord> {
+/// The newest recorded run from `host` that measured any of the fixtures `names`.
+pub fn last_on_host(dir: &Path, host: &str, names: &[&str]) -> Option<RunRecord> {
     load_all(dir)
         .into_iter()
         .rev()
         .map(|(_, r)| r)
-        .find(|r| r.host == host)
+        .find(|r| r.host == host && r.fixtures.iter().any(|f| names.contains(&f.name.as_str())))
+}
+
+/// For every fixture Kiln passed in some recorded run from `host`: that fixture in the
+/// newest such run, with the run's date and commit. Sorted by fixture name.
+pub fn last_passed_on_host(dir: &Path, host: &str) -> Vec<(String, FixtureRecord)> {
+    let mut found: BTreeMap<String, (String, FixtureRecord)> = BTreeMap::new();
+    for (_, run) in load_all(dir)
+        .into_iter()
+        .rev()
+        .filter(|(_, r)| r.host == host)
+    {
+        for fixture in &run.fixtures {
+            let passed = fixture
+                .result("kiln")
+                .is_some_and(|r| r.status == Status::Ok);
+            if passed && !found.contains_key(&fixture.name) {
+                let label = format!("{} · commit {}", run.date, run.commit);
+                found.insert(fixture.name.clone(), (label, fixture.clone()));
+            }
+        }
+    }
+    found.into_values().collect()
 }
 
 pub const HISTORY_MARKER: &str = "<!-- kiln-bench: recorded runs below, newest first -->";
@@ -359,6 +438,7 @@ mod tests {
                 name: n.to_string(),
                 version: "1".into(),
                 command: n.to_string(),
+                startup_ms: Some(20.0),
             })
             .collect();
         RunRecord {
@@ -370,6 +450,8 @@ mod tests {
             fixtures: vec![
                 FixtureRecord {
                     name: "a".into(),
+                    suite: "micro".into(),
+                    reference: None,
                     results: vec![
                         result("kiln", Status::Ok, 200.0, "1"),
                         result("quickjs", Status::Ok, 100.0, "1"),
@@ -377,6 +459,8 @@ mod tests {
                 },
                 FixtureRecord {
                     name: "b".into(),
+                    suite: "micro".into(),
+                    reference: None,
                     results: vec![
                         result("kiln", Status::Ok, 400.0, "2"),
                         result("quickjs", Status::Ok, 50.0, "2"),
@@ -384,6 +468,8 @@ mod tests {
                 },
                 FixtureRecord {
                     name: "c".into(),
+                    suite: "real".into(),
+                    reference: Some("3".into()),
                     results: vec![
                         result("kiln", Status::Ok, 100.0, "3"),
                         result("quickjs", Status::Mismatch, 10.0, "4"),
@@ -405,11 +491,61 @@ mod tests {
     fn markdown_flags_mismatch_and_round_trips_json() {
         let rec = record();
         let md = rec.markdown(Some(&rec));
-        assert!(md.contains("c on quickjs: checksum `4` differs from Kiln's `3`"));
+        assert!(md.contains("c on quickjs: checksum `4` differs from node's `3`"));
         assert!(md.contains("| **geomean** | **4.00** |"));
+        assert!(md.contains("| peer | all | micro | real |\n|---|---|---|---|\n| quickjs | 4.00 (2) | 4.00 (2) | – (0) |"));
+        assert!(md.contains("| kiln | 1 | `kiln` | 20 |"));
         let back: RunRecord = serde_json::from_str(&serde_json::to_string(&rec).unwrap()).unwrap();
         assert_eq!(back.fixtures.len(), 3);
         assert_eq!(rec.file_name(), "20261122-0100-abc1234.json");
+    }
+
+    #[test]
+    fn records_from_before_the_suites_still_load() {
+        let mut json: serde_json::Value = serde_json::to_value(record()).unwrap();
+        for fixture in json["fixtures"].as_array_mut().unwrap() {
+            let fixture = fixture.as_object_mut().unwrap();
+            fixture.remove("suite");
+            fixture.remove("reference");
+        }
+        let old: RunRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(old.fixtures[2].suite, "");
+        assert_eq!(old.geomean_in("quickjs", Some("micro")), None);
+        assert_eq!(old.geomean("quickjs").unwrap().1, 2);
+    }
+
+    #[test]
+    fn check_compares_each_fixture_with_its_newest_passing_run() {
+        let dir = std::env::temp_dir().join(format!("kiln-bench-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let older = record();
+        let mut newer = record();
+        newer.date = "2026-11-23 01:00".into();
+        newer.commit = "def5678".into();
+        // The newer run measured only `a`, and Kiln failed `b` in it.
+        newer.fixtures.truncate(2);
+        newer.fixtures[1].results[0].status = Status::Failed;
+        for rec in [&older, &newer] {
+            let json = serde_json::to_string(rec).unwrap();
+            std::fs::write(dir.join(rec.file_name()), json).unwrap();
+        }
+        let last = last_passed_on_host(&dir, "Test CPU, 2 cores");
+        let runs: Vec<(&str, &str)> = last
+            .iter()
+            .map(|(run, f)| (f.name.as_str(), run.as_str()))
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                ("a", "2026-11-23 01:00 · commit def5678"),
+                ("b", "2026-11-22 01:00 · commit abc1234"),
+                ("c", "2026-11-22 01:00 · commit abc1234"),
+            ]
+        );
+        assert!(last_passed_on_host(&dir, "Other CPU").is_empty());
+        let previous = last_on_host(&dir, "Test CPU, 2 cores", &["c"]).unwrap();
+        assert_eq!(previous.commit, "abc1234");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

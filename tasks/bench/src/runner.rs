@@ -1,12 +1,14 @@
 //! Runs fixtures on engines: per fixture, one warm-up run of each engine (whose output
 //! is the checksum), then N timed runs interleaved across engines (A B C A B C …) so
-//! drift of a shared machine hits every engine alike.
+//! drift of a shared machine hits every engine alike. Checksums are compared with the
+//! fixture's reference (node's output, for the real programs) or else with Kiln's.
 
 use crate::engines::Engine;
 use crate::measure::{self, Agreement};
 use crate::record::{EngineResult, FixtureRecord, Status};
 use crate::stats;
-use crate::suite::Fixture;
+use crate::suite::{Fixture, Suite};
+use std::path::Path;
 use std::time::Duration;
 
 pub struct Options {
@@ -36,19 +38,18 @@ fn run_fixture(fixture: &Fixture, engines: &[Engine], options: &Options) -> Fixt
         };
         results.push(result);
     }
-    // Checksums against Kiln's.
-    let kiln_checksum = results
-        .iter()
-        .find(|r| r.engine == "kiln" && r.status == Status::Ok)
-        .and_then(|r| r.checksum.clone());
+    let reference = fixture.reference.clone().or_else(|| {
+        results
+            .iter()
+            .find(|r| r.engine == "kiln" && r.status == Status::Ok)
+            .and_then(|r| r.checksum.clone())
+    });
     for r in results
         .iter_mut()
-        .filter(|r| r.engine != "kiln" && r.status == Status::Ok)
+        .filter(|r| r.status == Status::Ok && (r.engine != "kiln" || fixture.reference.is_some()))
     {
-        if measure::compare(
-            kiln_checksum.as_deref(),
-            r.checksum.as_deref().unwrap_or(""),
-        ) == Agreement::Different
+        if measure::compare(reference.as_deref(), r.checksum.as_deref().unwrap_or(""))
+            == Agreement::Different
         {
             r.status = Status::Mismatch;
         }
@@ -98,8 +99,26 @@ fn run_fixture(fixture: &Fixture, engines: &[Engine], options: &Options) -> Fixt
     eprintln!();
     FixtureRecord {
         name: fixture.name.clone(),
+        suite: fixture.suite.name().to_string(),
+        reference: fixture.reference.clone(),
         results,
     }
+}
+
+/// Each engine's median time to run a script that does nothing: its start-up and
+/// tear-down, paid by every fixture.
+pub fn startup(empty_script: &Path, engines: &[Engine], options: &Options) -> Vec<Option<f64>> {
+    let fixture = Fixture {
+        name: "start-up".into(),
+        script: empty_script.to_path_buf(),
+        suite: Suite::Micro,
+        reference: Some(String::new()),
+    };
+    run_fixture(&fixture, engines, options)
+        .results
+        .iter()
+        .map(|r| r.median_ms.filter(|_| r.status == Status::Ok))
+        .collect()
 }
 
 fn ok_result(engine: &str, checksum: String) -> EngineResult {

@@ -40,6 +40,12 @@ pub trait ModuleLoader {
     fn resolve(&mut self, specifier: &str, referrer: &str) -> Result<String, String>;
     /// The source text of the module `key`.
     fn load(&mut self, key: &str) -> Result<String, String>;
+    /// The module `key` compiled ahead of time ([`crate::CompiledModule`]), when the host
+    /// has it: it is loaded without parsing or compiling, and [`ModuleLoader::load`] is not
+    /// called. The default has none.
+    fn load_compiled(&mut self, _key: &str) -> Option<crate::CompiledModule> {
+        None
+    }
 }
 
 /// Index into [`Modules::records`].
@@ -186,9 +192,14 @@ impl Vm {
         if let Some(&id) = self.modules.by_key.get(&(Rc::from(key), json)) {
             return Ok((id, false));
         }
-        let source = match self.modules.loader.as_mut() {
-            Some(loader) => loader.load(key),
-            None => Err("no module loader is installed".to_string()),
+        let precompiled = match self.modules.loader.as_mut() {
+            Some(loader) if !json => loader.load_compiled(key),
+            _ => None,
+        };
+        let source = match (&precompiled, self.modules.loader.as_mut()) {
+            (Some(_), _) => Ok(String::new()),
+            (None, Some(loader)) => loader.load(key),
+            (None, None) => Err("no module loader is installed".to_string()),
         };
         let source = source
             .map_err(|e| self.module_load_error(format!("Cannot load module '{key}': {e}")))?;
@@ -196,8 +207,11 @@ impl Vm {
         let (script, info) = if json {
             (None, ModuleInfo::default())
         } else {
-            let mut compiled = match kiln_compiler::compile(&source, &key, ScriptKind::Module, true)
-            {
+            let compiled = match precompiled {
+                Some(module) => Ok(module.into_script()),
+                None => kiln_compiler::compile(&source, &key, ScriptKind::Module, true),
+            };
+            let mut compiled = match compiled {
                 Ok(s) => s,
                 Err(e) => {
                     let msg = format!("{} ({}:{}:{})", e.message, key, e.line, e.column);

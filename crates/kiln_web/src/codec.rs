@@ -1,0 +1,250 @@
+//! The small codecs behind the host functions: bytes as binary (Latin-1) strings, base64 (forgiving
+//! decode), UTF-8, and a URL as the parts the guest's `URL` keeps.
+
+use kiln::HostValue;
+use url::Url;
+
+/// Bytes as a binary string (a WebIDL ByteString, the form bytes take in the guest's
+/// strings and in header values): one character, U+0000..U+00FF, per byte.
+pub fn latin1_string(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+/// The bytes of a binary string; None if a character is above U+00FF.
+pub fn latin1_bytes(binary: &str) -> Option<Vec<u8>> {
+    binary
+        .chars()
+        .map(|c| u8::try_from(c as u32).ok())
+        .collect()
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// https://infra.spec.whatwg.org/#forgiving-base64-encode
+pub fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// https://infra.spec.whatwg.org/#forgiving-base64-decode; None on failure.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    // 1. Remove ASCII whitespace.
+    let mut data: Vec<u8> = text
+        .bytes()
+        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
+        .collect();
+    if !text.is_ascii() {
+        return None;
+    }
+    // 2. A length divisible by 4 may end in one or two '='.
+    if data.len().is_multiple_of(4) {
+        if data.ends_with(b"==") {
+            data.truncate(data.len() - 2);
+        } else if data.ends_with(b"=") {
+            data.truncate(data.len() - 1);
+        }
+    }
+    // 3. A remainder of 1 is a failure.
+    if data.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(data.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for &b in &data {
+        let value = BASE64.iter().position(|&c| c == b)? as u32;
+        buffer = buffer << 6 | value;
+        bits += 6;
+        if bits == 24 {
+            out.extend_from_slice(&[(buffer >> 16) as u8, (buffer >> 8) as u8, buffer as u8]);
+            buffer = 0;
+            bits = 0;
+        }
+    }
+    // 4. Leftover bits: 12 give one byte, 18 give two; the rest are discarded.
+    if bits == 12 {
+        out.push((buffer >> 4) as u8);
+    } else if bits == 18 {
+        out.extend_from_slice(&[(buffer >> 10) as u8, (buffer >> 2) as u8]);
+    }
+    Some(out)
+}
+
+/// UTF-8 decode (https://encoding.spec.whatwg.org/#utf-8-decode): with `fatal`, None on
+/// invalid input, else each maximal invalid subsequence becomes U+FFFD (the standard's
+/// replacement behaviour, which `from_utf8_lossy` follows); a leading BOM is dropped when
+/// `strip_bom`.
+pub fn utf8_decode(bytes: &[u8], fatal: bool, strip_bom: bool) -> Option<String> {
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if strip_bom => rest,
+        _ => bytes,
+    };
+    if fatal {
+        std::str::from_utf8(bytes).ok().map(str::to_string)
+    } else {
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// A URL as the guest's `URL` holds it: href, protocol, username, password, host,
+/// hostname, port, pathname, search, hash, origin.
+pub fn url_parts(url: &Url) -> HostValue {
+    use url::quirks;
+    HostValue::Array(
+        [
+            quirks::href(url),
+            quirks::protocol(url),
+            quirks::username(url),
+            quirks::password(url),
+            quirks::host(url),
+            quirks::hostname(url),
+            quirks::port(url),
+            quirks::pathname(url),
+            quirks::search(url),
+            quirks::hash(url),
+        ]
+        .into_iter()
+        .map(HostValue::from)
+        .chain(std::iter::once(HostValue::String(
+            quirks::origin(url).to_string(),
+        )))
+        .collect(),
+    )
+}
+
+/// https://url.spec.whatwg.org/#dom-url-url: the parts of `input` parsed against `base`, or
+/// null.
+pub fn url_parse(input: &str, base: Option<&str>) -> HostValue {
+    let base = match base.map(Url::parse) {
+        Some(Ok(base)) => Some(base),
+        Some(Err(_)) => return HostValue::Null,
+        None => None,
+    };
+    match Url::options().base_url(base.as_ref()).parse(input) {
+        Ok(url) => url_parts(&url),
+        Err(_) => HostValue::Null,
+    }
+}
+
+/// Run the setter of `component` on the URL `href` with `value`: the new parts, or null
+/// when `href` no longer parses or the component is unknown. A setter that refuses the
+/// value leaves the URL as it was, as the standard says.
+pub fn url_set(href: &str, component: &str, value: &str) -> HostValue {
+    use url::quirks;
+    let Ok(mut url) = Url::parse(href) else {
+        return HostValue::Null;
+    };
+    let _ = match component {
+        "protocol" => quirks::set_protocol(&mut url, value),
+        "username" => quirks::set_username(&mut url, value),
+        "password" => quirks::set_password(&mut url, value),
+        "host" => quirks::set_host(&mut url, value),
+        "hostname" => quirks::set_hostname(&mut url, value),
+        "port" => quirks::set_port(&mut url, value),
+        "pathname" => {
+            quirks::set_pathname(&mut url, value);
+            Ok(())
+        }
+        "search" => {
+            quirks::set_search(&mut url, value);
+            Ok(())
+        }
+        "hash" => {
+            quirks::set_hash(&mut url, value);
+            Ok(())
+        }
+        _ => return HostValue::Null,
+    };
+    url_parts(&url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_every_remainder() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("\u{ff}\u{fe}", "//4="),
+        ] {
+            let bytes = latin1_bytes(plain).unwrap();
+            assert_eq!(base64_encode(&bytes), encoded);
+            assert_eq!(base64_decode(encoded).unwrap(), bytes);
+        }
+    }
+
+    #[test]
+    fn forgiving_base64_decode_accepts_whitespace_and_missing_padding() {
+        assert_eq!(base64_decode(" Zm 9v\nYg ").unwrap(), b"foob");
+        assert_eq!(base64_decode("Zm8").unwrap(), b"fo");
+        assert_eq!(base64_decode("Zg").unwrap(), b"f");
+    }
+
+    #[test]
+    fn forgiving_base64_decode_refuses_what_the_standard_refuses() {
+        for bad in ["Z", "Zm9vY", "Zm9v=", "Zg===", "Z=g=", "Zm9v!", "Zé=="] {
+            assert_eq!(base64_decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn utf8_decode_replaces_or_fails_and_strips_the_bom_when_asked() {
+        assert_eq!(utf8_decode(b"\xEF\xBB\xBFhi", false, true).unwrap(), "hi");
+        assert_eq!(
+            utf8_decode(b"\xEF\xBB\xBFhi", false, false).unwrap(),
+            "\u{feff}hi"
+        );
+        assert_eq!(
+            utf8_decode(b"a\xF0\x9F\x98b", false, true).unwrap(),
+            "a\u{fffd}b"
+        );
+        assert_eq!(utf8_decode(b"a\xFFb", true, true), None);
+    }
+
+    #[test]
+    fn binary_strings_hold_bytes() {
+        assert_eq!(latin1_string(&[0, 0x41, 0xff]), "\u{0}A\u{ff}");
+        assert_eq!(latin1_bytes("\u{100}"), None);
+    }
+
+    #[test]
+    fn url_parts_follow_the_url_standard() {
+        let parts = url_parse("HTTP://user:pw@Example.COM:8080/a/../b?q=1#frag", None);
+        let expected: Vec<HostValue> = [
+            "http://user:pw@example.com:8080/b?q=1#frag",
+            "http:",
+            "user",
+            "pw",
+            "example.com:8080",
+            "example.com",
+            "8080",
+            "/b",
+            "?q=1",
+            "#frag",
+            "http://example.com:8080",
+        ]
+        .into_iter()
+        .map(HostValue::from)
+        .collect();
+        assert_eq!(parts, HostValue::Array(expected));
+        assert_eq!(url_parse("/relative", None), HostValue::Null);
+        assert_eq!(url_parse("/x", Some("not a base")), HostValue::Null);
+    }
+}

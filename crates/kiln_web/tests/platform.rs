@@ -1,0 +1,394 @@
+//! The web platform's classes as the WHATWG standards define them: each test runs a module
+//! with the platform installed and compares what it logs, line by line.
+
+use kiln::{ConsoleLevel, Runtime};
+use kiln_web::{MemoryLoader, WebLoader, WebOptions};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+const HANDLER: &str = "export default { fetch() { return new Response('ok') } }";
+
+/// The lines `source` (a module; top-level await allowed) logs with `console.log`.
+fn output(source: &str) -> Vec<String> {
+    let lines = Rc::new(RefCell::new(Vec::new()));
+    let sink = lines.clone();
+    let mut rt = Runtime::new();
+    kiln_web::install(
+        &mut rt,
+        WebOptions {
+            env: vec![("NAME".into(), "kiln".into())],
+            console: Box::new(move |level, line| {
+                let prefix = if level == ConsoleLevel::Log {
+                    ""
+                } else {
+                    "[other] "
+                };
+                sink.borrow_mut().push(format!("{prefix}{line}"));
+            }),
+        },
+    );
+    let files = MemoryLoader::new([("handler.js", HANDLER), ("test.js", source)]);
+    rt.set_module_loader(Box::new(WebLoader::new("handler.js", files)));
+    if let Err(e) = rt.run_module(kiln_web::ENTRY, "") {
+        panic!("the entry failed: {e}");
+    }
+    if let Err(e) = rt.run_module("test.js", "") {
+        panic!(
+            "the test module failed: {e}\nafter logging {:?}",
+            lines.borrow()
+        );
+    }
+    lines.take()
+}
+
+fn check(source: &str, expected: &[&str]) {
+    assert_eq!(output(source), expected);
+}
+
+/// A helper the test modules use: the error `f` throws (or a promise rejects with) as
+/// `Name: message`.
+const CATCH: &str = "
+const caught = (f) => { try { f(); return 'no error'; } catch (e) { return `${e.name}: ${e.message}`; } };
+const rejected = async (p) => { try { await p; return 'no error'; } catch (e) { return `${e.name}: ${e.message}`; } };
+";
+
+fn check_with_helpers(source: &str, expected: &[&str]) {
+    check(&format!("{CATCH}{source}"), expected);
+}
+
+#[test]
+fn headers_are_case_insensitive_combined_and_sorted() {
+    check_with_helpers(
+        r#"
+        const h = new Headers({ "Content-Type": "text/plain", "X-B": " 1 " });
+        h.append("x-b", "2");
+        h.append("Set-Cookie", "a=1");
+        h.append("set-cookie", "b=2");
+        h.append("accept", "*/*");
+        console.log(h.get("CONTENT-TYPE"), h.get("x-b"), h.get("missing"), h.has("X-b"));
+        console.log(JSON.stringify([...h]));
+        console.log(JSON.stringify(h.getSetCookie()), h.get("set-cookie"));
+        h.set("X-B", "3");
+        h.delete("accept");
+        console.log(JSON.stringify([...h.keys()]), JSON.stringify([...h.values()]));
+        const seen = [];
+        h.forEach((value, name, self) => seen.push(`${name}=${value}:${self === h}`));
+        console.log(seen.join(" "));
+        console.log(JSON.stringify([...new Headers([["a", "1"], ["A", "2"]])]));
+        console.log(Object.prototype.toString.call(h), Object.prototype.toString.call(h.entries()));
+        "#,
+        &[
+            "text/plain 1, 2 null true",
+            r#"[["accept","*/*"],["content-type","text/plain"],["set-cookie","a=1"],["set-cookie","b=2"],["x-b","1, 2"]]"#,
+            r#"["a=1","b=2"] a=1, b=2"#,
+            r#"["content-type","set-cookie","set-cookie","x-b"] ["text/plain","a=1","b=2","3"]"#,
+            "content-type=text/plain:true set-cookie=a=1:true set-cookie=b=2:true x-b=3:true",
+            r#"[["a","1, 2"]]"#,
+            "[object Headers] [object Headers Iterator]",
+        ],
+    );
+}
+
+#[test]
+fn headers_refuse_invalid_names_values_and_init() {
+    check_with_helpers(
+        r#"
+        const h = new Headers();
+        console.log(caught(() => h.append("bad name", "x")));
+        console.log(caught(() => h.set("x", "a\nb")));
+        console.log(caught(() => h.get("é")), caught(() => h.get("€")));
+        console.log(caught(() => new Headers([["only-name"]])));
+        console.log(caught(() => new Headers("a: b")));
+        console.log(caught(() => Response.redirect("http://a.example/").headers.set("x", "1")));
+        const seen = [];
+        const live = new Headers({ a: "1", b: "2", c: "3" });
+        for (const [name] of live) { seen.push(name); if (name === "a") live.delete("b"); }
+        console.log(seen.join(","));
+        "#,
+        &[
+            r#"TypeError: Invalid header name: "bad name""#,
+            r#"TypeError: Invalid header value: "a\nb""#,
+            r#"TypeError: Invalid header name: "é" TypeError: Header name contains a character outside the Latin-1 range: "€""#,
+            "TypeError: Each Headers entry must be a [name, value] pair, got 1 items",
+            "TypeError: Headers init must be an object, an iterable of [name, value] pairs or a Headers",
+            "TypeError: These headers are immutable",
+            "a,c",
+        ],
+    );
+}
+
+#[test]
+fn urls_parse_resolve_and_update_as_the_url_standard_says() {
+    check_with_helpers(
+        r#"
+        const u = new URL("../c?x=1#h", "https://user:pw@EXAMPLE.com:443/a/b");
+        console.log(u.href, u.origin, u.host, u.port === "", u.pathname, u.search, u.hash);
+        u.pathname = "/über space";
+        u.port = "8443";
+        u.hash = "";
+        console.log(u.href);
+        u.searchParams.append("y", "a b&c");
+        console.log(u.search, u.searchParams.get("x"));
+        u.search = "?z=9";
+        console.log(u.searchParams.get("z"), u.searchParams.has("x"), u.searchParams.size);
+        u.protocol = "foo:";
+        const special = u.protocol;
+        u.protocol = "ftp";
+        console.log(special, u.protocol);
+        console.log(caught(() => new URL("/relative")));
+        console.log(caught(() => { u.href = "not a url"; }));
+        console.log(URL.canParse("http://a"), URL.canParse("nope"), URL.parse("nope"), URL.parse("HTTP://A/%7e").href);
+        console.log(JSON.stringify({ u: new URL("http://a.test") }), String(new URL("http://[::1]:80/")));
+        console.log(new URL("http://xn--n3h.example/").hostname, new URL("http://☃.example/").hostname);
+        "#,
+        &[
+            "https://user:pw@example.com/c?x=1#h https://example.com example.com true /c ?x=1 #h",
+            "https://user:pw@example.com:8443/%C3%BCber%20space?x=1",
+            "?x=1&y=a+b%26c 1",
+            "9 false 1",
+            "https: ftp:",
+            "TypeError: Invalid URL: /relative",
+            "TypeError: Invalid URL: not a url",
+            "true false null http://a/%7e",
+            r#"{"u":"http://a.test/"} http://[::1]/"#,
+            "xn--n3h.example xn--n3h.example",
+        ],
+    );
+}
+
+#[test]
+fn url_search_params_parse_mutate_sort_and_serialize() {
+    check(
+        r#"
+        const p = new URLSearchParams("?a=1&b=%20x+y&a=2&c&=e");
+        console.log(p.get("a"), JSON.stringify(p.getAll("a")), JSON.stringify(p.get("b")), JSON.stringify(p.get("c")), p.get(""), p.size);
+        p.delete("a", "1");
+        p.set("b", "é");
+        p.append("z", "+&=");
+        p.sort();
+        console.log(p.toString());
+        console.log(new URLSearchParams({ q: "1 2", r: "ß" }).toString(), new URLSearchParams([["k", "v"]]).toString());
+        console.log(p.has("a"), p.has("a", "1"), p.has("a", "2"), JSON.stringify([...p.keys()]));
+        "#,
+        &[
+            r#"1 ["1","2"] " x y" "" e 5"#,
+            "=e&a=2&b=%C3%A9&c=&z=%2B%26%3D",
+            "q=1+2&r=%C3%9F k=v",
+            r#"true false true ["","a","b","c","z"]"#,
+        ],
+    );
+}
+
+#[test]
+fn text_encoder_and_decoder_code_utf8() {
+    check_with_helpers(
+        r#"
+        const bytes = new TextEncoder().encode("a€😀\uD800");
+        console.log(Array.from(bytes).join(","));
+        console.log(new TextDecoder().decode(bytes), new TextDecoder().encoding);
+        console.log(new TextDecoder().decode(new Uint8Array([0xEF, 0xBB, 0xBF, 0x68, 0xFF])));
+        console.log(JSON.stringify(new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array([0xEF, 0xBB, 0xBF, 0x68]))));
+        console.log(caught(() => new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xC3]))));
+        console.log(caught(() => new TextDecoder("latin1")));
+        const streaming = new TextDecoder();
+        console.log(streaming.decode(new Uint8Array([0xE2, 0x82]), { stream: true }) + "|" + streaming.decode(new Uint8Array([0xAC])));
+        const into = new Uint8Array(4);
+        console.log(JSON.stringify(new TextEncoder().encodeInto("a€b", into)), Array.from(into).join(","));
+        console.log(new TextDecoder(" UTF8 ").fatal, new TextDecoder("utf-8", { fatal: 1 }).fatal);
+        "#,
+        &[
+            "97,226,130,172,240,159,152,128,239,191,189",
+            "a€😀\u{fffd} utf-8",
+            "h\u{fffd}",
+            "\"\u{feff}h\"",
+            "TypeError: The encoded data was not valid UTF-8",
+            "RangeError: The encoding label provided ('latin1') is not supported (only UTF-8 is)",
+            "|€",
+            r#"{"read":2,"written":4} 97,226,130,172"#,
+            "false true",
+        ],
+    );
+}
+
+#[test]
+fn atob_and_btoa_use_forgiving_base64() {
+    check_with_helpers(
+        r#"
+        console.log(btoa("hello"), btoa("\xff\xfe"), atob("aGVs bG8="), atob("aGVsbG8"));
+        console.log(caught(() => btoa("€")));
+        console.log(caught(() => atob("a")));
+        const e = (() => { try { atob("!"); } catch (e) { return e; } })();
+        console.log(e instanceof DOMException, e instanceof Error, e.code);
+        "#,
+        &[
+            "aGVsbG8= //4= hello hello",
+            "InvalidCharacterError: btoa: the string contains characters outside of the Latin-1 range",
+            "InvalidCharacterError: atob: the string to be decoded is not correctly encoded",
+            "true true 5",
+        ],
+    );
+}
+
+#[test]
+fn responses_carry_status_headers_and_a_body_used_once() {
+    check_with_helpers(
+        r#"
+        const r = new Response("hi", { status: 201, statusText: "Made", headers: { "X-A": "1" } });
+        console.log(r.status, r.statusText, r.ok, r.type, r.headers.get("content-type"), r.headers.get("x-a"), r.bodyUsed);
+        console.log(await r.text(), r.bodyUsed);
+        console.log(await rejected(r.text()));
+        console.log(caught(() => r.clone()));
+        const j = Response.json({ a: [1, "x"] }, { status: 404 });
+        console.log(j.status, j.ok, j.headers.get("content-type"), JSON.stringify(await j.clone().json()), await j.text());
+        const red = Response.redirect("http://a.example/x y", 301);
+        console.log(red.status, red.headers.get("location"), await red.text() === "");
+        console.log(caught(() => Response.redirect("http://a.example/", 200)));
+        console.log(caught(() => new Response("x", { status: 204 })));
+        console.log(caught(() => new Response("x", { status: 99 })));
+        console.log(caught(() => new Response("x", { statusText: "a\nb" })));
+        console.log(caught(() => Response.json(undefined)));
+        const err = Response.error();
+        console.log(err.type, err.status, new Response(null, { status: 204 }).status);
+        const bytes = new Response(new Uint8Array([104, 0xff]));
+        console.log(bytes.headers.get("content-type"), Array.from(await bytes.clone().bytes()).join(","), (await bytes.arrayBuffer()).byteLength);
+        console.log(await new Response(new URLSearchParams("a=1")).text(), new Response(new URLSearchParams()).headers.get("content-type"));
+        console.log(await new Response({}).text(), await new Response().text(), new Response().bodyUsed);
+        console.log(await rejected(new Response("{").json()));
+        "#,
+        &[
+            "201 Made true default text/plain;charset=UTF-8 1 false",
+            "hi true",
+            "TypeError: Body has already been used",
+            "TypeError: Cannot clone a Response whose body was already used",
+            r#"404 false application/json {"a":[1,"x"]} {"a":[1,"x"]}"#,
+            "301 http://a.example/x%20y true",
+            "RangeError: Invalid redirect status: 200",
+            "TypeError: Response with null body status 204 cannot have body",
+            "RangeError: The status provided (99) is outside the range [200, 599]",
+            r#"TypeError: Invalid status text: "a\nb""#,
+            "TypeError: Response.json: the value is not JSON serializable",
+            "error 0 204",
+            "null 104,255 2",
+            "a=1 application/x-www-form-urlencoded;charset=UTF-8",
+            "[object Object]  false",
+            "SyntaxError: Unexpected end of JSON input",
+        ],
+    );
+}
+
+#[test]
+fn requests_normalize_their_method_and_refuse_what_fetch_refuses() {
+    check_with_helpers(
+        r#"
+        const r = new Request("http://a.example/p?q", { method: "post", body: "x=1", headers: { "X-Y": "z" } });
+        console.log(r.method, r.url, r.headers.get("content-type"), r.headers.get("x-y"), r.redirect);
+        const copy = new Request(r, { method: "PUT" });
+        console.log(copy.method, r.bodyUsed, await copy.text());
+        console.log(new Request("http://a.example/", { method: "patch" }).method);
+        console.log(caught(() => new Request("http://a.example/", { method: "GET", body: "x" })));
+        console.log(caught(() => new Request("http://a.example/", { method: "TRACE" })));
+        console.log(caught(() => new Request("http://a.example/", { method: "bad method" })));
+        console.log(caught(() => new Request("/relative")));
+        console.log(caught(() => new Request("http://u:p@a.example/")));
+        console.log(caught(() => new Request("http://a.example/", { redirect: "sideways" })));
+        console.log(caught(() => new Request(r)));
+        const c = new Request("http://a.example/", { method: "POST", body: new Uint8Array([1, 2]) });
+        const c2 = c.clone();
+        console.log(Array.from(await c.bytes()).join(","), (await c2.arrayBuffer()).byteLength, c.headers.has("content-type"));
+        "#,
+        &[
+            "POST http://a.example/p?q text/plain;charset=UTF-8 z follow",
+            "PUT true x=1",
+            "patch",
+            "TypeError: Request with GET/HEAD method cannot have body",
+            "TypeError: Method TRACE is forbidden",
+            r#"TypeError: Invalid method: "bad method""#,
+            "TypeError: Invalid URL: /relative",
+            "TypeError: Request cannot be constructed from a URL that includes credentials: http://u:p@a.example/",
+            r#"TypeError: Invalid redirect mode: "sideways""#,
+            "TypeError: Cannot construct a Request from one whose body was already used",
+            "1,2 2 false",
+        ],
+    );
+}
+
+#[test]
+fn structured_clone_copies_data_keeps_cycles_and_refuses_functions() {
+    check_with_helpers(
+        r#"
+        const shared = { n: 1 };
+        const source = { d: new Date(0), m: new Map([[1, shared]]), s: new Set(["a"]), a: [shared, shared], u8: new Uint8Array([1, 2, 3]).subarray(1), big: 10n, re: /x/gi, e: new RangeError("r") };
+        source.self = source;
+        const copy = structuredClone(source);
+        console.log(copy !== source, copy.self === copy, copy.a[0] === copy.a[1], copy.a[0] !== shared, copy.m.get(1) === copy.a[0]);
+        console.log(copy.d instanceof Date, copy.d.getTime(), copy.s.has("a"), Array.from(copy.u8).join(","), copy.u8.byteOffset, copy.u8.buffer.byteLength);
+        console.log(copy.big, String(copy.re), copy.e instanceof RangeError, copy.e.message);
+        class Point { constructor() { this.x = 1; } }
+        const p = structuredClone(new Point());
+        console.log(Object.getPrototypeOf(p) === Object.prototype, p.x);
+        console.log(caught(() => structuredClone(() => 1)));
+        console.log(caught(() => structuredClone({ s: Symbol("x") })));
+        console.log(caught(() => structuredClone(new Headers())));
+        "#,
+        &[
+            "true true true true true",
+            "true 0 true 2,3 1 3",
+            "10n /x/gi true r",
+            "true 1",
+            "DataCloneError: The function (anonymous) could not be cloned",
+            "DataCloneError: A Symbol could not be cloned",
+            "DataCloneError: A Headers could not be cloned",
+        ],
+    );
+}
+
+#[test]
+fn crypto_gives_random_values_and_version_4_uuids() {
+    check_with_helpers(
+        r#"
+        const a = crypto.getRandomValues(new Uint32Array(8));
+        const b = crypto.getRandomValues(new Uint32Array(8));
+        console.log(a.length, a.join() !== b.join());
+        const uuid = crypto.randomUUID();
+        console.log(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(uuid), uuid !== crypto.randomUUID());
+        console.log(caught(() => crypto.getRandomValues(new Float64Array(1))));
+        console.log(caught(() => crypto.getRandomValues(new Uint8Array(65537))));
+        "#,
+        &[
+            "8 true",
+            "true true",
+            "TypeMismatchError: getRandomValues: the argument must be an integer typed array",
+            "QuotaExceededError: getRandomValues: 65537 bytes requested, more than 65536",
+        ],
+    );
+}
+
+#[test]
+fn console_lines_reach_the_embedders_sink_with_their_level() {
+    check(
+        r#"
+        console.log("text", 1, -0, [1, "a", { b: null }], { "x-y": undefined, n: 1n }, new Map([[1, 2]]));
+        console.warn("careful");
+        const o = { name: "o" };
+        o.self = o;
+        console.log(o, new URL("http://a/"), [function f() {}]);
+        "#,
+        &[
+            "text 1 -0 [ 1, 'a', { b: null } ] { 'x-y': undefined, n: 1n } Map(1) { 1 => 2 }",
+            "[other] careful",
+            "<ref *1> { name: 'o', self: [Circular *1] } URL {} [ [Function: f] ]",
+        ],
+    );
+}
+
+#[test]
+fn globals_are_installed_as_webidl_does() {
+    check(
+        r#"
+        const names = ["Headers", "Request", "Response", "URL", "URLSearchParams", "TextEncoder", "TextDecoder", "atob", "btoa", "structuredClone", "crypto", "console", "setTimeout", "clearTimeout", "fetch", "DOMException"];
+        console.log(names.every((n) => { const d = Object.getOwnPropertyDescriptor(globalThis, n); return d.writable && d.configurable && !d.enumerable; }));
+        console.log(typeof globalThis.__kiln_web, Object.keys(globalThis).length);
+        "#,
+        &["true", "undefined 0"],
+    );
+}
