@@ -1,7 +1,9 @@
 //! `kiln sandbox`: run a script as a sandboxed guest and drive it over JSON lines.
 //!
-//! The guest gets only the ECMAScript built-ins and the asynchronous capabilities named
-//! with `--capability`. Each state is one JSON line on stdout:
+//! The script is an agent script (`Runtime::start`: top-level `await` and `return`,
+//! strict, its declarations local). The guest gets only the ECMAScript built-ins and
+//! the asynchronous capabilities named with `--capability`. Each state is one JSON line
+//! on stdout:
 //!
 //! ```text
 //! {"type":"suspended","calls":[{"id":1,"capability":"tools.search","args":["kiln"]}]}

@@ -7,12 +7,19 @@
 //! `.mjs` files run as modules; files whose name starts with `_` are only imported
 //! by other fixtures (module dependencies), never run on their own.
 //!
+//! `.agent.js` and `.agent.ts` files run as agent scripts through `kiln sandbox`
+//! (from `tests/js`, so file names in messages are relative): each
+//! `// capability: NAME` is given to the guest, each `// answer: LINE` is a stdin line
+//! (answering host calls in order), the expected lines are the JSON states it prints,
+//! and `// expect-error: TEXT` means the run fails with TEXT in its output.
+//!
 //! `KILN_BLESS=1` rewrites the `// expect:` comments of failing fixtures
 //! from the actual output (lines of output are matched in order to the
 //! comments; extra output is reported, never silently dropped).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -23,7 +30,9 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in entries {
         if path.is_dir() {
             fixtures(&path, out);
-        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs")
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "ts")
             && !path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with('_'))
@@ -51,6 +60,57 @@ fn expectations(source: &str) -> Expectations {
     Expectations { lines, error }
 }
 
+/// What an agent fixture declares: `// capability: NAME` and `// answer: LINE` comments.
+fn sandbox_inputs(source: &str) -> (Vec<String>, String) {
+    let mut capabilities = Vec::new();
+    let mut answers = String::new();
+    for line in source.lines() {
+        if let Some(i) = line.find("// capability: ") {
+            capabilities.push(line[i + "// capability: ".len()..].trim().to_string());
+        } else if let Some(i) = line.find("// answer: ") {
+            answers.push_str(line[i + "// answer: ".len()..].trim_end());
+            answers.push('\n');
+        }
+    }
+    (capabilities, answers)
+}
+
+fn is_agent_fixture(file: &Path) -> bool {
+    file.file_name()
+        .is_some_and(|n| n.to_string_lossy().contains(".agent."))
+}
+
+/// Run a fixture: `kiln run FILE`, or `kiln sandbox` for an agent script.
+fn run_fixture(root: &Path, file: &Path, source: &str) -> std::process::Output {
+    if !is_agent_fixture(file) {
+        return Command::new(env!("CARGO_BIN_EXE_kiln"))
+            .arg("run")
+            .arg(file)
+            .output()
+            .expect("kiln runs");
+    }
+    let (capabilities, answers) = sandbox_inputs(source);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    command
+        .current_dir(root)
+        .arg("sandbox")
+        .arg(file.strip_prefix(root).unwrap_or(file));
+    for c in &capabilities {
+        command.arg("--capability").arg(c);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kiln runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        // the guest may finish before reading every answer
+        let _ = stdin.write_all(answers.as_bytes());
+    }
+    child.wait_with_output().expect("kiln runs")
+}
+
 #[test]
 fn javascript_fixtures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/js");
@@ -66,16 +126,16 @@ fn javascript_fixtures() {
     for file in &files {
         let source = std::fs::read_to_string(file).expect("readable fixture");
         let expected = expectations(&source);
-        let output = Command::new(env!("CARGO_BIN_EXE_kiln"))
-            .arg("run")
-            .arg(file)
-            .output()
-            .expect("kiln runs");
+        let output = run_fixture(&root, file, &source);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         let actual: Vec<String> = stdout.lines().map(str::to_string).collect();
         let error_ok = match &expected.error {
-            Some(text) => !output.status.success() && stderr.contains(text.as_str()),
+            Some(text) => {
+                !output.status.success()
+                    && (stderr.contains(text.as_str())
+                        || is_agent_fixture(file) && stdout.contains(text.as_str()))
+            }
             None => output.status.success(),
         };
         if actual != expected.lines || !error_ok {

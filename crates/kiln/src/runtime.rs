@@ -12,6 +12,7 @@ use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotErrorKind};
 use crate::value::Value;
+use kiln_bytecode::ScriptKind;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -283,16 +284,18 @@ impl Runtime {
         self.guarded(|rt| {
             rt.fresh_budgets();
             rt.vm.meter.start_clock();
-            let result = rt.run_script_and_jobs(source, name);
+            let result = rt.run_script_and_jobs(source, name, ScriptKind::Script);
             rt.vm.meter.stop_clock();
             result
         })
     }
 
-    /// Budgets start again for a new execution: fuel, compute time, host calls.
+    /// Budgets start again for a new execution: fuel, compute time, host calls (and the
+    /// last execution's rejection is forgotten).
     fn fresh_budgets(&mut self) {
         self.vm.reset_meter();
         self.vm.host.calls_made = 0;
+        self.vm.rejection_origin = None;
     }
 
     /// Run `f`, turning a panic inside the engine into an [`ErrorKind::Engine`] error
@@ -324,15 +327,23 @@ impl Runtime {
         }
     }
 
-    fn run_script_and_jobs(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
-        let block = match self
-            .vm
-            .load(source, name, kiln_bytecode::ScriptKind::Script, false)
-        {
+    /// Run a classic script (`ScriptKind::Script`) or an agent script
+    /// (`ScriptKind::Agent`, whose value is its promise), then the jobs.
+    fn run_script_and_jobs(
+        &mut self,
+        source: &str,
+        name: &str,
+        kind: ScriptKind,
+    ) -> Result<Value, ErrorReport> {
+        let block = match self.vm.load(source, name, kind, false) {
             Ok(b) => b,
             Err(_) => return Err(self.report(ErrorKind::Syntax)),
         };
-        let value = match self.vm.run_top_level(block) {
+        let run = match kind {
+            ScriptKind::Agent => self.vm.run_agent_script(block),
+            _ => self.vm.run_top_level(block),
+        };
+        let value = match run {
             Ok(v) => v,
             Err(_) => return Err(self.report(ErrorKind::Exception)),
         };
@@ -499,9 +510,28 @@ impl Runtime {
         self.vm.host.pending_calls()
     }
 
-    /// Start an execution: run `source` as a script with fresh budgets, then its jobs.
-    /// When its completion value is a promise, the execution lasts until the promise
-    /// settles; it suspends whenever the guest can only wait for the host.
+    /// Start an execution: run `source` as an agent script with fresh budgets, then its
+    /// jobs. An agent script is the body of an async function: it may `await` and
+    /// `return` at the top level, and its result is what it returns, or else the value
+    /// of its last expression statement (a promise is awaited). It is strict code, and
+    /// its top-level declarations are local to the execution (not properties of the
+    /// global object); `run_script` keeps classic script semantics. The execution lasts
+    /// until that result settles, and suspends whenever the guest can only wait for the
+    /// host.
+    ///
+    /// ```
+    /// use kiln::{HostValue, Outcome, Runtime};
+    ///
+    /// let mut rt = Runtime::new();
+    /// rt.register_async("tools.search");
+    /// let script = "const hits = await tools.search('kiln');
+    ///               if (hits.length === 0) return 'nothing';
+    ///               hits.map(h => h.title).join(', ')";
+    /// let Outcome::Suspended(calls) = rt.start(script, "agent.js").unwrap() else { panic!() };
+    /// let hits = HostValue::Array(vec![HostValue::object([("title", "Kiln".into())])]);
+    /// let done = rt.resume(calls[0].id, Ok(hits)).unwrap();
+    /// assert_eq!(done, Outcome::Complete("Kiln".into()));
+    /// ```
     pub fn start(&mut self, source: &str, name: &str) -> Result<Outcome, ErrorReport> {
         self.guarded(|rt| rt.start_unguarded(source, name))
     }
@@ -510,7 +540,7 @@ impl Runtime {
         self.end_execution();
         self.fresh_budgets();
         self.vm.meter.start_clock();
-        let result = match self.run_script_and_jobs(source, name) {
+        let result = match self.run_script_and_jobs(source, name, ScriptKind::Agent) {
             Ok(value) => {
                 self.execution = Some(value);
                 self.vm.pinned.push(value);
@@ -676,6 +706,10 @@ impl Runtime {
             }
             Some(Err(reason)) => {
                 self.vm.exception = reason;
+                self.vm.exception_origin = match self.vm.rejection_origin.take() {
+                    Some((v, origin)) if v == reason => Some(origin),
+                    _ => None,
+                };
                 Err(self.report(ErrorKind::Exception))
             }
             None if self.vm.host.outstanding.is_empty() => Err(ErrorReport::host(

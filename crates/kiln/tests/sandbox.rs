@@ -198,7 +198,7 @@ fn fuel_stops_an_infinite_loop() {
 #[test]
 fn try_catch_finally_cannot_swallow_or_prolong_a_termination() {
     let script = "
-        let caught = 0;
+        globalThis.caught = 0;
         for (;;) {
             try {
                 try { while (true) {} } finally { while (true) {} }
@@ -249,7 +249,8 @@ fn a_builtin_cannot_turn_a_termination_into_a_rejection() {
 fn deep_recursion_is_a_range_error_or_a_call_depth_termination() {
     let mut rt = Runtime::new();
     let v = complete(rt.start(
-        "function f(n) { return f(n + 1) } try { f(0) } catch (e) { e.name }",
+        // not a tail call: agent scripts are strict, and a strict tail call never deepens
+        "function f(n) { return 1 + f(n + 1) } try { f(0) } catch (e) { e.name }",
         "t.js",
     ));
     assert_eq!(v, str("RangeError"));
@@ -1034,5 +1035,119 @@ fn the_stack_of_a_report_has_a_frame_per_function() {
     assert_eq!(
         e.stack,
         "Error: deep\n    at inner (agent.js:1:26)\n    at outer (agent.js:2:20)\n    at agent.js:3:1"
+    );
+}
+
+// ---- agent scripts ----
+
+#[test]
+fn an_agent_script_returns_its_result() {
+    let mut rt = Runtime::new();
+    assert_eq!(complete(rt.start("return 42", "t.js")), 42.into());
+    assert_eq!(complete(rt.start("return", "t.js")), HostValue::Undefined);
+    assert_eq!(complete(rt.start("1; 'last'", "t.js")), str("last"));
+    assert_eq!(
+        complete(rt.start("let x = 2; if (x) { x * 21 } else { 0 }", "t.js")),
+        42.into()
+    );
+    // a promise result is awaited, as before
+    assert_eq!(complete(rt.start("Promise.resolve(7)", "t.js")), 7.into());
+}
+
+#[test]
+fn top_level_await_waits_for_host_calls() {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.lookup");
+    rt.register_host_function("tools.double", |args: &[HostValue]| {
+        Ok(HostValue::Number(args[0].as_f64().unwrap_or(0.0) * 2.0))
+    });
+    let script = "const a = await tools.lookup('a');
+                  const b = await tools.lookup('b');
+                  return tools.double(a + b);";
+    let Ok(Outcome::Suspended(first)) = rt.start(script, "agent.js") else {
+        panic!("expected to suspend");
+    };
+    assert_eq!(first[0].args, vec![str("a")]);
+    let Ok(Outcome::Suspended(second)) = rt.resume(first[0].id, Ok(20.into())) else {
+        panic!("expected to suspend again");
+    };
+    assert_eq!(second[0].args, vec![str("b")]);
+    assert_eq!(complete(rt.resume(second[0].id, Ok(1.into()))), 42.into());
+}
+
+#[test]
+fn a_return_inside_blocks_and_loops_ends_the_script() {
+    let mut rt = Runtime::new();
+    let script = "
+        const log = [];
+        outer: for (let i = 0; i < 3; i++) {
+            for (const j of [0, 1]) {
+                try {
+                    if (i === 1 && j === 1) { return log; }
+                    log.push(`${i}${j}`);
+                } finally {
+                    log.push('f');
+                }
+            }
+        }
+        'not reached'";
+    let v = complete(rt.start(script, "t.js"));
+    // the last `finally` ran after the return read `log`
+    assert_eq!(
+        v,
+        HostValue::from(vec!["00", "f", "01", "f", "10", "f", "f"])
+    );
+}
+
+#[test]
+fn agent_declarations_are_local_to_the_execution() {
+    let mut rt = Runtime::new();
+    assert_eq!(
+        complete(rt.start(
+            "var seen = 1; function f() {} [typeof globalThis.seen, typeof globalThis.f]",
+            "t.js"
+        )),
+        HostValue::from(vec!["undefined", "undefined"])
+    );
+    assert_eq!(complete(rt.start("typeof seen", "t.js")), str("undefined"));
+    // run_script keeps classic script semantics: vars are global properties
+    rt.run_script("var classic = 1", "c.js").unwrap();
+    assert_eq!(complete(rt.start("classic + 1", "t.js")), 2.into());
+    // agent scripts are strict: an undeclared assignment is an error
+    let e = rt.start("undeclared = 1", "t.js").unwrap_err();
+    assert_eq!(e.name, "ReferenceError");
+}
+
+#[test]
+fn agent_errors_carry_their_location() {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.lookup");
+    let e = rt
+        .start("const x = 1;\nlet y = await 2 +;", "agent.js")
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax);
+    assert_eq!(e.message, "Unexpected token (agent.js:2:18)");
+    // thrown before any await
+    let e = rt.start("const o = null;\n  o.x", "agent.js").unwrap_err();
+    let loc = e.location.expect("a location");
+    assert_eq!(
+        (loc.line, loc.column, loc.source_line.as_str()),
+        (2, 5, "  o.x")
+    );
+    // thrown after the execution suspended
+    let Ok(Outcome::Suspended(calls)) = rt.start(
+        "const row = await tools.lookup();\nrow.missing.field",
+        "agent.js",
+    ) else {
+        panic!("expected to suspend");
+    };
+    let e = rt
+        .resume(calls[0].id, Ok(HostValue::object([("id", 1.into())])))
+        .unwrap_err();
+    assert_eq!(e.name, "TypeError");
+    let loc = e.location.expect("a location");
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("agent.js", 2, 13)
     );
 }

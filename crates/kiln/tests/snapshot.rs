@@ -634,3 +634,30 @@ fn the_host_call_budget_spent_before_a_snapshot_stays_spent() {
     let e = rt.resume(second[0].id, Ok(HostValue::Null)).unwrap_err();
     assert_eq!(e.kind, ErrorKind::HostCalls);
 }
+
+#[test]
+fn an_agent_script_suspended_at_a_top_level_await_restores() {
+    let script = "const users = await tools.users({ active: true });
+                  let names = [];
+                  for (const u of users) names.push(u.name);
+                  const rates = await tools.rates();
+                  return { names, eur: rates.EUR };";
+    let mut rt = agent_runtime();
+    let first = suspended(rt.start(script, "agent.js"));
+    let restored_bytes = rt.snapshot(None).unwrap();
+    drop(rt);
+    let mut rt = restore(&restored_bytes);
+    let second = suspended(rt.resume(first[0].id, Ok(answer("tools.users"))));
+    assert_eq!(second[0].capability, "tools.rates");
+    let bytes = rt.snapshot(None).unwrap();
+    drop(rt);
+    let mut rt = restore(&bytes);
+    let done = rt.resume(second[0].id, Ok(answer("tools.rates"))).unwrap();
+    assert_eq!(
+        done,
+        Outcome::Complete(HostValue::object([
+            ("names", HostValue::from(vec!["ada", "alan"])),
+            ("eur", HostValue::Number(1.5)),
+        ]))
+    );
+}

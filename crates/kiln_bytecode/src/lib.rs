@@ -715,12 +715,16 @@ impl FunctionCode {
     }
 }
 
-/// Whether a [`Script`] is a classic script, a module, or eval code.
+/// Whether a [`Script`] is a classic script, a module, eval code, or an agent script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptKind {
     Script,
     Module,
     Eval,
+    /// A script run as the body of an async function: strict, top-level `await` and
+    /// `return` allowed, its declarations local to the execution; the result is the
+    /// returned value, or the completion value of the body when nothing returns.
+    Agent,
 }
 
 /// A compiled script or module: every function of it, top level first.

@@ -307,11 +307,11 @@ impl<'a> Compiler<'a> {
         self.flags(sym).contains(SymbolFlags::ConstVariable)
     }
 
-    /// Top-level bindings of scripts are global properties.
-    /// The code's var declarations go to the global object: script code, or eval code
-    /// whose caller is global code.
+    /// Top-level bindings of scripts are global properties (not those of modules and
+    /// agent scripts). The code's var declarations go to the global object: script code,
+    /// or eval code whose caller is global code.
     pub(crate) fn global_var_env(&self) -> bool {
-        self.script_kind != ScriptKind::Module
+        matches!(self.script_kind, ScriptKind::Script | ScriptKind::Eval)
             && self
                 .eval_ctx
                 .as_ref()
@@ -319,7 +319,7 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn is_global_symbol(&self, sym: SymbolId) -> bool {
-        if self.script_kind == ScriptKind::Module
+        if matches!(self.script_kind, ScriptKind::Module | ScriptKind::Agent)
             || self.scoping.symbol_scope_id(sym) != self.root_scope
         {
             return false;
@@ -859,6 +859,29 @@ impl<'a> Compiler<'a> {
             });
             self.bind_pattern(&rest.rest.argument, r, true)?;
             self.fs.release(mark);
+        }
+        Ok(())
+    }
+
+    /// Start the top-level code of a script, module body or agent script: a
+    /// `FunctionKind::Script` function over the root scope.
+    pub(crate) fn begin_top_level(&mut self, strict: bool, root: ScopeId) -> R<()> {
+        self.begin_function(
+            FunctionKind::Script,
+            strict,
+            Some(root),
+            Some(ContextKey::Scope(root)),
+            None,
+        )
+    }
+
+    /// Finish the top-level code, which is finished last but belongs at index 0 of
+    /// `Script::functions`.
+    pub(crate) fn end_top_level(&mut self) -> R<()> {
+        let whole = Span::new(0, self.source.len() as u32);
+        self.end_function(Vec::new(), 0, 0, whole)?;
+        if let Some(top) = self.functions.pop() {
+            self.functions[0] = top;
         }
         Ok(())
     }

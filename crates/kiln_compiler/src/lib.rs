@@ -24,19 +24,19 @@ mod statement;
 #[cfg(test)]
 mod tests;
 
-use kiln_bytecode::{EvalScope, FunctionKind, GlobalDeclaration, Instr, Script, ScriptKind};
+use kiln_bytecode::{EvalScope, GlobalDeclaration, Instr, Script, ScriptKind};
 use oxc_allocator::Allocator;
-use oxc_ast::ast::{Directive, Statement, StringLiteral};
+use oxc_ast::ast::{Directive, Program, Statement, StringLiteral};
 use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::SemanticBuilder;
+use oxc_span::GetSpan;
 use oxc_span::{SourceType, Span};
 use oxc_syntax::scope::ScopeId;
 
 pub use error::CompileError;
 
 use compiler::Compiler;
-use function::Loc;
-use scope::ContextKey;
+use function::R;
 
 /// Stack size of the compiling thread: the parser and the semantic pass
 /// recurse once per nesting level of the source.
@@ -227,12 +227,15 @@ fn compile_on_this_thread(
     eval_scope: Option<&EvalScope>,
 ) -> Result<Script, CompileError> {
     let allocator = Allocator::default();
+    // An agent script is parsed with the module goal (strict, `await` at the top level)
+    // and may `return` at the top level.
     let source_type = match kind {
-        ScriptKind::Module => SourceType::mjs(),
+        ScriptKind::Module | ScriptKind::Agent => SourceType::mjs(),
         _ => SourceType::script(),
     };
     let options = ParseOptions {
         preserve_parens: false,
+        allow_return_outside_function: kind == ScriptKind::Agent,
         ..ParseOptions::default()
     };
     let parsed = Parser::new(&allocator, source, source_type)
@@ -299,16 +302,17 @@ fn compile_on_this_thread(
         let info =
             module::compile_module(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
         module = Some(Box::new(info));
+    } else if kind == ScriptKind::Agent {
+        compile_agent(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
     } else {
-        // The last directive of the source (not the synthetic one of strict eval code) is
-        // the completion value of a script without statements.
-        let directive = program
-            .directives
-            .iter()
-            .rfind(|d| !d.span.is_empty())
-            .map(|d| &d.expression);
-        compile_top_level(&mut compiler, &program.body, directive, root, strict)
-            .map_err(|e| e.locate(source))?;
+        compile_top_level(
+            &mut compiler,
+            &program.body,
+            last_directive(&program),
+            root,
+            strict,
+        )
+        .map_err(|e| e.locate(source))?;
     }
     let mut functions = Vec::with_capacity(compiler.functions.len());
     for f in compiler.functions {
@@ -328,6 +332,55 @@ fn compile_on_this_thread(
     })
 }
 
+/// The last directive of the source (not the synthetic one of strict eval code): the
+/// completion value of a script without statements.
+fn last_directive<'p, 'a>(program: &'p Program<'a>) -> Option<&'p StringLiteral<'a>> {
+    program
+        .directives
+        .iter()
+        .rfind(|d| !d.span.is_empty())
+        .map(|d| &d.expression)
+}
+
+/// The completion value register of top-level code: undefined, or the value of its last
+/// directive (a directive is an expression statement too: `eval('"text"')` completes
+/// with "text"); the statements that follow update it.
+fn begin_completion(c: &mut Compiler<'_>, last_directive: Option<&StringLiteral<'_>>) -> R<()> {
+    let completion = c.fs.alloc()?;
+    c.fs.temp_base = c.fs.next_reg;
+    c.emit(Instr::LoadUndefined { dst: completion });
+    if let Some(d) = last_directive {
+        let value = if d.lone_surrogates {
+            function::decode_lone_surrogates(&d.value)
+        } else {
+            function::utf16(&d.value)
+        };
+        let idx = c.fs.string(value)?;
+        c.emit(Instr::LoadConst {
+            dst: completion,
+            idx,
+        });
+    }
+    c.fs.completion = Some(completion);
+    Ok(())
+}
+
+/// The top level of an agent script: the body of an async function (the VM runs it as
+/// one) over the root scope, whose bindings are locals like a function's. It returns
+/// what a `return` returns, else the completion value of the body.
+fn compile_agent<'a>(c: &mut Compiler<'a>, program: &Program<'a>, root: ScopeId) -> R<()> {
+    if let Some(s) = program.body.iter().find(|s| s.is_module_declaration()) {
+        return Err(CompileError::new(
+            "import and export declarations are only allowed in modules",
+            s.span().start,
+        ));
+    }
+    c.begin_top_level(true, root)?;
+    begin_completion(c, last_directive(program))?;
+    c.function_body_statements(&program.body)?;
+    c.end_top_level()
+}
+
 /// The top level of a script: global declarations first, then the body,
 /// returning the completion value.
 fn compile_top_level<'a>(
@@ -337,13 +390,7 @@ fn compile_top_level<'a>(
     root: ScopeId,
     strict: bool,
 ) -> Result<(), CompileError> {
-    c.begin_function(
-        FunctionKind::Script,
-        strict,
-        Some(root),
-        Some(ContextKey::Scope(root)),
-        None,
-    )?;
+    c.begin_top_level(strict, root)?;
     let in_eval_function = c.eval_ctx.as_ref().is_some_and(|ctx| ctx.scope.in_function);
     if in_eval_function {
         // Eval code sees its caller's `this`, `new.target` and `arguments` like an arrow.
@@ -413,32 +460,9 @@ fn compile_top_level<'a>(
         }
     }
     c.hoist_functions(body)?;
-    let completion = c.fs.alloc()?;
-    c.fs.temp_base = c.fs.next_reg;
-    c.emit(Instr::LoadUndefined { dst: completion });
-    // A directive is an expression statement too: `eval('"text"')` completes with "text".
-    if let Some(d) = last_directive {
-        let value = if d.lone_surrogates {
-            function::decode_lone_surrogates(&d.value)
-        } else {
-            function::utf16(&d.value)
-        };
-        let idx = c.fs.string(value)?;
-        c.emit(Instr::LoadConst {
-            dst: completion,
-            idx,
-        });
-    }
-    c.fs.completion = Some(completion);
+    begin_completion(c, last_directive)?;
     for s in body {
         c.statement(s)?;
     }
-    let span = oxc_span::Span::new(0, c.source.len() as u32);
-    let _ = Loc::Global;
-    c.end_function(Vec::new(), 0, 0, span)?;
-    // The top level was finished last; it belongs at index 0.
-    if let Some(top) = c.functions.pop() {
-        c.functions[0] = top;
-    }
-    Ok(())
+    c.end_top_level()
 }

@@ -26,7 +26,6 @@ use oxc_syntax::scope::{ScopeFlags, ScopeId};
 use crate::compiler::Compiler;
 use crate::error::CompileError;
 use crate::function::{Loc, R, utf16};
-use crate::scope::ContextKey;
 
 fn export_name(n: &ModuleExportName<'_>) -> String {
     n.name().to_string()
@@ -360,18 +359,9 @@ pub(crate) fn compile_module<'a>(
     info.init_function = c.end_function(Vec::new(), 0, 0, whole)?;
 
     // The body.
-    c.begin_function(
-        FunctionKind::Script,
-        true,
-        Some(root),
-        Some(ContextKey::Scope(root)),
-        None,
-    )?;
+    c.begin_top_level(true, root)?;
     c.statement_list(body)?;
-    c.end_function(Vec::new(), 0, 0, whole)?;
-    if let Some(top) = c.functions.pop() {
-        c.functions[0] = top;
-    }
+    c.end_top_level()?;
     Ok(info)
 }
 

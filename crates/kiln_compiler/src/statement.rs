@@ -329,9 +329,9 @@ impl<'a> Compiler<'a> {
     /// parser leaves to us: `using` outside such a scope (script top level, case clauses)
     /// and `await using` where `await` is not allowed.
     fn using_list(&self, span: Span, is_async: bool) -> R<Reg> {
-        let module_top =
-            self.script_kind == ScriptKind::Module && self.fs.kind == FunctionKind::Script;
-        if is_async && !self.fs.kind.is_async() && !module_top {
+        let async_top = matches!(self.script_kind, ScriptKind::Module | ScriptKind::Agent)
+            && self.fs.kind == FunctionKind::Script;
+        if is_async && !self.fs.kind.is_async() && !async_top {
             return Err(CompileError::new(
                 "'await using' is only valid in async functions and at the top level of modules",
                 span.start,

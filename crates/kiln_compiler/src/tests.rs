@@ -531,3 +531,28 @@ fn super_call_in_arrow_compiles() {
         "SuperCallFrom",
     );
 }
+
+#[test]
+fn agent_scripts_await_and_return_at_the_top_level() {
+    let agent = |source: &str| compile(source, "agent.js", ScriptKind::Agent, false);
+    let script = agent("const x = await f();\nif (x) return x;\nx + 1").unwrap();
+    assert_eq!(script.kind, ScriptKind::Agent);
+    let top = script.functions[0].to_string();
+    assert!(top.contains("Await"), "{top}");
+    // a classic script may do neither
+    assert_eq!(err("return 1").line, 1);
+    assert!(err("await f()").message.contains("await"));
+    // an agent script is strict and is not a module
+    assert!(agent("with (o) {}").is_err());
+    let e = agent("const a = 1;\nexport { a };").unwrap_err();
+    assert_eq!(
+        (e.message.as_str(), e.line, e.column),
+        (
+            "import and export declarations are only allowed in modules",
+            2,
+            1
+        )
+    );
+    assert!(agent("import x from 'y';").is_err());
+    assert!(agent("import.meta").is_err());
+}

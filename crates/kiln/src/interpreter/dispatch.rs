@@ -1445,7 +1445,11 @@ impl Vm {
             if let Some(generator) = frame.generator
                 && !self.terminating()
             {
+                let origin = self.exception_origin;
                 let e = self.take_exception();
+                if self.rejection_origin.is_none_or(|(v, _)| v != e) {
+                    self.rejection_origin = origin.map(|o| (e, o));
+                }
                 match self.finish_suspendable(generator, Err(e)) {
                     Ok(v) => return Ok(self.deliver(frame.ret, v)),
                     Err(t) => {

@@ -403,6 +403,10 @@ pub struct Vm {
     pub termination: Option<Termination>,
     /// where the exception being unwound was thrown: (script index, line, column)
     pub exception_origin: Option<(usize, u32, u32)>,
+    /// the last value an async function body rejected its promise with, and where it was
+    /// first thrown (an outer body rejecting with the same value keeps that place), so a
+    /// host can locate an execution's rejection
+    pub rejection_origin: Option<(Value, (usize, u32, u32))>,
     /// set from any thread to stop the running script at its next safe point
     pub interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// fuel and compute time used against `limits`
@@ -497,6 +501,7 @@ impl Vm {
             native_callee: ObjectId(0),
             termination: None,
             exception_origin: None,
+            rejection_origin: None,
             interrupt: Default::default(),
             meter: Default::default(),
             host: Default::default(),
@@ -659,6 +664,46 @@ impl Vm {
         }
     }
 
+    /// Run an agent script's top level like the body of an async function: returns
+    /// its promise, which a `return` or the completion value fulfils and an uncaught
+    /// exception rejects. Only a termination is an error here.
+    pub fn run_agent_script(&mut self, block: Rc<CodeBlock>) -> JsResult<Value> {
+        let promise = self.new_promise();
+        let callee = self.intrinsics.throw_type_error;
+        self.push_frame(
+            block,
+            callee,
+            None,
+            Value::UNDEFINED,
+            &[],
+            Value::UNDEFINED,
+            ReturnTo::Exit,
+            false,
+        )?;
+        self.run_top_frame_async(promise)?;
+        Ok(Value::object(promise))
+    }
+
+    /// Run the frame just pushed like the body of an async function whose promise is
+    /// `promise`: awaits suspend it, a return fulfils the promise and a throw rejects it;
+    /// only a termination is an error here.
+    pub(crate) fn run_top_frame_async(&mut self, promise: ObjectId) -> JsResult<()> {
+        let state = self.new_generator_state(
+            generator::SuspendKind::Async,
+            self.intrinsics.object_prototype,
+        );
+        if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state).kind {
+            g.promise = Some(promise);
+            g.status = generator::GeneratorStatus::Executing;
+        }
+        self.frames
+            .last_mut()
+            .expect("a frame was pushed")
+            .generator = Some(state);
+        self.run()?;
+        Ok(())
+    }
+
     // ---- exceptions ----
 
     /// Throw `value`.
@@ -808,6 +853,10 @@ impl Vm {
             self.heap.mark_value(v);
         }
         self.heap.mark_value(self.exception);
+        if let Some((v, _)) = self.rejection_origin {
+            // kept so that no other value takes its id and its place
+            self.heap.mark_value(v);
+        }
         for f in &self.frames {
             self.heap.mark_object(f.callee);
             self.heap.mark_value(f.new_target);

@@ -24,7 +24,6 @@
 
 use std::rc::Rc;
 
-use super::generator::{GeneratorStatus, SuspendKind};
 use super::{Args, Exit, ReturnTo, Vm};
 use crate::JsResult;
 use crate::builtins::promise::Status as PromiseStatus;
@@ -736,15 +735,7 @@ impl Vm {
         let env = self.modules.records[module].env;
         let block = self.scripts[script as usize].blocks[0].clone();
         self.push_module_frame(block, env)?;
-        let state = self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
-        if let ObjectKind::Generator(g) = &mut self.heap.object_mut(state).kind {
-            g.promise = Some(promise);
-            g.status = GeneratorStatus::Executing;
-        }
-        self.frames.last_mut().expect("module frame").generator = Some(state);
-        // Throws become rejections of `promise`; only terminations escape.
-        self.run()?;
-        Ok(())
+        self.run_top_frame_async(promise)
     }
 
     /// [GatherAvailableAncestors](https://tc39.es/ecma262/#sec-gather-available-ancestors)

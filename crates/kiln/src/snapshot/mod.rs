@@ -295,8 +295,10 @@ pub(crate) fn write(
             "modules cannot be snapshotted yet",
         ));
     }
-    // Between jobs nothing needs WeakRef targets kept alive (ClearKeptObjects).
+    // Between jobs nothing needs WeakRef targets kept alive (ClearKeptObjects), and
+    // where a past rejection was thrown is not state a snapshot carries.
     vm.kept_alive.clear();
+    vm.rejection_origin = None;
     // Ropes and slices are stored flat; collecting first drops what nothing can reach.
     for i in vm.heap.strings.live_indices().collect::<Vec<_>>() {
         vm.heap.flatten(crate::heap::StringId(i));

@@ -165,6 +165,7 @@ impl<'a> PayloadReader<'a> {
             let kind = match self.r.u8()? {
                 0 => ScriptKind::Script,
                 1 => ScriptKind::Eval,
+                2 => ScriptKind::Agent,
                 _ => return Err(corrupt("bad script kind")),
             };
             let recipe = match self.r.u8()? {

@@ -167,6 +167,7 @@ impl<'a> PayloadWriter<'a> {
             let kind = match script.kind {
                 ScriptKind::Script => 0,
                 ScriptKind::Eval => 1,
+                ScriptKind::Agent => 2,
                 ScriptKind::Module => {
                     return Err(unsupported("modules cannot be snapshotted yet"));
                 }
