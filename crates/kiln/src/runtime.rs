@@ -5,8 +5,8 @@ mod call;
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{
-    BoundaryOptions, CallId, CapabilityKind, ConsoleLevel, HostError, HostValue, PendingCall,
-    SyncCapability,
+    BoundaryOptions, CallId, CapabilityKind, ConsoleLevel, HostError, HostReply, HostValue,
+    PendingCall, SyncCapability,
 };
 use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
@@ -244,7 +244,17 @@ impl Runtime {
     /// A runtime built with `options`; fails only if hardening fails.
     pub fn with_options(options: Options) -> Result<Self, ErrorReport> {
         let mut rt = Runtime::new();
-        let vm = &mut rt.vm;
+        rt.configure(options)?;
+        Ok(rt)
+    }
+
+    /// Apply `options` to this runtime, as [`Runtime::with_options`] does to a new one: a
+    /// host that keeps runtimes created ahead of time (to take realm creation out of
+    /// its latency) configures one when it knows what the next execution needs.
+    /// Hardening cannot be undone: `hardened: false` leaves a hardened runtime hardened.
+    /// Fails only if hardening fails.
+    pub fn configure(&mut self, options: Options) -> Result<(), ErrorReport> {
+        let vm = &mut self.vm;
         vm.limits = options.limits;
         vm.host.boundary = options.boundary;
         vm.allow_code_generation = options.allow_code_generation;
@@ -253,10 +263,10 @@ impl Runtime {
         if let Some(seed) = options.random_seed {
             vm.random_state = seed | 1;
         }
-        if options.hardened && vm.lockdown().is_err() {
-            return Err(rt.report(ErrorKind::Exception));
+        if options.hardened && !vm.hardened && vm.lockdown().is_err() {
+            return Err(self.report(ErrorKind::Exception));
         }
-        Ok(rt)
+        Ok(())
     }
 
     /// The underlying VM, for advanced embedding.
@@ -457,6 +467,36 @@ impl Runtime {
         f: impl FnMut(&[HostValue]) -> Result<HostValue, HostError> + 'static,
     ) {
         let f = crate::host::host_function_fn(name, f);
+        self.vm.register_capability(name, CapabilityKind::Sync(f));
+    }
+
+    /// Give the guest a host function that decides at each call whether to answer now
+    /// ([`HostReply::Return`], [`HostReply::Throw`]) or later ([`HostReply::Defer`]: the
+    /// guest gets a promise, and the call is outstanding under the id the function was
+    /// shown until [`Runtime::resume`] answers it). Language bindings use it for host
+    /// functions that may or may not return a promise. Arguments cross as for
+    /// [`Runtime::register_host_function`].
+    ///
+    /// ```
+    /// use kiln::{HostReply, HostValue, Outcome, Runtime};
+    ///
+    /// let mut rt = Runtime::new();
+    /// rt.register_deferrable("tools.lookup", |call| match call.args[0].as_str() {
+    ///     Some("cached") => HostReply::Return("from cache".into()),
+    ///     _ => HostReply::Defer,
+    /// });
+    /// let script = "[tools.lookup('cached'), await tools.lookup('remote')].join(' / ')";
+    /// let Outcome::Suspended(calls) = rt.start(script, "agent.js").unwrap() else { panic!() };
+    /// assert_eq!(calls[0].args, vec![HostValue::from("remote")]);
+    /// let done = rt.resume(calls[0].id, Ok("fetched".into())).unwrap();
+    /// assert_eq!(done, Outcome::Complete("from cache / fetched".into()));
+    /// ```
+    pub fn register_deferrable(
+        &mut self,
+        name: &str,
+        f: impl FnMut(&PendingCall) -> HostReply + 'static,
+    ) {
+        let f = crate::host::deferrable_fn(name, f);
         self.vm.register_capability(name, CapabilityKind::Sync(f));
     }
 
@@ -724,7 +764,13 @@ impl Runtime {
 
     /// Describe the pending exception (or termination) and clear it.
     fn report(&mut self, kind: ErrorKind) -> ErrorReport {
-        let termination = self.vm.clear_termination();
+        // an exception that ends the run after the host asked to stop it (say, the
+        // error a host function threw when the interrupt woke it) is the cancellation
+        let interrupted = self.vm.interrupt.load(Ordering::Relaxed);
+        let termination = match self.vm.clear_termination() {
+            None if interrupted && kind == ErrorKind::Exception => Some(Termination::Interrupted),
+            t => t,
+        };
         let origin = self.vm.exception_origin.take();
         let exception = self.vm.take_exception();
         let (name, message, summary) = match &termination {

@@ -8,7 +8,9 @@
 //! later (see [`crate::Runtime::resume`]), possibly in another process after a snapshot.
 //! A host function ([`crate::Runtime::register_host_function`]) is a synchronous
 //! capability of any arity that takes and returns [`HostValue`]s, for hosts that bind
-//! their functions at run time (the language bindings).
+//! their functions at run time (the language bindings). A deferrable host function
+//! ([`crate::Runtime::register_deferrable`]) decides per call: it answers at once, or the
+//! call becomes asynchronous (a binding calling a function that returned a promise).
 
 mod console;
 mod harden;
@@ -72,6 +74,19 @@ impl HostError {
         self.details = Some(details);
         self
     }
+}
+
+/// How a deferrable host function ([`crate::Runtime::register_deferrable`]) answers one
+/// call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostReply {
+    /// the call returns this value
+    Return(HostValue),
+    /// the call throws this error in the guest
+    Throw(HostError),
+    /// the call returns a promise and becomes an outstanding [`PendingCall`] (with the
+    /// id the host function was shown), answered later with [`crate::Runtime::resume`]
+    Defer,
 }
 
 /// A synchronous capability as the VM calls it.
@@ -307,16 +322,40 @@ pub(crate) fn host_function_fn(
     let f = std::cell::RefCell::new(f);
     let name: Rc<str> = name.into();
     Rc::new(move |vm: &mut Vm, args: Args| {
-        let options = vm.host.boundary;
-        let host_args = vm
-            .args_to_host(args, &options)
-            .map_err(|e| vm.type_error(format!("{name}: {e}")))?;
+        let host_args = vm.capability_args(&name, args)?;
         // A host function cannot reach the guest, so it is never re-entered.
         let result = match f.try_borrow_mut() {
             Ok(mut f) => f(&host_args),
             Err(_) => Err(HostError::new(format!("{name} is already running"))),
         };
         result.into_guest(vm)
+    })
+}
+
+/// A deferrable host function: shown each call (its id, capability and arguments), it
+/// answers now or defers the call to the host's later answer.
+pub(crate) fn deferrable_fn(
+    name: &str,
+    f: impl FnMut(&PendingCall) -> HostReply + 'static,
+) -> SyncFn {
+    let f = std::cell::RefCell::new(f);
+    let name: Rc<str> = name.into();
+    Rc::new(move |vm: &mut Vm, args: Args| {
+        let host_args = vm.capability_args(&name, args)?;
+        let call = PendingCall {
+            id: vm.host.next_id + 1,
+            capability: name.to_string(),
+            args: host_args,
+        };
+        let reply = match f.try_borrow_mut() {
+            Ok(mut f) => f(&call),
+            Err(_) => HostReply::Throw(HostError::new(format!("{name} is already running"))),
+        };
+        match reply {
+            HostReply::Return(value) => value.into_guest(vm),
+            HostReply::Throw(error) => Err::<HostValue, _>(error).into_guest(vm),
+            HostReply::Defer => vm.defer_host_call(call),
+        }
     })
 }
 
@@ -400,20 +439,31 @@ impl Vm {
 
     /// An asynchronous capability was called: record the call, return its promise.
     fn start_host_call(&mut self, name: &str, args: Args) -> JsResult<Value> {
-        if self.host.outstanding.len() >= self.limits.max_pending_host_calls {
-            return Err(self.terminate(Termination::HostCalls));
-        }
-        let options = self.host.boundary;
-        let host_args = self
-            .args_to_host(args, &options)
-            .map_err(|e| self.type_error(format!("{name}: {e}")))?;
-        let promise = self.new_promise();
-        self.host.next_id += 1;
+        let host_args = self.capability_args(name, args)?;
         let call = PendingCall {
-            id: self.host.next_id,
+            id: self.host.next_id + 1,
             capability: name.to_string(),
             args: host_args,
         };
+        self.defer_host_call(call)
+    }
+
+    /// The arguments of a call of capability `name`, copied for the host; one that
+    /// cannot cross is a TypeError naming its path.
+    fn capability_args(&mut self, name: &str, args: Args) -> JsResult<Vec<HostValue>> {
+        let options = self.host.boundary;
+        self.args_to_host(args, &options)
+            .map_err(|e| self.type_error(format!("{name}: {e}")))
+    }
+
+    /// Make `call` (whose id is the next one) outstanding and return its promise.
+    fn defer_host_call(&mut self, call: PendingCall) -> JsResult<Value> {
+        if self.host.outstanding.len() >= self.limits.max_pending_host_calls {
+            return Err(self.terminate(Termination::HostCalls));
+        }
+        debug_assert_eq!(call.id, self.host.next_id + 1);
+        let promise = self.new_promise();
+        self.host.next_id = call.id;
         self.host
             .outstanding
             .push(OutstandingCall { call, promise });

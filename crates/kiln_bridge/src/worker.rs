@@ -1,0 +1,303 @@
+//! The runtime side of sessions: a worker owns the runtimes of the sessions given to it
+//! (a [`Runtime`] never leaves the thread that made it) and turns commands into steps
+//! of their executions.
+//!
+//! A worker thread serves many sessions, one command at a time; a synchronous host
+//! call blocks its thread until the host replies. Between commands the worker keeps one
+//! runtime made ahead of time, so a new session does not wait for a realm to be built.
+
+use crate::protocol::{Capability, Command, Event, Failure, Load, Mode, Start};
+use kiln::snapshot::Snapshot;
+use kiln::{CallId, HostError, HostReply, InterruptHandle, Outcome, Runtime};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Arc, Mutex};
+
+/// Where a session's events go: the host's callback, as encoded bytes.
+pub type Sink = Arc<dyn Fn(Vec<u8>) + Send + Sync>;
+
+/// What a session's host side and its worker share.
+pub(crate) struct Link {
+    sink: Sink,
+    /// the interrupt handle of the session's runtime, once it has one
+    interrupt: Mutex<Option<InterruptHandle>>,
+    /// the host asked to stop the guest (kept for a runtime that does not exist yet)
+    cancelled: AtomicBool,
+}
+
+impl Link {
+    pub(crate) fn new(sink: Sink) -> Arc<Link> {
+        Arc::new(Link {
+            sink,
+            interrupt: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+        })
+    }
+
+    pub(crate) fn emit(&self, event: &Event) {
+        (self.sink)(event.encode());
+    }
+
+    /// Stop the guest at its next safe point, now or as soon as it has a runtime.
+    pub(crate) fn interrupt(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Some(handle) = &*lock(&self.interrupt) {
+            handle.interrupt();
+        }
+    }
+
+    /// Give the link the runtime's handle; an interrupt that came first applies now.
+    fn attach(&self, runtime: &Runtime) {
+        let handle = runtime.interrupt_handle();
+        *lock(&self.interrupt) = Some(handle.clone());
+        if self.cancelled.load(Ordering::SeqCst) {
+            handle.interrupt();
+        }
+    }
+}
+
+/// A poisoned lock only means another thread panicked while holding it; the data (an
+/// interrupt handle, a pipe) is still usable.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A message for a worker.
+pub(crate) enum Envelope {
+    /// a new session: its link and the channel its synchronous calls' replies arrive on
+    Open {
+        session: u64,
+        link: Arc<Link>,
+        replies: Receiver<HostReply>,
+    },
+    Command {
+        session: u64,
+        command: Command,
+    },
+}
+
+/// A session's runtime and what its worker knows about it.
+struct Live {
+    runtime: Option<Runtime>,
+    link: Arc<Link>,
+    replies: Rc<Receiver<HostReply>>,
+    /// the newest asynchronous call already reported to the host
+    reported: CallId,
+}
+
+/// Serves sessions until every sender of `envelopes` is gone.
+#[derive(Default)]
+pub(crate) struct Worker {
+    sessions: FxHashMap<u64, Live>,
+    spare: Option<Runtime>,
+}
+
+impl Worker {
+    pub(crate) fn serve(mut self, envelopes: Receiver<Envelope>) {
+        loop {
+            let envelope = match envelopes.try_recv() {
+                Ok(e) => e,
+                Err(TryRecvError::Empty) => {
+                    // idle: build the next session's runtime now
+                    if self.spare.is_none() {
+                        self.spare = Some(Runtime::new());
+                    }
+                    match envelopes.recv() {
+                        Ok(e) => e,
+                        Err(_) => return,
+                    }
+                }
+                Err(TryRecvError::Disconnected) => return,
+            };
+            self.handle(envelope);
+        }
+    }
+
+    fn handle(&mut self, envelope: Envelope) {
+        match envelope {
+            Envelope::Open {
+                session,
+                link,
+                replies,
+            } => {
+                self.sessions.insert(
+                    session,
+                    Live {
+                        runtime: None,
+                        link,
+                        replies: Rc::new(replies),
+                        reported: 0,
+                    },
+                );
+            }
+            Envelope::Command { session, command } => {
+                let Some(live) = self.sessions.get_mut(&session) else {
+                    return;
+                };
+                let ended = match command {
+                    Command::Start(start) => {
+                        let runtime = self.spare.take().unwrap_or_default();
+                        start_session(live, runtime, *start)
+                    }
+                    Command::Load(load) => load_session(live, *load),
+                    Command::Answer { id, result } => match live.runtime.as_mut() {
+                        Some(rt) => {
+                            let step = rt.resume(id, result);
+                            report(live, step)
+                        }
+                        None => not_started(live),
+                    },
+                    Command::Dump { key } => {
+                        let dumped = match live.runtime.as_mut() {
+                            Some(rt) => rt
+                                .snapshot(key.as_deref())
+                                .map_err(|e| Failure::from_snapshot_error(&e)),
+                            None => Err(Failure::new("Snapshot", "nothing to dump")),
+                        };
+                        live.link.emit(&Event::Dumped(dumped));
+                        false
+                    }
+                    Command::Close => {
+                        live.link.emit(&Event::Closed);
+                        true
+                    }
+                    // replies go to the waiting call's channel and interrupts to the
+                    // link; either arriving here has nothing left to act on
+                    Command::Reply(_) | Command::Interrupt => false,
+                };
+                if ended {
+                    self.sessions.remove(&session);
+                }
+            }
+        }
+    }
+}
+
+/// A command that needs an execution arrived before `Start` or `Load`.
+fn not_started(live: &Live) -> bool {
+    live.link.emit(&Event::Failed(Failure::new(
+        "Host",
+        "the session has not started",
+    )));
+    true
+}
+
+/// Run `start` on `runtime`; true when the session is over.
+fn start_session(live: &mut Live, mut runtime: Runtime, start: Start) -> bool {
+    if live.runtime.is_some() {
+        return already_started(live);
+    }
+    let prepared = runtime
+        .configure(start.settings.to_options())
+        .map_err(Failure::from_report)
+        .and_then(|()| {
+            for (name, value) in &start.inputs {
+                runtime
+                    .set_global(name, value)
+                    .map_err(Failure::from_report)?;
+            }
+            Ok(())
+        });
+    if let Err(failure) = prepared {
+        live.link.emit(&Event::Failed(failure));
+        return true;
+    }
+    bind_host(
+        live,
+        &mut runtime,
+        start.settings.console,
+        &start.capabilities,
+    );
+    let step = runtime.start(&start.source, &start.filename);
+    live.runtime = Some(runtime);
+    report(live, step)
+}
+
+/// Restore the snapshot in `load`; true when the session is over.
+fn load_session(live: &mut Live, load: Load) -> bool {
+    if live.runtime.is_some() {
+        return already_started(live);
+    }
+    let restored = Snapshot::open(&load.snapshot, load.key.as_deref())
+        .and_then(|snapshot| Runtime::restore(&snapshot, load.settings.to_options()))
+        .map_err(|e| Failure::from_snapshot_error(&e));
+    let mut runtime = match restored {
+        Ok(rt) => rt,
+        Err(failure) => {
+            live.link.emit(&Event::Failed(failure));
+            return true;
+        }
+    };
+    bind_host(
+        live,
+        &mut runtime,
+        load.settings.console,
+        &load.capabilities,
+    );
+    let calls = runtime.pending_calls();
+    live.reported = calls.iter().map(|c| c.id).max().unwrap_or(0);
+    live.runtime = Some(runtime);
+    live.link.emit(&Event::Suspended { calls });
+    false
+}
+
+fn already_started(live: &Live) -> bool {
+    live.link.emit(&Event::Failed(Failure::new(
+        "Host",
+        "the session has already started",
+    )));
+    true
+}
+
+/// Connect a session's runtime to its host: interrupts, console lines and capabilities.
+fn bind_host(live: &Live, runtime: &mut Runtime, console: bool, capabilities: &[Capability]) {
+    live.link.attach(runtime);
+    if console {
+        let link = live.link.clone();
+        runtime.set_console(move |level, text| {
+            link.emit(&Event::Console {
+                level,
+                text: text.to_string(),
+            })
+        });
+    }
+    for capability in capabilities {
+        match capability.mode {
+            Mode::Async => runtime.register_async(&capability.name),
+            Mode::Call => {
+                let (link, replies) = (live.link.clone(), live.replies.clone());
+                runtime.register_deferrable(&capability.name, move |call| {
+                    link.emit(&Event::Call(call.clone()));
+                    replies.recv().unwrap_or_else(|_| {
+                        HostReply::Throw(HostError::new("the host closed the session"))
+                    })
+                });
+            }
+        }
+    }
+}
+
+/// Tell the host where the execution stands after a step; true when it is over.
+fn report(live: &mut Live, step: Result<Outcome, kiln::ErrorReport>) -> bool {
+    match step {
+        Ok(Outcome::Suspended(calls)) => {
+            let reported = live.reported;
+            let calls: Vec<_> = calls.into_iter().filter(|c| c.id > reported).collect();
+            if let Some(newest) = calls.iter().map(|c| c.id).max() {
+                live.reported = newest;
+            }
+            live.link.emit(&Event::Suspended { calls });
+            false
+        }
+        Ok(Outcome::Complete(value)) => {
+            live.link.emit(&Event::Complete(value));
+            true
+        }
+        Err(report) => {
+            live.link.emit(&Event::Failed(Failure::from_report(report)));
+            true
+        }
+    }
+}
