@@ -1,4 +1,5 @@
-// Types of kiln-sandbox (written by hand; checked by test/types.test.mjs with tsc).
+// Types of kiln-sandbox, written by hand (npm test compiles test/fixtures/usage.ts against them).
+/// <reference types="node" />
 
 /** Plain data that crosses between the host and the guest, by copy. */
 export type Value =

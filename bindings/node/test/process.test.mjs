@@ -1,0 +1,76 @@
+// isolation: 'process': the same API, with each guest in a kiln-worker process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { run, start, Progress, KilnError } from 'kiln-sandbox';
+
+const isolation = 'process';
+
+/** The pids of this process's kiln-worker children. */
+function workers() {
+  const pids = [];
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    const children = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean);
+    for (const pid of children) {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('kiln-worker')) pids.push(Number(pid));
+    }
+  }
+  return pids;
+}
+
+test('runs with host functions, inputs and console in a worker process', async () => {
+  const lines = [];
+  const out = await run("console.log('hi', input.n); const [a, b] = await Promise.all([tools.a(1), tools.b(2)]); a + b + add(1, 2)", {
+    isolation,
+    inputs: { input: { n: 1 } },
+    console: { log: (l) => lines.push(l) },
+    capabilities: { tools: { a: async (x) => x * 10, b: async (x) => x * 100 }, add: (x, y) => x + y },
+  });
+  assert.equal(out, 213);
+  assert.deepEqual(lines, ['hi 1']);
+  assert.ok(workers().length >= 1);
+});
+
+test('budgets, exceptions and cancellation work as in-process', async () => {
+  assert.equal((await run('for (;;) {}', { isolation, limits: { fuel: 1000 } }).catch((e) => e)).kind, 'OutOfFuel');
+  const thrown = await run('\nthrow new RangeError("nope")', { isolation }).catch((e) => e);
+  assert.deepEqual([thrown.kind, thrown.guestName, thrown.guestMessage, thrown.location.line], ['Exception', 'RangeError', 'nope', 2]);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const cancelled = await run('while (true) {}', { isolation, signal: controller.signal, limits: { fuel: 1e15, computeMs: 60_000 } }).catch((e) => e);
+  assert.equal(cancelled.kind, 'Cancelled');
+  // the worker that ran the endless loop serves the next guest
+  assert.equal(await run('1 + 1', { isolation }), 2);
+});
+
+test('snapshots move between the two isolations', async () => {
+  let p = await start('const a = await tools.get("a"); const b = await tools.get(a); a + b', { isolation, capabilities: ['tools.get'] });
+  p = await p.resume(p.calls[0].id, 'x');
+  const bytes = await p.dump({ key: 'k' });
+  let q = await Progress.load(bytes, { key: 'k', capabilities: ['tools.get'] });
+  q = await q.resume(q.calls[0].id, 'y');
+  assert.equal(q.value, 'xy');
+  let r = await start('await tools.get("z")', { capabilities: ['tools.get'] });
+  const inProcess = await r.dump();
+  r = await Progress.load(inProcess, { isolation, capabilities: ['tools.get'] });
+  r = await r.resume(r.calls[0].id, 'from a worker');
+  assert.equal(r.value, 'from a worker');
+});
+
+test('a worker killed mid-run fails that run with kind Engine; the host and the pool go on', async () => {
+  const pending = run('tools.ready(); while (true) {}', {
+    isolation,
+    limits: { fuel: 1e15, computeMs: 60_000 },
+    capabilities: { tools: { ready: () => null } },
+  });
+  await sleep(100);
+  const before = workers();
+  assert.ok(before.length >= 1);
+  for (const pid of before) process.kill(pid, 'SIGKILL');
+  const error = await pending.catch((e) => e);
+  assert.ok(error instanceof KilnError);
+  assert.equal(error.kind, 'Engine');
+  assert.match(error.message, /killed by signal 9/);
+  assert.equal(await run('"still here"', { isolation }), 'still here');
+});
