@@ -1,5 +1,5 @@
 //! `kiln`: run JavaScript files, evaluate code, start a REPL, or build and serve an HTTP
-//! handler.
+//! handler. TypeScript files (`.ts`, `.mts`, `.cts`) run with their types stripped.
 //!
 //! Exit codes: 0 on success, 1 on an uncaught exception, 2 on a syntax error.
 
@@ -25,7 +25,8 @@ struct Cli {
 enum Command {
     /// Run one or more script files in order, in one realm
     Run {
-        /// the files to run (`.mjs` files are modules)
+        /// the files to run (`.mjs` and `.mts` files are modules; `.ts`, `.mts` and `.cts`
+        /// files are TypeScript, run with their types stripped)
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// treat the files as ES modules
@@ -83,7 +84,8 @@ fn run(cli: Cli) -> ExitCode {
         Command::Run { files, module } => {
             let mut runtime = shell_runtime();
             for file in files {
-                let is_module = module || file.extension().is_some_and(|e| e == "mjs");
+                let is_module =
+                    module || file.extension().is_some_and(|e| e == "mjs" || e == "mts");
                 if is_module {
                     if let Err(report) = runtime.run_module(&file.display().to_string(), "") {
                         return fail(&report);

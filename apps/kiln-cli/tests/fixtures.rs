@@ -4,8 +4,9 @@
 //! - `// expect: TEXT` after a statement: the next line printed is TEXT;
 //! - `// expect-error: TEXT` anywhere: the run fails and stderr contains TEXT.
 //!
-//! `.mjs` files run as modules; files whose name starts with `_` are only imported
-//! by other fixtures (module dependencies), never run on their own.
+//! `.mjs` and `.mts` files run as modules; `.ts` and `.mts` files are TypeScript. Files
+//! whose name starts with `_` are only imported by other fixtures (module dependencies),
+//! never run on their own.
 //!
 //! `.agent.js` and `.agent.ts` files run as agent scripts through `kiln sandbox`
 //! (from `tests/js`, so file names in messages are relative): each
@@ -32,7 +33,7 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
             fixtures(&path, out);
         } else if path
             .extension()
-            .is_some_and(|e| e == "js" || e == "mjs" || e == "ts")
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "ts" || e == "mts")
             && !path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with('_'))

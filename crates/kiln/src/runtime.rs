@@ -289,7 +289,17 @@ impl Runtime {
         self.vm.fuel_used()
     }
 
-    /// Run a script, then its promise jobs; returns the completion value.
+    /// Run a script, then its promise jobs; returns the completion value. `name` names
+    /// the source in stack traces and error locations; a name ending in `.ts`, `.mts` or
+    /// `.cts` makes the source TypeScript, run with its types stripped (lines and columns
+    /// stay the source's; what would need a transform, such as an `enum`, is a
+    /// SyntaxError; see `docs/embedding.md`).
+    ///
+    /// ```
+    /// let mut rt = kiln::Runtime::new();
+    /// let v = rt.run_script("const n: number = 20 as number; n! + 1", "calc.ts").unwrap();
+    /// assert_eq!(rt.inspect(v), "21");
+    /// ```
     pub fn run_script(&mut self, source: &str, name: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
             rt.fresh_budgets();
@@ -372,7 +382,8 @@ impl Runtime {
     }
 
     /// Load, link and evaluate the module `specifier` (resolved by the loader against
-    /// `referrer`), then its jobs; returns the module's namespace object.
+    /// `referrer`), then its jobs; returns the module's namespace object. A module whose
+    /// key ends in `.ts`, `.mts` or `.cts` is TypeScript, run with its types stripped.
     pub fn run_module(&mut self, specifier: &str, referrer: &str) -> Result<Value, ErrorReport> {
         self.guarded(|rt| {
             rt.fresh_budgets();
@@ -558,6 +569,12 @@ impl Runtime {
     /// global object); `run_script` keeps classic script semantics. The execution lasts
     /// until that result settles, and suspends whenever the guest can only wait for the
     /// host.
+    ///
+    /// A `name` ending in `.ts`, `.mts` or `.cts` makes the source TypeScript: its types
+    /// are stripped (`interface`, annotations, `as`, `!`, `declare` ...) and it runs as the
+    /// JavaScript left, with the source's own lines and columns; TypeScript that would need
+    /// a transform (`enum`, parameter properties, namespaces holding values, decorators)
+    /// is a SyntaxError at the construct. Code given to `eval` stays JavaScript.
     ///
     /// ```
     /// use kiln::{HostValue, Outcome, Runtime};

@@ -13,6 +13,7 @@ use oxc_span::Span;
 use crate::compiler::{ClassCtx, Compiler};
 use crate::function::{Loc, R, utf16};
 use crate::scope::ContextKey;
+use crate::typescript::runtime_elements;
 
 /// How a field's key is known to its initializer.
 enum FieldKey {
@@ -61,17 +62,14 @@ impl<'a> Compiler<'a> {
         // Slots of the class environment: private names, private methods, computed field keys.
         let mut private_names: Vec<String> = Vec::new();
         let mut slot_count: u16 = 0;
-        for el in &c.body.body {
+        for el in runtime_elements(&c.body) {
             let key = match el {
                 ClassElement::MethodDefinition(m) => Some(&m.key),
                 ClassElement::PropertyDefinition(p) => Some(&p.key),
                 ClassElement::AccessorProperty(a) => {
                     return self.unsupported("accessor fields", a.span);
                 }
-                ClassElement::TSIndexSignature(t) => {
-                    return self.unsupported("TypeScript syntax", t.span);
-                }
-                ClassElement::StaticBlock(_) => None,
+                ClassElement::StaticBlock(_) | ClassElement::TSIndexSignature(_) => None,
             };
             if let Some(PropertyKey::PrivateIdentifier(p)) = key
                 && !private_names.iter().any(|n| n == p.name.as_str())
@@ -79,10 +77,7 @@ impl<'a> Compiler<'a> {
                 private_names.push(p.name.to_string());
             }
         }
-        let extra_slots: u16 = c
-            .body
-            .body
-            .iter()
+        let extra_slots: u16 = runtime_elements(&c.body)
             .map(|el| match el {
                 ClassElement::MethodDefinition(m)
                     if matches!(m.key, PropertyKey::PrivateIdentifier(_)) && !m.r#static =>
@@ -140,7 +135,7 @@ impl<'a> Compiler<'a> {
             }
         }
         let derived = c.heritage.is_some();
-        let ctor = c.body.body.iter().find_map(|el| match el {
+        let ctor = runtime_elements(&c.body).find_map(|el| match el {
             ClassElement::MethodDefinition(m) if m.kind == MethodDefinitionKind::Constructor => {
                 Some(m)
             }
@@ -176,7 +171,7 @@ impl<'a> Compiler<'a> {
         let mut private_methods: Vec<(String, Option<u16>, Option<u16>, bool)> = Vec::new();
         let mut statics: Vec<StaticElement<'_, 'a>> = Vec::new();
         let mut static_private: Vec<(String, Reg, MethodDefinitionKind)> = Vec::new();
-        for el in &c.body.body {
+        for el in runtime_elements(&c.body) {
             match el {
                 ClassElement::MethodDefinition(m)
                     if m.kind == MethodDefinitionKind::Constructor => {}

@@ -62,6 +62,9 @@ pub(crate) struct Compiler<'a> {
     pub module_default_slot: Option<u16>,
     /// modules: top-level bindings placed in the module environment or imported
     pub module_bound: HashSet<SymbolId>,
+    /// TypeScript: symbols only the type checker sees (see `typescript.rs`); they have no
+    /// binding, and a reference that still resolves to one is a type
+    pub erased: HashSet<SymbolId>,
     depth: u32,
 }
 
@@ -73,10 +76,11 @@ impl<'a> Compiler<'a> {
         kind: ScriptKind,
         root: ScopeId,
         strict: bool,
+        erased: HashSet<SymbolId>,
     ) -> Self {
         let mut owners = HashMap::new();
         let mut by_function: HashMap<ScopeId, Vec<SymbolId>> = HashMap::new();
-        for symbol in scoping.symbol_ids() {
+        for symbol in scoping.symbol_ids().filter(|s| !erased.contains(s)) {
             let owner = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
             owners.insert(symbol, owner);
             by_function.entry(owner).or_default().push(symbol);
@@ -107,6 +111,7 @@ impl<'a> Compiler<'a> {
             module_env: None,
             module_default_slot: None,
             module_bound: HashSet::new(),
+            erased,
             depth: 0,
         }
     }
@@ -287,10 +292,22 @@ impl<'a> Compiler<'a> {
     // ---- symbols ----
 
     pub(crate) fn symbol_of_ref(&self, ident: &IdentifierReference<'_>) -> Option<SymbolId> {
+        self.resolved_symbol(ident)
+            .filter(|sym| !self.erased.contains(sym))
+    }
+
+    /// The symbol `ident` resolves to, a TypeScript type included.
+    fn resolved_symbol(&self, ident: &IdentifierReference<'_>) -> Option<SymbolId> {
         ident
             .reference_id
             .get()
             .and_then(|id| self.scoping.get_reference(id).symbol_id())
+    }
+
+    /// Whether `ident` names something only the type checker sees (`export { SomeType }`).
+    pub(crate) fn names_type(&self, ident: &IdentifierReference<'_>) -> bool {
+        self.resolved_symbol(ident)
+            .is_some_and(|sym| self.erased.contains(&sym))
     }
 
     pub(crate) fn flags(&self, sym: SymbolId) -> SymbolFlags {
@@ -1089,6 +1106,7 @@ impl<'a> Compiler<'a> {
     pub(crate) fn hoist_functions(&mut self, statements: &[Statement<'a>]) -> R<()> {
         for s in statements {
             if let Statement::FunctionDeclaration(f) = s
+                && f.body.is_some()
                 && let Some(id) = &f.id
                 && let Some(sym) = id.symbol_id.get()
             {
@@ -1236,8 +1254,6 @@ pub(crate) fn binding_name(pattern: &BindingPattern<'_>) -> Option<String> {
     }
 }
 
-/// Whether an expression is an anonymous function or class (gets a name
-/// from its binding).
 /// BoundNames of formal parameters `params`: every identifier they bind.
 pub(crate) fn parameter_bindings<'p, 'a>(
     params: &'p FormalParameters<'a>,
@@ -1255,10 +1271,10 @@ pub(crate) fn parameter_bindings<'p, 'a>(
 /// `name`, or a computed one): naming it afterwards (SetFunctionName under a computed key)
 /// would replace that element, which the spec defines after the name.
 pub(crate) fn defines_static_name(e: &Expression<'_>) -> bool {
-    let Expression::ClassExpression(c) = e.without_parentheses() else {
+    let Expression::ClassExpression(c) = e.get_inner_expression() else {
         return false;
     };
-    c.body.body.iter().any(|el| match el {
+    crate::typescript::runtime_elements(&c.body).any(|el| match el {
         ClassElement::MethodDefinition(m) => {
             m.r#static && (m.computed || m.key.is_specific_static_name("name"))
         }
@@ -1272,12 +1288,13 @@ pub(crate) fn defines_static_name(e: &Expression<'_>) -> bool {
     })
 }
 
+/// Whether an expression is an anonymous function or class (gets a name
+/// from its binding), also inside parentheses and TypeScript type wrappers.
 pub(crate) fn is_anonymous_function(e: &Expression<'_>) -> bool {
-    match e {
+    match e.get_inner_expression() {
         Expression::FunctionExpression(f) => f.id.is_none(),
         Expression::ArrowFunctionExpression(_) => true,
         Expression::ClassExpression(c) => c.id.is_none(),
-        Expression::ParenthesizedExpression(p) => is_anonymous_function(&p.expression),
         _ => false,
     }
 }

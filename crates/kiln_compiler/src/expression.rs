@@ -17,6 +17,7 @@ use oxc_syntax::operator::{
 use crate::compiler::{Compiler, defines_static_name, is_anonymous_function};
 use crate::error::CompileError;
 use crate::function::{Loc, R, decode_lone_surrogates, utf16};
+use crate::typescript::{TargetReference, is_type_wrapper, target_reference};
 
 /// Whether compiling `e` straight into a variable's own register is safe:
 /// the destination is written only after every operand has been read.
@@ -40,6 +41,7 @@ pub(crate) fn writes_destination_last(e: &Expression<'_>) -> bool {
         Expression::UnaryExpression(u) => u.operator != UnaryOperator::Delete,
         Expression::TemplateLiteral(t) => t.expressions.is_empty(),
         Expression::ParenthesizedExpression(p) => writes_destination_last(&p.expression),
+        e if is_type_wrapper(e) => writes_destination_last(e.get_inner_expression()),
         _ => false,
     }
 }
@@ -203,7 +205,7 @@ impl<'a> Compiler<'a> {
 
     /// The value of `e` in some register (a local's own register or a new temporary).
     pub(crate) fn expr_reg(&mut self, e: &Expression<'a>) -> R<Reg> {
-        if let Expression::Identifier(id) = e.without_parentheses()
+        if let Expression::Identifier(id) = e.get_inner_expression()
             && let Some(sym) = self.symbol_of_ref(id)
             && let Some(r) = self.symbol_register(sym, id.span)?
         {
@@ -228,7 +230,7 @@ impl<'a> Compiler<'a> {
     /// Evaluate `e` for its effects only.
     pub(crate) fn expr_effect(&mut self, e: &Expression<'a>) -> R<()> {
         let mark = self.fs.mark();
-        match e.without_parentheses() {
+        match e.get_inner_expression() {
             Expression::AssignmentExpression(a) => {
                 self.enter(a.span)?;
                 self.assignment(a, None)?;
@@ -255,7 +257,7 @@ impl<'a> Compiler<'a> {
 
     /// Compile `e`, naming it `name` if it is an anonymous function or class.
     pub(crate) fn expr_named(&mut self, e: &Expression<'a>, dst: Reg, name: Option<&str>) -> R<()> {
-        match (name, e.without_parentheses()) {
+        match (name, e.get_inner_expression()) {
             (Some(name), inner) if is_anonymous_function(inner) => {
                 self.enter(e.span())?;
                 match inner {
@@ -380,6 +382,12 @@ impl<'a> Compiler<'a> {
                 }
             }
             Expression::ParenthesizedExpression(p) => self.expr(&p.expression, dst)?,
+            // TypeScript: the value inside the type
+            Expression::TSAsExpression(t) => self.expr(&t.expression, dst)?,
+            Expression::TSSatisfiesExpression(t) => self.expr(&t.expression, dst)?,
+            Expression::TSTypeAssertion(t) => self.expr(&t.expression, dst)?,
+            Expression::TSNonNullExpression(t) => self.expr(&t.expression, dst)?,
+            Expression::TSInstantiationExpression(t) => self.expr(&t.expression, dst)?,
             Expression::CallExpression(c) => self.call(c, dst)?,
             Expression::NewExpression(n) => self.new_expression(n, dst)?,
             Expression::StaticMemberExpression(_)
@@ -393,9 +401,8 @@ impl<'a> Compiler<'a> {
                 self.fs.chain_jumps.push(Vec::new());
                 match &c.expression {
                     ChainElement::CallExpression(call) => self.call(call, dst)?,
-                    ChainElement::TSNonNullExpression(t) => {
-                        return self.unsupported("TypeScript syntax", t.span);
-                    }
+                    // `a?.b!`: still part of the chain
+                    ChainElement::TSNonNullExpression(t) => self.expr(&t.expression, dst)?,
                     other => {
                         if let Some(m) = other.as_member_expression() {
                             self.member(m, dst)?;
@@ -449,7 +456,6 @@ impl<'a> Compiler<'a> {
             Expression::V8IntrinsicExpression(v) => {
                 return self.unsupported("V8 intrinsics", v.span);
             }
-            _ => return self.unsupported("TypeScript syntax", e.span()),
         }
         Ok(())
     }
@@ -591,7 +597,7 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::LoadUndefined { dst });
             }
             UnaryOperator::Typeof => {
-                if let Expression::Identifier(id) = u.argument.without_parentheses()
+                if let Expression::Identifier(id) = u.argument.get_inner_expression()
                     && let sym = self.symbol_of_ref(id)
                     && (sym.is_none() || sym.is_some_and(|s| self.eval_by_name(s)))
                     && self.dynamic(&id.name, sym).is_some()
@@ -600,7 +606,7 @@ impl<'a> Compiler<'a> {
                     self.emit(Instr::TypeOf { dst, src: dst });
                     return Ok(());
                 }
-                if let Expression::Identifier(id) = u.argument.without_parentheses()
+                if let Expression::Identifier(id) = u.argument.get_inner_expression()
                     && self.symbol_of_ref(id).is_none()
                     && !(id.name == "arguments" && self.arguments_loc().is_some())
                 {
@@ -622,7 +628,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn delete(&mut self, arg: &Expression<'a>, dst: Reg, span: Span) -> R<()> {
-        match arg.without_parentheses() {
+        match arg.get_inner_expression() {
             Expression::StaticMemberExpression(m) => {
                 if matches!(m.object, Expression::Super(_)) {
                     return self.throw_error(
@@ -743,12 +749,13 @@ impl<'a> Compiler<'a> {
         target: &SimpleAssignmentTarget<'a>,
         later: &[&Expression<'a>],
     ) -> R<Place> {
-        match target {
-            SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => self.identifier_place(id),
-            _ => match target.as_member_expression() {
-                Some(m) => self.member_place(m, later),
-                None => self.unsupported("TypeScript syntax", target.span()),
-            },
+        match target_reference(target) {
+            Some(TargetReference::Identifier(id)) => self.identifier_place(id),
+            Some(TargetReference::Member(m)) => self.member_place(m, later),
+            None => Err(CompileError::new(
+                "Invalid assignment target",
+                target.span().start,
+            )),
         }
     }
 
@@ -1308,7 +1315,7 @@ impl<'a> Compiler<'a> {
             || call.optional
             || Self::has_spread(&call.arguments)
             || matches!(
-                call.callee.without_parentheses(),
+                call.callee.get_inner_expression(),
                 Expression::ChainExpression(_)
             )
         {
@@ -1357,6 +1364,10 @@ impl<'a> Compiler<'a> {
             }
             Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
                 self.callee_and_this(&p.expression, func, base)?;
+            }
+            // `(o.f as F)()` and `o.f!()` call with `this` = o, as `(o.f)()` does
+            e if is_type_wrapper(e) => {
+                self.callee_and_this(e.get_inner_expression(), func, base)?;
             }
             Expression::Identifier(id)
                 if self

@@ -1,4 +1,6 @@
 //! Compiles JavaScript source into Kiln bytecode ([`kiln_bytecode::Script`]).
+//! Scripts, modules and agent scripts named `*.ts`, `*.mts` or `*.cts` are TypeScript,
+//! compiled with their types stripped (see `typescript`).
 //!
 //! Parsing is done by `oxc_parser`; scopes and bindings are resolved with
 //! `oxc_semantic` so that variables no inner function captures live in
@@ -7,7 +9,7 @@
 //! Layout: `scope` (which bindings are captured), `compiler` (shared state,
 //! bindings, function prologues), `statement`, `expression`, `pattern`
 //! (destructuring), `class`, `function` (per-function code buffer),
-//! `nesting` (depth pre-scan), `error`.
+//! `nesting` (depth pre-scan), `typescript` (what is stripped, what is refused), `error`.
 
 mod class;
 mod compiler;
@@ -20,6 +22,7 @@ mod nesting;
 mod pattern;
 mod scope;
 mod statement;
+mod typescript;
 
 #[cfg(test)]
 mod tests;
@@ -43,16 +46,17 @@ use function::R;
 const COMPILER_STACK: usize = 256 * 1024 * 1024;
 
 /// Compile `source` as a script (sloppy unless it opens with `"use strict"` or
-/// `strict` is set), a module, or eval code.
+/// `strict` is set), a module, or eval code. A script, module or agent script whose
+/// `source_name` ends in `.ts`, `.mts` or `.cts` is TypeScript: its types are stripped,
+/// and TypeScript that would need a transform (enums, namespaces holding values,
+/// parameter properties, `import x = require()`, `export =`, decorators) is a
+/// SyntaxError. Eval code is always JavaScript.
 pub fn compile(
     source: &str,
     source_name: &str,
     kind: ScriptKind,
     strict: bool,
 ) -> Result<Script, CompileError> {
-    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
-        return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
-    }
     compile_with_scope(source, source_name, kind, strict, None)
 }
 
@@ -81,7 +85,10 @@ fn compile_with_scope(
     strict: bool,
     scope: Option<EvalScope>,
 ) -> Result<Script, CompileError> {
-    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING) {
+    // (a `.tsx` name is refused when the source is parsed)
+    let typescript =
+        kind != ScriptKind::Eval && typescript::is_typescript(source_name).unwrap_or(false);
+    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING, typescript) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
     let job = Job {
@@ -227,12 +234,15 @@ fn compile_on_this_thread(
     eval_scope: Option<&EvalScope>,
 ) -> Result<Script, CompileError> {
     let allocator = Allocator::default();
+    let is_typescript = kind != ScriptKind::Eval
+        && typescript::is_typescript(source_name).map_err(|e| e.locate(source))?;
     // An agent script is parsed with the module goal (strict, `await` at the top level)
     // and may `return` at the top level.
     let source_type = match kind {
         ScriptKind::Module | ScriptKind::Agent => SourceType::mjs(),
         _ => SourceType::script(),
-    };
+    }
+    .with_typescript(is_typescript);
     let options = ParseOptions {
         preserve_parens: false,
         allow_return_outside_function: kind == ScriptKind::Agent,
@@ -253,6 +263,11 @@ fn compile_on_this_thread(
         return Err(CompileError::new("syntax error", 0).locate(source));
     }
     let mut program = parsed.program;
+    let type_only = if is_typescript {
+        Some(typescript::check(&program).map_err(|e| e.locate(source))?)
+    } else {
+        None
+    };
     if strict && !program.has_use_strict_directive() {
         // Eval code inherits strictness from its caller: a synthetic directive (empty span,
         // first, so it never becomes the completion value) makes the early errors of strict
@@ -284,13 +299,18 @@ fn compile_on_this_thread(
         .locate(source));
     }
     let mut scoping = semantic.semantic.into_scoping();
+    let erased = match &type_only {
+        Some(type_only) => typescript::erase_type_bindings(&mut scoping, type_only)
+            .map_err(|e| e.locate(source))?,
+        None => Default::default(),
+    };
     scope::skip_conflicting_block_functions(&program, &mut scoping);
     scope::resolve_arguments(&program, &mut scoping);
     let scoping = &scoping;
     let root = program.scope_id.get().unwrap_or(ScopeId::new(0));
     let analysis = scope::analyse(&program, scoping);
     let strict = strict || program.has_use_strict_directive();
-    let mut compiler = Compiler::new(source, scoping, analysis, kind, root, strict);
+    let mut compiler = Compiler::new(source, scoping, analysis, kind, root, strict, erased);
     // Indirect eval: eval code whose caller is global code.
     let global_caller = EvalScope::default();
     let eval_scope = eval_scope.or((kind == ScriptKind::Eval).then_some(&global_caller));
@@ -305,6 +325,7 @@ fn compile_on_this_thread(
     } else if kind == ScriptKind::Agent {
         compile_agent(&mut compiler, &program, root).map_err(|e| e.locate(source))?;
     } else {
+        refuse_module_declarations(&program).map_err(|e| e.locate(source))?;
         compile_top_level(
             &mut compiler,
             &program.body,
@@ -369,16 +390,28 @@ fn begin_completion(c: &mut Compiler<'_>, last_directive: Option<&StringLiteral<
 /// one) over the root scope, whose bindings are locals like a function's. It returns
 /// what a `return` returns, else the completion value of the body.
 fn compile_agent<'a>(c: &mut Compiler<'a>, program: &Program<'a>, root: ScopeId) -> R<()> {
-    if let Some(s) = program.body.iter().find(|s| s.is_module_declaration()) {
-        return Err(CompileError::new(
-            "import and export declarations are only allowed in modules",
-            s.span().start,
-        ));
-    }
+    refuse_module_declarations(program)?;
     c.begin_top_level(true, root)?;
     begin_completion(c, last_directive(program))?;
     c.function_body_statements(&program.body)?;
     c.end_top_level()
+}
+
+/// Import and export declarations outside a module: the parser refuses them in a
+/// JavaScript script, not in a TypeScript one, and accepts them in an agent script (parsed
+/// with the module goal). Those of types only are erased.
+fn refuse_module_declarations(program: &Program<'_>) -> R<()> {
+    match program
+        .body
+        .iter()
+        .find(|s| s.is_module_declaration() && !typescript::is_type_only_statement(s))
+    {
+        Some(s) => Err(CompileError::new(
+            "import and export declarations are only allowed in modules",
+            s.span().start,
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The top level of a script: global declarations first, then the body,

@@ -26,6 +26,7 @@ use oxc_syntax::scope::{ScopeFlags, ScopeId};
 use crate::compiler::Compiler;
 use crate::error::CompileError;
 use crate::function::{Loc, R, utf16};
+use crate::typescript;
 
 fn export_name(n: &ModuleExportName<'_>) -> String {
     n.name().to_string()
@@ -68,6 +69,34 @@ fn request_of(
     }
     requests.push(request);
     Ok((requests.len() - 1) as u16)
+}
+
+/// Whether a TypeScript import loads nothing: `import type`, or every binding it makes is
+/// erased (types, and imports never used as values, which TypeScript drops by default).
+/// `import './x'` and `import {} from './x'` always load.
+fn import_erased(c: &Compiler<'_>, d: &ImportDeclaration<'_>) -> bool {
+    d.import_kind.is_type()
+        || d.specifiers.as_ref().is_some_and(|specifiers| {
+            !specifiers.is_empty()
+                && specifiers.iter().all(|s| {
+                    s.local()
+                        .symbol_id
+                        .get()
+                        .is_none_or(|sym| c.erased.contains(&sym))
+                })
+        })
+}
+
+/// Whether a TypeScript `export ... from` re-exports only types (`export type { T } from`,
+/// `export { type T } from`): it is dropped, request included.
+fn export_from_erased(d: &ExportFromDeclaration<'_>) -> bool {
+    d.export_kind.is_type()
+        || (!d.specifiers.is_empty() && d.specifiers.iter().all(|s| s.export_kind.is_type()))
+}
+
+/// Whether `export default e` exports a TypeScript type (`export default SomeInterface`).
+fn default_names_type(c: &Compiler<'_>, kind: &ExportDefaultDeclarationKind<'_>) -> bool {
+    matches!(kind, ExportDefaultDeclarationKind::Identifier(id) if c.names_type(id))
 }
 
 /// Whether the module body (outside nested functions) contains `await`.
@@ -115,11 +144,14 @@ pub(crate) fn compile_module<'a>(
 
     // Requests in source order: that is the evaluation order of dependencies.
     for s in body {
+        if typescript::is_type_only_statement(s) {
+            continue;
+        }
         match s {
-            Statement::ImportDeclaration(d) => {
+            Statement::ImportDeclaration(d) if !import_erased(c, d) => {
                 request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
             }
-            Statement::ExportFromDeclaration(d) => {
+            Statement::ExportFromDeclaration(d) if !export_from_erased(d) => {
                 request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
             }
             Statement::ExportAllDeclaration(d) => {
@@ -131,6 +163,9 @@ pub(crate) fn compile_module<'a>(
     // Imports next: they decide how the export specifiers below resolve.
     for s in body {
         if let Statement::ImportDeclaration(d) = s {
+            if import_erased(c, d) {
+                continue;
+            }
             if d.phase.is_some() {
                 return c.unsupported("import phases", d.span);
             }
@@ -145,7 +180,7 @@ pub(crate) fn compile_module<'a>(
                     }
                     ImportDeclarationSpecifier::ImportNamespaceSpecifier(s) => (&s.local, None),
                 };
-                let Some(sym) = local.symbol_id.get() else {
+                let Some(sym) = local.symbol_id.get().filter(|s| !c.erased.contains(s)) else {
                     continue;
                 };
                 match import_name {
@@ -191,6 +226,9 @@ pub(crate) fn compile_module<'a>(
             .ok_or_else(|| CompileError::new("internal error: unplaced export", span.start))
     };
     for s in body {
+        if typescript::is_type_only_statement(s) {
+            continue;
+        }
         match s {
             Statement::ExportDeclaration(d) => match &d.declaration {
                 Declaration::VariableDeclaration(v) => {
@@ -213,8 +251,9 @@ pub(crate) fn compile_module<'a>(
                         info.local_exports.push((id.name.to_string(), slot));
                     }
                 }
-                _ => return c.unsupported("TypeScript syntax", d.span),
+                _ => return Err(typescript::refusal(s)),
             },
+            Statement::ExportDefaultDeclaration(d) if default_names_type(c, &d.declaration) => {}
             Statement::ExportDefaultDeclaration(d) => {
                 let named = match &d.declaration {
                     ExportDefaultDeclarationKind::FunctionDeclaration(f) => f.id.as_ref(),
@@ -230,10 +269,15 @@ pub(crate) fn compile_module<'a>(
             Statement::ExportNamedDeclaration(d) => {
                 for spec in &d.specifiers {
                     let exported = export_name(&spec.exported);
-                    let sym = match &spec.local {
-                        ModuleExportName::IdentifierReference(r) => c.symbol_of_ref(r),
+                    let local = match &spec.local {
+                        ModuleExportName::IdentifierReference(r) => Some(r),
                         _ => None,
                     };
+                    // `export { type T }`, `export { T }` of a type
+                    if spec.export_kind.is_type() || local.is_some_and(|r| c.names_type(r)) {
+                        continue;
+                    }
+                    let sym = local.and_then(|r| c.symbol_of_ref(r));
                     if let Some(&index) = sym.and_then(|s| import_syms.get(&s)) {
                         let entry = &info.imports[index as usize];
                         info.indirect_exports.push(IndirectExport {
@@ -264,9 +308,10 @@ pub(crate) fn compile_module<'a>(
                     info.local_exports.push((exported, slot));
                 }
             }
+            Statement::ExportFromDeclaration(d) if export_from_erased(d) => {}
             Statement::ExportFromDeclaration(d) => {
                 let request = request_of(&mut info.requests, &d.source, d.with_clause.as_deref())?;
-                for spec in &d.specifiers {
+                for spec in d.specifiers.iter().filter(|s| !s.export_kind.is_type()) {
                     info.indirect_exports.push(IndirectExport {
                         export_name: export_name(&spec.exported),
                         request,
@@ -331,6 +376,9 @@ pub(crate) fn compile_module<'a>(
     }
     c.fs.release(tmp as u32);
     for s in body {
+        if typescript::is_type_only_statement(s) {
+            continue;
+        }
         let f = match s {
             Statement::FunctionDeclaration(f) => f,
             Statement::ExportDeclaration(d) => match &d.declaration {
@@ -391,8 +439,11 @@ impl<'a> Compiler<'a> {
                     let r = self.fs.alloc()?;
                     self.class(cl, r, None)
                 }
-                _ => self.unsupported("TypeScript syntax", d.span),
+                _ => Err(typescript::refusal(s)),
             },
+            Statement::ExportDefaultDeclaration(d) if default_names_type(self, &d.declaration) => {
+                Ok(())
+            }
             Statement::ExportDefaultDeclaration(d) => match &d.declaration {
                 ExportDefaultDeclarationKind::FunctionDeclaration(_) => Ok(()),
                 ExportDefaultDeclarationKind::ClassDeclaration(cl) => {
@@ -404,19 +455,17 @@ impl<'a> Compiler<'a> {
                         self.store_module_default(r, cl.span)
                     }
                 }
-                ExportDefaultDeclarationKind::TSInterfaceDeclaration(t) => {
-                    self.unsupported("TypeScript syntax", t.span)
-                }
+                ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => Ok(()),
                 other => {
                     let Some(e) = other.as_expression() else {
-                        return self.unsupported("TypeScript syntax", d.span);
+                        return Err(typescript::refusal(s));
                     };
                     let r = self.fs.alloc()?;
                     self.expr_named(e, r, Some("default"))?;
                     self.store_module_default(r, e.span())
                 }
             },
-            _ => self.unsupported("TypeScript syntax", s.span()),
+            _ => Err(typescript::refusal(s)),
         }
     }
 }

@@ -5,15 +5,25 @@
 //! template text. Regular expression literals are not recognised (telling
 //! them from division needs a parser); a bracket inside one only makes the
 //! count slightly off, never wrong by more than that literal.
+//!
+//! In TypeScript it also counts the `<` of type arguments (`A<B<C>>`), which nest as
+//! deeply as brackets do. A `<` may be less-than instead, which nothing closes: the
+//! count of open `<` starts again at each `;` and is dropped with the bracket it is in,
+//! so only a statement with a thousand comparisons at one level would be refused.
 
-/// The deepest bracket nesting the compiler accepts.
+/// The deepest bracket nesting the compiler accepts, and in TypeScript also the most `<`
+/// open at once.
 pub(crate) const MAX_NESTING: usize = 1000;
 
-/// The byte offset of the first bracket nested deeper than `limit`, if any.
-pub(crate) fn too_deep(source: &str, limit: usize) -> Option<usize> {
+/// The byte offset of the first bracket nested deeper than `limit`, or in TypeScript the
+/// first `<` beyond `limit` open ones, if any.
+pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<usize> {
     let bytes = source.as_bytes();
     // Each open bracket: true if it is the `${` of a template substitution.
     let mut stack: Vec<bool> = Vec::new();
+    // TypeScript: the `<` open in each bracket (the first entry: outside any), and in all.
+    let mut angles: Vec<usize> = vec![0];
+    let mut open_angles = 0;
     let mut i = 0;
     let mut in_template = false;
     while i < bytes.len() {
@@ -27,6 +37,7 @@ pub(crate) fn too_deep(source: &str, limit: usize) -> Option<usize> {
                 }
                 b'$' if bytes.get(i + 1) == Some(&b'{') => {
                     stack.push(true);
+                    angles.push(0);
                     if stack.len() > limit {
                         return Some(i);
                     }
@@ -63,18 +74,51 @@ pub(crate) fn too_deep(source: &str, limit: usize) -> Option<usize> {
             }
             b'(' | b'[' | b'{' => {
                 stack.push(false);
+                angles.push(0);
                 if stack.len() > limit {
                     return Some(i);
                 }
                 i += 1;
             }
-            b')' | b']' => {
-                stack.pop();
+            b')' | b']' | b'}' => {
+                if stack.pop() == Some(true) && b == b'}' {
+                    in_template = true;
+                }
+                if angles.len() > 1 {
+                    open_angles -= angles.pop().unwrap_or(0);
+                }
                 i += 1;
             }
-            b'}' => {
-                if stack.pop() == Some(true) {
-                    in_template = true;
+            // `<`, not `<=` or `<<`
+            b'<' if typescript && !matches!(bytes.get(i + 1), Some(b'=' | b'<')) => {
+                if let Some(level) = angles.last_mut() {
+                    *level += 1;
+                }
+                open_angles += 1;
+                if open_angles > limit {
+                    return Some(i);
+                }
+                i += 1;
+            }
+            b'<' if typescript => i += 2,
+            // `>` closes one, not in `=>` or `>=`
+            b'>' if typescript
+                && i > 0
+                && bytes[i - 1] != b'='
+                && bytes.get(i + 1) != Some(&b'=') =>
+            {
+                if let Some(level) = angles.last_mut()
+                    && *level > 0
+                {
+                    *level -= 1;
+                    open_angles -= 1;
+                }
+                i += 1;
+            }
+            b';' if typescript => {
+                if let Some(level) = angles.last_mut() {
+                    open_angles -= *level;
+                    *level = 0;
                 }
                 i += 1;
             }

@@ -11,6 +11,7 @@ use crate::compiler::Compiler;
 use crate::error::CompileError;
 use crate::expression::Place;
 use crate::function::R;
+use crate::typescript::{TargetReference, target_reference};
 
 /// Something a value can be bound or assigned to.
 #[derive(Clone, Copy)]
@@ -44,9 +45,12 @@ impl<'a> Compiler<'a> {
             Target::AssignDefault(d) => d.as_assignment_target(),
             _ => None,
         };
-        match target.and_then(|t| t.as_member_expression()) {
-            Some(m) => Ok(Some(self.member_place(m, &[])?)),
-            None => Ok(None),
+        match target
+            .and_then(|t| t.as_simple_assignment_target())
+            .and_then(target_reference)
+        {
+            Some(TargetReference::Member(m)) => Ok(Some(self.member_place(m, &[])?)),
+            _ => Ok(None),
         }
     }
 
@@ -124,12 +128,12 @@ impl<'a> Compiler<'a> {
                     let rest = ot.rest.as_ref().map(|r| Target::Assign(&r.target));
                     self.object_assignment_pattern(src, ot, rest)?;
                 }
-                AssignmentTarget::AssignmentTargetIdentifier(id) => {
-                    let place = self.identifier_place(id)?;
-                    self.write_place(&place, src)?;
-                }
-                _ => match t.as_member_expression() {
-                    Some(m) => {
+                _ => match t.as_simple_assignment_target().and_then(target_reference) {
+                    Some(TargetReference::Identifier(id)) => {
+                        let place = self.identifier_place(id)?;
+                        self.write_place(&place, src)?;
+                    }
+                    Some(TargetReference::Member(m)) => {
                         let place = self.member_place(m, &[])?;
                         self.pos(m.span());
                         self.write_place(&place, src)?;

@@ -98,6 +98,10 @@ pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
         let home = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
         for &reference_id in scoping.get_resolved_reference_ids(symbol) {
             let reference = scoping.get_reference(reference_id);
+            // a name in a TypeScript type never runs
+            if reference.flags().is_type_only() {
+                continue;
+            }
             if visitor.field_refs.contains(&reference_id)
                 || function_scope_of(scoping, reference.scope_id()) != home
             {
@@ -156,6 +160,9 @@ impl Collector<'_> {
 }
 
 impl<'a> Visit<'a> for Collector<'_> {
+    /// TypeScript types never run (`typeof this.x` names no `this`).
+    fn visit_ts_type(&mut self, _it: &TSType<'a>) {}
+
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         if let Some(scope) = it.scope_id.get() {
             if let Some(sym) = self.scoping.get_binding(scope, "arguments".into())
@@ -442,7 +449,7 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
 }
 
 /// Detach reference `id` from symbol `sym`: it becomes an unresolved reference to `name`.
-fn unresolve(scoping: &mut Scoping, sym: SymbolId, id: ReferenceId, name: &str) {
+pub(crate) fn unresolve(scoping: &mut Scoping, sym: SymbolId, id: ReferenceId, name: &str) {
     let reference = scoping.get_reference(id);
     let (node, scope, flags) = (reference.node_id(), reference.scope_id(), reference.flags());
     scoping.delete_resolved_reference(sym, id);

@@ -13,6 +13,7 @@ use oxc_syntax::scope::ScopeId;
 use crate::compiler::{Compiler, binding_name};
 use crate::error::CompileError;
 use crate::function::{Ctl, CtlKind, Exit, R};
+use crate::typescript;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExitKind {
@@ -72,6 +73,8 @@ impl<'a> Compiler<'a> {
         }
         let mark = self.fs.mark();
         match s {
+            // TypeScript declarations for the type checker: interfaces, `declare ...`
+            _ if typescript::is_type_only_statement(s) => {}
             Statement::BlockStatement(b) => self.block(b.scope_id.get(), &b.body)?,
             Statement::EmptyStatement(_) => {}
             Statement::DebuggerStatement(_) => {
@@ -173,7 +176,7 @@ impl<'a> Compiler<'a> {
             | Statement::ExportNamedDeclaration(_)
             | Statement::ExportDeclaration(_)
             | Statement::ExportFromDeclaration(_) => self.module_statement(s)?,
-            _ => return self.unsupported("TypeScript syntax", s.span()),
+            _ => return Err(typescript::refusal(s)),
         }
         self.fs.release(mark);
         Ok(())
@@ -406,7 +409,7 @@ impl<'a> Compiler<'a> {
     /// [tail position](https://tc39.es/ecma262/#sec-isintailposition) replace the frame: `e` itself, the last operand of a comma, either branch of `?:`
     /// and the right operand of `&&`, `||` and `??`.
     fn return_in_tail_position(&mut self, e: &Expression<'a>) -> R<()> {
-        match e.without_parentheses() {
+        match e.get_inner_expression() {
             Expression::CallExpression(call) if self.tail_call(call)? => Ok(()),
             Expression::TaggedTemplateExpression(t) => self.tagged_template_call(t, None),
             Expression::SequenceExpression(seq) => {

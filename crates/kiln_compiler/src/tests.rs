@@ -556,3 +556,5 @@ fn agent_scripts_await_and_return_at_the_top_level() {
     assert!(agent("import x from 'y';").is_err());
     assert!(agent("import.meta").is_err());
 }
+
+mod typescript;

@@ -1,0 +1,2 @@
+(globalThis as { optionsLoaded?: boolean }).optionsLoaded = true;
+export interface Options { unit: "cm" | "in" }
