@@ -117,7 +117,8 @@ fn an_enum_is_a_syntax_error_with_its_line_and_column() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "SyntaxError: TypeScript enum is not supported: Kiln strips types but does not \
+        "colors.ts:2:3\n  enum Color { Red }\n  ^\n\n\
+         SyntaxError: TypeScript enum is not supported: Kiln strips types but does not \
          transform TypeScript (use a union of literals or an object) (colors.ts:2:3)\n"
     );
     // the same refusal from the sandbox, as a JSON line
@@ -131,7 +132,9 @@ fn an_enum_is_a_syntax_error_with_its_line_and_column() {
     let out = kiln(&dir, &["run", "view.tsx"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).starts_with("SyntaxError: TSX is not supported"),
+        text(&out.stderr).starts_with(
+            "view.tsx:1:1\nconst a = <b>1</b>;\n^\n\nSyntaxError: TSX is not supported"
+        ),
         "{}",
         text(&out.stderr)
     );

@@ -13,6 +13,14 @@ const { BoundaryRefusal } = require('./codec');
 
 const { addon, worker: workerPath } = load();
 
+/**
+ * Live conversations by session id, held weakly: an abandoned conversation is
+ * collected, which closes its session. While a step is in flight, `busy` holds it.
+ */
+const conversations = new Map();
+const forget = new FinalizationRegistry((id) => conversations.delete(id));
+addon.listen((id, bytes) => conversations.get(id)?.deref()?.receive(bytes));
+
 /** The stable kinds of failure. */
 const KINDS = [
   'Syntax',
@@ -219,11 +227,10 @@ class Conversation {
   constructor(isolation, handlers) {
     this.handlers = handlers;
     this.closed = false;
-    // The native side holds the event callback strongly; the callback holds this
-    // conversation weakly, so an abandoned conversation is collected and its session
-    // closed. While a step is in flight, `busy` holds it.
-    const self = new WeakRef(this);
-    this.native = new addon.NativeSession(isolation, (bytes) => self.deref()?.receive(bytes));
+    this.native = new addon.NativeSession(isolation);
+    const id = this.native.id;
+    conversations.set(id, new WeakRef(this));
+    forget.register(this, id);
   }
 
   /** Send `command`; a failure to deliver it is the step's failure. */
@@ -275,6 +282,7 @@ class Conversation {
     if (this.closed) return;
     this.closed = true;
     this.native.close();
+    conversations.delete(this.native.id);
   }
 }
 

@@ -1,38 +1,65 @@
-//! The native half of the `kiln-sandbox` npm package: a session handle over
+//! The native half of the `kiln-sandbox` npm package: session handles over
 //! `kiln_bridge`. Everything else (values, messages, the API) is JavaScript in `lib/`;
 //! commands and events cross as bytes, so this file only moves buffers.
+//!
+//! Events of every session reach node through one dispatcher (a thread-safe function
+//! registered once by `listen`) as `(session id, bytes)`: one libuv handle in all, not
+//! one per session, so starting a session costs no handle and waking node costs the
+//! same however many sessions exist.
 
 use kiln_bridge::{Command, Isolation, Session};
-use napi::bindgen_prelude::{Buffer, Function};
+use napi::bindgen_prelude::{Buffer, FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
-/// Calls the session's event handler on node's thread; weak, so a session never keeps
-/// node alive by itself (the package holds the event loop while a step is running).
-type EventHandler = ThreadsafeFunction<Buffer, (), Buffer, Status, false, true>;
+/// Calls the package's event dispatcher on node's thread. Weak: it never keeps node
+/// alive by itself (the package holds the event loop while a step is running).
+type Dispatcher =
+    ThreadsafeFunction<FnArgs<(u32, Buffer)>, (), FnArgs<(u32, Buffer)>, Status, false, true>;
+
+static DISPATCHER: Mutex<Option<Arc<Dispatcher>>> = Mutex::new(None);
+
+/// Registers the function that receives every session's events as `(id, bytes)`.
+#[napi]
+pub fn listen(dispatch: Function<FnArgs<(u32, Buffer)>, ()>) -> Result<()> {
+    let dispatcher: Dispatcher = dispatch
+        .build_threadsafe_function()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build()?;
+    *DISPATCHER.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(dispatcher));
+    Ok(())
+}
 
 /// One execution's session, on a worker thread or in a worker process.
 #[napi]
 pub struct NativeSession {
+    id: u32,
     session: Option<Session>,
 }
 
 #[napi]
 impl NativeSession {
     /// Opens a session: in-process when `worker` is absent, else in a pool of
-    /// `kiln-worker` processes at that path. `onEvent` receives each encoded event.
+    /// `kiln-worker` processes at that path. Its events go to the `listen` dispatcher.
     #[napi(constructor)]
-    pub fn new(worker: Option<String>, on_event: Function<Buffer, ()>) -> Result<Self> {
-        let handler: EventHandler = on_event
-            .build_threadsafe_function()
-            .weak::<true>()
-            .callee_handled::<false>()
-            .build()?;
+    pub fn new(worker: Option<String>) -> Result<Self> {
+        static IDS: AtomicU32 = AtomicU32::new(1);
+        let id = IDS.fetch_add(1, Ordering::Relaxed);
+        let dispatcher = DISPATCHER
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| Error::new(Status::GenericFailure, "listen() was not called"))?;
         let sink = Arc::new(move |bytes: Vec<u8>| {
-            handler.call(bytes.into(), ThreadsafeFunctionCallMode::NonBlocking);
+            dispatcher.call(
+                (id, Buffer::from(bytes)).into(),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
         });
         let isolation = match worker {
             Some(path) => Isolation::Process {
@@ -43,8 +70,15 @@ impl NativeSession {
         let session = Session::open(&isolation, sink)
             .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
         Ok(NativeSession {
+            id,
             session: Some(session),
         })
+    }
+
+    /// The id its events carry.
+    #[napi(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     /// Sends one encoded command.

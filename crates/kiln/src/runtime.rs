@@ -357,7 +357,22 @@ impl Runtime {
     ) -> Result<Value, ErrorReport> {
         let block = match self.vm.load(source, name, kind, false) {
             Ok(b) => b,
-            Err(_) => return Err(self.report(ErrorKind::Syntax)),
+            Err(_) => {
+                let mut report = self.report(ErrorKind::Syntax);
+                if let Some((line, column)) = self.vm.compile_error_at.take() {
+                    report.location = Some(Box::new(SourceLocation {
+                        file: name.to_string(),
+                        line,
+                        column,
+                        source_line: source
+                            .lines()
+                            .nth(line.saturating_sub(1) as usize)
+                            .unwrap_or_default()
+                            .to_string(),
+                    }));
+                }
+                return Err(report);
+            }
         };
         let run = match kind {
             ScriptKind::Agent => self.vm.run_agent_script(block),

@@ -1127,6 +1127,16 @@ fn agent_errors_carry_their_location() {
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Syntax);
     assert_eq!(e.message, "Unexpected token (agent.js:2:18)");
+    let loc = e.location.expect("a syntax error has a location");
+    assert_eq!(
+        (
+            loc.file.as_str(),
+            loc.line,
+            loc.column,
+            loc.source_line.as_str()
+        ),
+        ("agent.js", 2, 18, "let y = await 2 +;")
+    );
     // thrown before any await
     let e = rt.start("const o = null;\n  o.x", "agent.js").unwrap_err();
     let loc = e.location.expect("a location");

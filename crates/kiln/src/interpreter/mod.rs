@@ -403,6 +403,8 @@ pub struct Vm {
     pub termination: Option<Termination>,
     /// where the exception being unwound was thrown: (script index, line, column)
     pub exception_origin: Option<(usize, u32, u32)>,
+    /// where the last source `load` refused did not compile: (line, column)
+    pub compile_error_at: Option<(u32, u32)>,
     /// the last value an async function body rejected its promise with, and where it was
     /// first thrown (an outer body rejecting with the same value keeps that place), so a
     /// host can locate an execution's rejection
@@ -501,6 +503,7 @@ impl Vm {
             native_callee: ObjectId(0),
             termination: None,
             exception_origin: None,
+            compile_error_at: None,
             rejection_origin: None,
             interrupt: Default::default(),
             meter: Default::default(),
@@ -547,6 +550,7 @@ impl Vm {
             Ok(s) => s,
             Err(e) => {
                 let msg = format!("{} ({}:{}:{})", e.message, name, e.line, e.column);
+                self.compile_error_at = Some((e.line, e.column));
                 return Err(self.syntax_error(msg));
             }
         };
