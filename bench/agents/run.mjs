@@ -58,7 +58,7 @@ const ALL_LANES = ["node-vm", "mustardscript", "quickjs-emscripten", "kiln", "ki
 const TIMEOUT_MS = 300000;
 
 function parseArgs(argv) {
-  const opts = { lanes: ALL_LANES, scripts: null, samples: 5, inner: 5, warmup: 1, probe: true, updateSuite: false, out: join(ROOT, "build", "bench", "agents"), capS: 120, budgetS: 20, one: null };
+  const opts = { lanes: ALL_LANES, scripts: null, samples: 5, inner: 5, warmup: 1, probe: true, updateSuite: false, out: join(ROOT, "build", "bench", "agents"), capS: 120, budgetS: 40, one: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -77,7 +77,7 @@ function parseArgs(argv) {
     else if (a === "--budget") opts.budgetS = Number(next());
     else if (a === "--one") opts.one = next().split(":");
     else if (a === "--help" || a === "-h") {
-      console.log("node bench/agents/run.mjs [--lanes a,b] [--scripts x,y] [--samples 5] [--inner 5] [--warmup 1] [--cap 120] [--budget 20] [--no-probe] [--update-suite] [--out DIR]");
+      console.log("node bench/agents/run.mjs [--lanes a,b] [--scripts x,y] [--samples 5] [--inner 5] [--warmup 1] [--cap 120] [--budget 40] [--no-probe] [--update-suite] [--out DIR]");
       console.log(`lanes: ${ALL_LANES.join(", ")}`);
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
@@ -105,7 +105,7 @@ const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x
 function errorText(e) {
   const kind = e && (e.kind || e.code) ? `[${e.kind || e.code}] ` : "";
   const name = e && e.name ? `${e.name}: ` : "";
-  const msg = String(e && e.message !== undefined ? e.message : e).split("\n")[0];
+  const msg = String(e && e.message !== undefined ? e.message : e).split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3).join(" / ");
   return `${kind}${name}${msg}`.slice(0, 160);
 }
 
@@ -147,6 +147,9 @@ async function one(laneName, scriptName) {
   const s = loadSuite().scripts.find((x) => x.name === scriptName);
   const lane = { mod: await import(`./lanes/${laneName}.mjs`) };
   await lane.mod.setup();
+  // Generate the tools' answers first (as the parent's reference run does), so that
+  // the time is the lane's alone.
+  await reference.runScript(s, makeTools(s.tools), s.inputs);
   try {
     const x = await execute(lane, { name: s.name, source: s.source, snapshot: !!s.snapshot }, (clock) => makeTools(s.tools, clock), s.inputs);
     process.stdout.write(`${JSON.stringify({ ms: x.ms, hostMs: x.hostMs, checksum: checksum(canonical(x.value)) })}\n`);
@@ -421,7 +424,7 @@ function markdown(meta, scripts, laneNames, results, summary) {
       const s = scripts.find((x) => results[x.name][n].snapshot);
       const st = results[s.name][n].snapshot;
       return `${n} (${st.dumps} dumps of ${(st.bytesPerDump / 1024).toFixed(1)} KB on average)`;
-    }).join(", ") : "no lane of this run"}; run straight through on the others.`,
+    }).join(", ") : "no lane of this run (none that can snapshot ran it to the end)"}; run straight through on the others.`,
   );
   out.push("");
   out.push("Where the time goes (ms, medians; estimates, see bench/agents/README.md): startup is the empty script; host is the time inside the tool functions; boundary is the probe replaying the script's tool answers and result, less its host time and startup; guest is the rest.");
