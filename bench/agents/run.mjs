@@ -105,7 +105,8 @@ const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x
 function errorText(e) {
   const kind = e && (e.kind || e.code) ? `[${e.kind || e.code}] ` : "";
   const name = e && e.name ? `${e.name}: ` : "";
-  const msg = String(e && e.message !== undefined ? e.message : e).split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3).join(" / ");
+  const lines = String(e && e.message !== undefined ? e.message : e).split("\n").map((l) => l.trim());
+  const msg = lines.filter((l) => l && !/^at /.test(l)).slice(0, 3).join(" / ");
   return `${kind}${name}${msg}`.slice(0, 160);
 }
 
@@ -419,13 +420,18 @@ function markdown(meta, scripts, laneNames, results, summary) {
   out.push(`| **geomean vs node-vm** | | | ${laneNames.map((n) => (n === "node-vm" ? "1" : summary[n].geomean ? `×${summary[n].geomean.toFixed(1)} (${summary[n].over} scripts${summary[n].overCap.length ? `; not the ${summary[n].overCap.length} over the cap` : ""})` : "–")).join(" | ")} |`);
   out.push("");
   const snapLanes = laneNames.filter((n) => scripts.some((s) => results[s.name][n].snapshot));
-  if (scripts.some((s) => s.snapshot)) out.push(
-    `† dumped and loaded at every suspension on ${snapLanes.length ? snapLanes.map((n) => {
+  if (scripts.some((s) => s.snapshot)) {
+    const done = snapLanes.map((n) => {
       const s = scripts.find((x) => results[x.name][n].snapshot);
       const st = results[s.name][n].snapshot;
       return `${n} (${st.dumps} dumps of ${(st.bytesPerDump / 1024).toFixed(1)} KB on average)`;
-    }).join(", ") : "no lane of this run (none that can snapshot ran it to the end)"}; run straight through on the others.`,
-  );
+    });
+    out.push(
+      done.length
+        ? `† dumped and loaded at every suspension on ${done.join(", ")}; run straight through on the others.`
+        : "† meant to be dumped and loaded at every suspension, but no lane of this run that can snapshot ran it to the end; run straight through on the others.",
+    );
+  }
   out.push("");
   out.push("Where the time goes (ms, medians; estimates, see bench/agents/README.md): startup is the empty script; host is the time inside the tool functions; boundary is the probe replaying the script's tool answers and result, less its host time and startup; guest is the rest.");
   out.push("");
