@@ -74,11 +74,11 @@ const MESSAGES = ["timeout talking to upstream", "connection reset by peer", "ra
 const WORDS = ("the a of and to in is that for on with as by at from this be are was it an or which not have has " +
   "kiln engine sandbox budget capability snapshot resume suspend tool agent script heap fuel limit value object " +
   "array string number record order invoice customer report quarter revenue latency error retry deploy release " +
-  "schema migration index query cache queue worker token session region cluster replica backup restore audit " +
+  "schema migration index query cache queue worker token shard region cluster replica backup restore audit " +
   "policy access review incident postmortem timeline owner action item metric alert dashboard").split(" ");
 const TEAMS = ["platform", "growth", "infra", "data", "mobile", "web"];
 const LABELS = [["bug", "d73a4a"], ["feature", "a2eeef"], ["docs", "0075ca"], ["perf", "fbca04"], ["security", "b60205"],
-  ["good first issue", "7057ff"], ["wontfix", "ffffff"], ["question", "d876e3"]];
+  ["starter", "7057ff"], ["wontfix", "ffffff"], ["question", "d876e3"]];
 
 // Dates as ISO strings: `day` days after 2024-01-01 plus a time of day.
 const EPOCH = Date.UTC(2024, 0, 1);
@@ -245,7 +245,7 @@ function event(r, n) {
 
 function repo(r, i) {
   const owner = r.pick(LAST).toLowerCase().replace(/[^a-z]/g, "") + r.int(20);
-  const issues = [];
+  const tickets = [];
   const n = r.int(12);
   for (let k = 0; k < n; k++) {
     const labels = [];
@@ -253,7 +253,7 @@ function repo(r, i) {
       const [name, color] = r.pick(LABELS);
       if (!labels.some((l) => l.name === name)) labels.push({ name, color });
     }
-    issues.push({
+    tickets.push({
       number: 1 + k * 3 + r.int(3),
       title: sentence(r, 4 + r.int(6)).slice(0, -1),
       state: r.chance(0.6) ? "open" : "closed",
@@ -274,7 +274,7 @@ function repo(r, i) {
     topics: tagsOf(r, 4),
     license: r.chance(0.8) ? { key: r.pick(["mit", "apache-2.0", "gpl-3.0", "bsd-3-clause"]) } : null,
     pushed_at: isoDate(r.int(365), r.int(86400)),
-    issues,
+    tickets,
   };
 }
 

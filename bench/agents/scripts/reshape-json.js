@@ -1,9 +1,9 @@
-// JSON-heavy reshaping of 300 nested repositories (GitHub-like, with their issues):
-// flatten issues into rows, pivot labels per owner, re-nest by owner, and measure
+// JSON-heavy reshaping of 300 nested repositories (GitHub-like, with their tickets):
+// flatten tickets into rows, pivot labels per owner, re-nest by owner, and measure
 // the serialized forms.
 const repos = await tools.listRepos({ count: 300 });
 const rows = repos.flatMap((r) =>
-  r.issues.map((i) => ({
+  r.tickets.map((i) => ({
     repo: `${r.owner.login}/${r.name}`,
     number: i.number,
     state: i.state,
@@ -17,8 +17,8 @@ const owners = {};
 for (const r of repos) {
   const o = owners[r.owner.login] || (owners[r.owner.login] = { login: r.owner.login, kind: r.owner.type.toLowerCase(), repos: [], stars: 0, labels: {} });
   o.stars += r.stats.stars;
-  o.repos.push({ name: r.name, stars: r.stats.stars, license: r.license ? r.license.key : "none", open: r.issues.filter((i) => i.state === "open").length });
-  for (const i of r.issues) for (const l of i.labels) o.labels[l.name] = (o.labels[l.name] || 0) + 1;
+  o.repos.push({ name: r.name, stars: r.stats.stars, license: r.license ? r.license.key : "none", open: r.tickets.filter((i) => i.state === "open").length });
+  for (const i of r.tickets) for (const l of i.labels) o.labels[l.name] = (o.labels[l.name] || 0) + 1;
 }
 const ownerList = Object.values(owners)
   .map((o) => ({ ...o, repos: o.repos.sort((a, b) => b.stars - a.stars || (a.name < b.name ? -1 : 1)).slice(0, 3) }))
@@ -37,12 +37,12 @@ const labelTable = Object.entries(byLabel)
 const copy = JSON.parse(JSON.stringify(repos));
 copy.forEach((r) => {
   r.full_name = `${r.owner.login}/${r.name}`;
-  r.issues = r.issues.length;
+  r.tickets = r.tickets.length;
 });
 const compact = JSON.stringify(copy);
 return {
   repos: repos.length,
-  issues: rows.length,
+  tickets: rows.length,
   bytes: { original: JSON.stringify(repos).length, compact: compact.length, rows: JSON.stringify(rows).length },
   topOwners: ownerList.slice(0, 5),
   labelTable,
