@@ -178,17 +178,14 @@ const MEGAMORPHIC_ENTRIES: usize = 4096;
 
 /// The cache shared by every property site that saw too many shapes: a direct-mapped
 /// table from (shape, key) to an inline-cache entry. Reads and writes keep one each: a
-/// slot a read may use (a read-only property) is not one a write may.
+/// slot a read may use (a read-only property) is not one a write may. The table is
+/// allocated when its first entry is filled: most short runs never go megamorphic, and
+/// a new runtime should not pay for it.
 pub struct MegamorphicCache(Box<[(ShapeId, PropertyKey, InlineCache)]>);
 
 impl MegamorphicCache {
     pub fn new() -> Self {
-        let empty = (
-            ShapeId::DICTIONARY,
-            PropertyKey::Index(0),
-            InlineCache::Empty,
-        );
-        MegamorphicCache(vec![empty; MEGAMORPHIC_ENTRIES].into_boxed_slice())
+        MegamorphicCache(Box::default())
     }
 
     fn index(shape: ShapeId, key: PropertyKey) -> usize {
@@ -204,11 +201,19 @@ impl MegamorphicCache {
 
     /// The entry for objects of `shape` and `key`, if the table holds one.
     pub fn get(&self, shape: ShapeId, key: PropertyKey) -> Option<InlineCache> {
-        let (s, k, cache) = self.0[Self::index(shape, key)];
+        let &(s, k, cache) = self.0.get(Self::index(shape, key))?;
         (s == shape && k == key).then_some(cache)
     }
 
     pub fn fill(&mut self, shape: ShapeId, key: PropertyKey, cache: InlineCache) {
+        if self.0.is_empty() {
+            let empty = (
+                ShapeId::DICTIONARY,
+                PropertyKey::Index(0),
+                InlineCache::Empty,
+            );
+            self.0 = vec![empty; MEGAMORPHIC_ENTRIES].into_boxed_slice();
+        }
         self.0[Self::index(shape, key)] = (shape, key, cache);
     }
 
@@ -481,7 +486,8 @@ impl Vm {
             realms: vec![Realm::placeholder()],
             atoms,
             symbols,
-            stack: Vec::with_capacity(1 << 16),
+            // grows with the deepest call; most runs stay within this
+            stack: Vec::with_capacity(1 << 12),
             frames: Vec::with_capacity(256),
             roots: Vec::new(),
             kept_alive: Vec::new(),
