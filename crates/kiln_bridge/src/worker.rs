@@ -10,10 +10,12 @@ use crate::protocol::{Capability, Command, Event, Failure, Load, Mode, Start};
 use kiln::snapshot::Snapshot;
 use kiln::{CallId, HostError, HostReply, InterruptHandle, Outcome, Runtime};
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Where a session's events go: the host's callback, as encoded bytes.
 pub type Sink = Arc<dyn Fn(Vec<u8>) + Send + Sync>;
@@ -87,35 +89,76 @@ struct Live {
     reported: CallId,
 }
 
+/// How long a worker with suspended sessions waits for their host before it uses the
+/// quiet time to build a runtime: a host answering its calls must not find the worker
+/// busy building one.
+const QUIET: Duration = Duration::from_millis(2);
+
 /// Serves sessions until every sender of `envelopes` is gone.
 #[derive(Default)]
 pub(crate) struct Worker {
     sessions: FxHashMap<u64, Live>,
+    /// the runtime the next session starts on, built while the worker was quiet
     spare: Option<Runtime>,
+    /// runtimes of ended sessions, dropped while the worker is quiet
+    ended: Vec<Runtime>,
+    /// envelopes taken from the channel early (to look for more answers), in order
+    backlog: VecDeque<Envelope>,
 }
 
 impl Worker {
     pub(crate) fn serve(mut self, envelopes: Receiver<Envelope>) {
         loop {
-            let envelope = match envelopes.try_recv() {
-                Ok(e) => e,
-                Err(TryRecvError::Empty) => {
-                    // idle: build the next session's runtime now
-                    if self.spare.is_none() {
-                        self.spare = Some(Runtime::new());
-                    }
-                    match envelopes.recv() {
-                        Ok(e) => e,
-                        Err(_) => return,
-                    }
-                }
-                Err(TryRecvError::Disconnected) => return,
+            let envelope = match self.backlog.pop_front() {
+                Some(e) => e,
+                None => match envelopes.try_recv() {
+                    Ok(e) => e,
+                    Err(TryRecvError::Empty) => match self.wait(&envelopes) {
+                        Some(e) => e,
+                        None => return,
+                    },
+                    Err(TryRecvError::Disconnected) => return,
+                },
             };
-            self.handle(envelope);
+            // Answers that arrived together are applied together: the host hears where
+            // the execution stands once, after the last of them.
+            let more_answers = match &envelope {
+                Envelope::Command {
+                    session,
+                    command: Command::Answer { .. },
+                } => {
+                    self.backlog.extend(envelopes.try_iter());
+                    self.backlog.iter().any(|e| {
+                        matches!(e, Envelope::Command { session: s, command: Command::Answer { .. } } if s == session)
+                    })
+                }
+                _ => false,
+            };
+            self.handle(envelope, more_answers);
         }
     }
 
-    fn handle(&mut self, envelope: Envelope) {
+    /// The next envelope; in the meantime, drop ended runtimes and build the spare.
+    /// With no session live, that housekeeping starts at once; with sessions suspended
+    /// at host calls, only after `QUIET` passes without a command.
+    fn wait(&mut self, envelopes: &Receiver<Envelope>) -> Option<Envelope> {
+        if !self.sessions.is_empty() {
+            match envelopes.recv_timeout(QUIET) {
+                Ok(e) => return Some(e),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+        self.ended.clear();
+        if self.spare.is_none() {
+            self.spare = Some(Runtime::new());
+        }
+        envelopes.recv().ok()
+    }
+
+    /// Act on one envelope; `quiet` holds back a `Suspended` event (more answers for
+    /// the same session follow at once).
+    fn handle(&mut self, envelope: Envelope, quiet: bool) {
         match envelope {
             Envelope::Open {
                 session,
@@ -143,10 +186,10 @@ impl Worker {
                     }
                     Command::Load(load) => load_session(live, *load),
                     Command::Answer { id, result } => match live.runtime.as_mut() {
-                        Some(rt) => {
-                            let step = rt.resume(id, result);
-                            report(live, step)
-                        }
+                        Some(rt) => match rt.resume(id, result) {
+                            Ok(Outcome::Suspended(_)) if quiet => false,
+                            step => report(live, step),
+                        },
                         None => not_started(live),
                     },
                     Command::Dump { key } => {
@@ -167,8 +210,8 @@ impl Worker {
                     // link; either arriving here has nothing left to act on
                     Command::Reply(_) | Command::Interrupt => false,
                 };
-                if ended {
-                    self.sessions.remove(&session);
+                if ended && let Some(live) = self.sessions.remove(&session) {
+                    self.ended.extend(live.runtime);
                 }
             }
         }

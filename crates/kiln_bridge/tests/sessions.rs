@@ -406,3 +406,34 @@ fn garbage_commands_do_not_harm_a_worker() {
     });
     assert_eq!(host.failed().kind, "Host");
 }
+
+#[test]
+fn answers_that_arrive_together_are_applied_together() {
+    for isolation in isolations() {
+        // the guest makes 50 asynchronous calls (ids 1 to 50), then waits in a
+        // synchronous one while the host sends all 50 answers
+        let script = "const all = Promise.all(Array.from({ length: 50 }, (_, i) => tools.get(i)));
+                      tools.hold();
+                      (await all).reduce((a, b) => a + b, 0)";
+        let host = Host::start(
+            &isolation,
+            script,
+            Settings::default(),
+            &[("tools.get", Mode::Async), ("tools.hold", Mode::Call)],
+        );
+        let Event::Call(hold) = host.next() else {
+            panic!("a call")
+        };
+        assert_eq!(hold.id, 51);
+        for id in 1..=50 {
+            host.send(Command::Answer {
+                id,
+                result: Ok(HostValue::Number(id as f64)),
+            });
+        }
+        host.send(Command::Reply(HostReply::Return(HostValue::Undefined)));
+        assert_eq!(host.suspended().len(), 50);
+        // one step for the 50 answers: no Suspended event between them
+        assert_eq!(host.next(), Event::Complete(1275.into()));
+    }
+}
