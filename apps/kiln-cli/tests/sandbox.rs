@@ -45,9 +45,9 @@ fn parallel_calls_are_answered_line_by_line() {
     assert_eq!(
         out,
         concat!(
-            r#"{"calls":[{"args":[1],"capability":"tools.a","id":1},{"args":["x"],"capability":"tools.b","id":2}],"type":"suspended"}"#,
+            r#"{"type":"suspended","calls":[{"id":1,"capability":"tools.a","args":[1]},{"id":2,"capability":"tools.b","args":["x"]}]}"#,
             "\n",
-            r#"{"calls":[{"args":[1],"capability":"tools.a","id":1}],"type":"suspended"}"#,
+            r#"{"type":"suspended","calls":[{"id":1,"capability":"tools.a","args":[1]}]}"#,
             "\n",
             r#"{"type":"complete","value":{"sum":42}}"#,
             "\n"
@@ -73,7 +73,7 @@ fn budgets_end_the_run_with_their_kind() {
     let (out, code) = sandbox("for (;;) {}", &["--fuel", "100000"], "");
     assert_eq!(
         out,
-        "{\"kind\":\"OutOfFuel\",\"message\":\"RangeError: fuel budget exhausted\",\"type\":\"error\"}\n"
+        "{\"type\":\"error\",\"kind\":\"OutOfFuel\",\"message\":\"RangeError: fuel budget exhausted\"}\n"
     );
     assert_eq!(code, 1);
 }
@@ -110,8 +110,10 @@ fn a_snapshot_continues_in_a_second_sandbox_process() {
     assert_eq!(code, 0, "{out}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[2].starts_with(r#"{"bytes":"#), "{out}");
-    assert!(lines[2].contains(r#""type":"snapshot""#), "{out}");
+    assert!(
+        lines[2].starts_with(r#"{"type":"snapshot","file":"#),
+        "{out}"
+    );
 
     let resumed = Command::new(env!("CARGO_BIN_EXE_kiln"))
         .arg("sandbox")
@@ -133,7 +135,7 @@ fn a_snapshot_continues_in_a_second_sandbox_process() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         concat!(
-            r#"{"calls":[{"args":["b"],"capability":"tools.ask","id":2}],"type":"suspended"}"#,
+            r#"{"type":"suspended","calls":[{"id":2,"capability":"tools.ask","args":["b"]}]}"#,
             "\n",
             r#"{"type":"complete","value":"one+two"}"#,
             "\n"
@@ -155,4 +157,17 @@ fn a_snapshot_continues_in_a_second_sandbox_process() {
             .contains("does not verify with this key")
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn property_order_survives_both_directions() {
+    let script = "const r = await tools.get();
+                  return { keys: Object.keys(r).join(), zeta: 1, alpha: 2, ...r };";
+    let input = "{\"id\":1,\"ok\":{\"name\":\"kiln\",\"id\":7,\"b\":1,\"a\":2}}\n";
+    let (out, code) = sandbox(script, &["--capability", "tools.get"], input);
+    assert_eq!(
+        out.lines().last().unwrap(),
+        r#"{"type":"complete","value":{"keys":"name,id,b,a","zeta":1,"alpha":2,"name":"kiln","id":7,"b":1,"a":2}}"#
+    );
+    assert_eq!(code, 0);
 }

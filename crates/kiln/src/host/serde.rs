@@ -160,15 +160,15 @@ mod tests {
     fn json_round_trip() {
         let j = json!({ "n": 1, "f": 1.5, "s": "x", "a": [true, null], "o": {} });
         let h: HostValue = serde_json::from_value(j.clone()).unwrap();
-        // serde_json's map is sorted by key
+        // the workspace builds serde_json with `preserve_order`: the document's order
         assert_eq!(
             h,
             HostValue::object([
-                ("a", HostValue::Array(vec![true.into(), HostValue::Null])),
-                ("f", HostValue::Number(1.5)),
                 ("n", HostValue::Number(1.0)),
-                ("o", HostValue::Object(vec![])),
+                ("f", HostValue::Number(1.5)),
                 ("s", HostValue::from("x")),
+                ("a", HostValue::Array(vec![true.into(), HostValue::Null])),
+                ("o", HostValue::Object(vec![])),
             ])
         );
         assert_eq!(serde_json::to_value(&h).unwrap(), j);
