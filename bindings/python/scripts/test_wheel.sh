@@ -2,7 +2,7 @@
 # Build the kiln-sandbox wheel, install it into a new virtual environment and test it
 # there as a user has it: examples/agent.py, the pytest suite in tests/ (snapshots with
 # the Node package too when KILN_NODE_PACKAGE names a built bindings/node), and mypy
-# over tests/fixtures/usage.py against the shipped types.
+# --strict over the installed package and tests/fixtures/usage.py.
 # Needs Python 3.9+ (PYTHON, default python3) and Rust; maturin, pytest and mypy come
 # from PyPI.   scripts/test_wheel.sh [--release]
 set -euo pipefail
@@ -38,6 +38,7 @@ echo "examples/agent.py: ok"
 # the test suite, importing the installed package
 "$work/venv/bin/python" -m pytest -rs -p no:cacheprovider tests
 
-# the shipped types, checked against how a typed user calls the package
+# the shipped types: consistent, and checked against how a typed user calls the package
+"$work/venv/bin/python" -m mypy --strict --no-incremental -p kiln
 "$work/venv/bin/python" -m mypy --strict --no-incremental tests/fixtures/usage.py
 echo "types: ok"

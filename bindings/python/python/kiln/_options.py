@@ -60,10 +60,13 @@ DEFAULT_LIMITS = Limits(**_native.DEFAULT_LIMITS)
 LimitsLike = Union[Limits, Mapping[str, Optional[int]], None]
 
 
-def limits_of(limits: LimitsLike) -> Tuple[Optional[int], ...]:
+def limits_of(
+    limits: LimitsLike,
+) -> Tuple[Optional[int], Optional[int], Optional[int], Optional[int], Optional[int]]:
+    """The budgets in the order of LIMIT_NAMES, None for the default."""
     if limits is None:
-        return (None,) * len(LIMIT_NAMES)
-    if isinstance(limits, Limits):
+        given = Limits()
+    elif isinstance(limits, Limits):
         given = limits
     elif isinstance(limits, Mapping):
         for name in limits:
@@ -72,7 +75,7 @@ def limits_of(limits: LimitsLike) -> Tuple[Optional[int], ...]:
         given = Limits(**limits)
     else:
         raise TypeError("limits must be a kiln.Limits or a dict of them")
-    return tuple(getattr(given, name) for name in LIMIT_NAMES)
+    return (given.fuel, given.heap_bytes, given.call_depth, given.compute_ms, given.host_calls)
 
 
 def check_source(source: Any) -> str:

@@ -370,6 +370,8 @@ async def run_async(
         return await done
     finally:
         unwatch()
+        # the guest may still run (a cancelled task, a console sink that raised);
+        # interrupting an ended session does nothing
         session.interrupt()
         session.close()
         for task in list(tasks.values()):
@@ -441,7 +443,7 @@ class _Driver:
         """The step's resting event, console lines written on the way."""
         while True:
             try:
-                event = self.session.next()
+                event: Event = self.session.next()
             except BaseException:
                 self.close(interrupt=True)
                 raise
@@ -625,7 +627,7 @@ def load(
     names = names_of(capabilities)
     write = console_of(console)
     limit_values = limits_of(limits)
-    worker = worker_of(isolation)
+    worker_of(isolation)  # wrong options are refused before the snapshot is claimed
     try:
         snapshot_id = _native.snapshot_id(data, raw_key)
     except ValueError as e:
@@ -638,7 +640,7 @@ def load(
         if snapshot_id in snapshots:
             raise fail("Snapshot", replayed)
         snapshots.add(snapshot_id)
-    session = _open("thread" if worker is None else "process")
+    session = _open(isolation)
     driver = _Driver(session, write)
     session.load(
         data, raw_key, limit_values, hardened is True, allow_eval is True, write is not None, names
