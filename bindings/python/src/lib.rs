@@ -1,0 +1,515 @@
+//! The native half of the `kiln-sandbox` Python package (`kiln._native`): session
+//! handles over `kiln_bridge`, and Python values to and from [`HostValue`]s
+//! (`values.rs`). The API, the errors and the asyncio glue are Python, in
+//! `python/kiln/`.
+//!
+//! A session's events arrive on a Kiln thread (or a worker process's reader thread)
+//! and wait in the session's queue. A synchronous host takes them with `next`, which
+//! waits with the GIL released; an asyncio host gives the session a `notify` callable
+//! (`loop.call_soon_threadsafe(drain)`), called once whenever the queue stops being
+//! empty, and takes them with `poll` on the loop's thread. The GIL is held only to call
+//! that callable and to turn values into Python objects.
+
+mod values;
+
+use kiln::{ConsoleLevel, HostError, HostReply, PendingCall};
+use kiln_bridge::protocol::{Capability, Failure, Limits, Load, Mode, Settings, Start, defaults};
+use kiln_bridge::{Command, Event, Isolation, Session as Bridge, Sink};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use values::Refusal;
+
+create_exception!(
+    _native,
+    BoundaryRefusal,
+    PyException,
+    "A value that cannot cross to the guest: args are (what, path)."
+);
+
+/// How often a waiting `next` wakes to let Python run its signal handlers (Ctrl-C).
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// A poisoned lock only means another thread panicked while holding it; a queue of
+/// events is still usable.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A session's events, waiting for the host.
+struct Queue {
+    state: Mutex<Waiting>,
+    ready: Condvar,
+}
+
+struct Waiting {
+    events: VecDeque<Event>,
+    /// the host's event loop was told and has not yet found the queue empty
+    scheduled: bool,
+    /// what tells the host's event loop (asyncio hosts only)
+    notify: Option<Arc<Py<PyAny>>>,
+}
+
+impl Queue {
+    fn push(&self, event: Event) {
+        let notify = {
+            let mut waiting = lock(&self.state);
+            waiting.events.push_back(event);
+            self.ready.notify_all();
+            match &waiting.notify {
+                Some(notify) if !waiting.scheduled => {
+                    let notify = notify.clone();
+                    waiting.scheduled = true;
+                    Some(notify)
+                }
+                _ => None,
+            }
+        };
+        if let Some(notify) = notify {
+            // an interpreter that is shutting down has no loop left to tell; a closed
+            // loop refuses the call, and then nobody waits for these events either
+            Python::try_attach(|py| {
+                let _ = notify.call0(py);
+            });
+        }
+    }
+
+    /// The next event, if one is waiting; an empty queue wants telling again.
+    fn pop(&self) -> Option<Event> {
+        let mut waiting = lock(&self.state);
+        let event = waiting.events.pop_front();
+        if event.is_none() {
+            waiting.scheduled = false;
+        }
+        event
+    }
+
+    /// The next event, waiting at most `slice` for one.
+    fn wait(&self, slice: Duration) -> Option<Event> {
+        let mut waiting = lock(&self.state);
+        let until = Instant::now() + slice;
+        loop {
+            if let Some(event) = waiting.events.pop_front() {
+                return Some(event);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            waiting = self
+                .ready
+                .wait_timeout(waiting, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+/// One execution's session, on a Kiln worker thread or in a worker process.
+#[pyclass(module = "kiln._native", frozen)]
+struct Session {
+    session: Mutex<Option<Bridge>>,
+    queue: Arc<Queue>,
+}
+
+type LimitArgs = (
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
+fn settings(limits: LimitArgs, hardened: bool, allow_eval: bool, console: bool) -> Settings {
+    let (fuel, heap_bytes, call_depth, compute_ms, host_calls) = limits;
+    Settings {
+        limits: Limits {
+            fuel,
+            heap_bytes,
+            call_depth,
+            compute_ms,
+            host_calls,
+        },
+        hardened,
+        allow_eval,
+        console,
+        bigint: true,
+        date: true,
+    }
+}
+
+fn refused(r: Refusal) -> PyErr {
+    let path = r.path();
+    BoundaryRefusal::new_err((r.what, path))
+}
+
+fn host_error(name: String, message: String, code: Option<String>) -> HostError {
+    let mut error = HostError::new(message).with_name(name);
+    error.code = code;
+    error
+}
+
+#[pymethods]
+impl Session {
+    /// Opens a session: on a Kiln thread when `worker` is None, else in a pool of
+    /// `kiln-worker` processes at that path. `notify`, when given, is called (from any
+    /// thread) whenever events start waiting.
+    #[new]
+    #[pyo3(signature = (worker=None, notify=None))]
+    fn new(py: Python<'_>, worker: Option<PathBuf>, notify: Option<Py<PyAny>>) -> PyResult<Self> {
+        let queue = Arc::new(Queue {
+            state: Mutex::new(Waiting {
+                events: VecDeque::new(),
+                scheduled: false,
+                notify: notify.map(Arc::new),
+            }),
+            ready: Condvar::new(),
+        });
+        let events = queue.clone();
+        let sink: Sink = Arc::new(move |bytes: Vec<u8>| {
+            let event = Event::decode(&bytes).unwrap_or_else(|e| {
+                Event::Failed(Failure::new(
+                    "Engine",
+                    format!("a malformed event from the worker: {e}"),
+                ))
+            });
+            if event != Event::Closed {
+                events.push(event);
+            }
+        });
+        let isolation = match worker {
+            Some(worker) => Isolation::Process { worker },
+            None => Isolation::Thread,
+        };
+        let session = py
+            .detach(|| Bridge::open(&isolation, sink))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(Session {
+            session: Mutex::new(Some(session)),
+            queue,
+        })
+    }
+
+    /// Starts `source`; a refused input raises BoundaryRefusal (path from `$.name`).
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &self,
+        py: Python<'_>,
+        source: String,
+        filename: String,
+        limits: LimitArgs,
+        hardened: bool,
+        allow_eval: bool,
+        console: bool,
+        capabilities: Vec<(String, bool)>,
+        inputs: Vec<(String, Bound<'_, PyAny>)>,
+    ) -> PyResult<()> {
+        let mut values = Vec::with_capacity(inputs.len());
+        for (name, value) in inputs {
+            let value =
+                values::to_host(&value).map_err(|r| refused(r.within(format!(".{name}"))))?;
+            values.push((name, value));
+        }
+        let capabilities = capabilities
+            .into_iter()
+            .map(|(name, is_async)| Capability {
+                name,
+                mode: if is_async { Mode::Async } else { Mode::Call },
+            })
+            .collect();
+        self.send(
+            py,
+            Command::Start(Box::new(Start {
+                source,
+                filename,
+                settings: settings(limits, hardened, allow_eval, console),
+                capabilities,
+                inputs: values,
+            })),
+        );
+        Ok(())
+    }
+
+    /// Continues the execution in `snapshot`; every capability is asynchronous.
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &self,
+        py: Python<'_>,
+        snapshot: &[u8],
+        key: Option<&[u8]>,
+        limits: LimitArgs,
+        hardened: bool,
+        allow_eval: bool,
+        console: bool,
+        capabilities: Vec<String>,
+    ) {
+        let capabilities = capabilities
+            .into_iter()
+            .map(|name| Capability {
+                name,
+                mode: Mode::Async,
+            })
+            .collect();
+        self.send(
+            py,
+            Command::Load(Box::new(Load {
+                snapshot: snapshot.to_vec(),
+                key: key.map(<[u8]>::to_vec),
+                settings: settings(limits, hardened, allow_eval, console),
+                capabilities,
+            })),
+        );
+    }
+
+    /// Returns `value` from the synchronous call the guest waits in.
+    fn reply_return(&self, py: Python<'_>, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let value = values::to_host(&value).map_err(refused)?;
+        self.send(py, Command::Reply(HostReply::Return(value)));
+        Ok(())
+    }
+
+    /// Throws an Error in the guest from the synchronous call it waits in.
+    #[pyo3(signature = (name, message, code=None))]
+    fn reply_throw(&self, py: Python<'_>, name: String, message: String, code: Option<String>) {
+        let error = host_error(name, message, code);
+        self.send(py, Command::Reply(HostReply::Throw(error)));
+    }
+
+    /// Makes the synchronous call the guest waits in return a promise, answered later.
+    fn reply_defer(&self, py: Python<'_>) {
+        self.send(py, Command::Reply(HostReply::Defer));
+    }
+
+    /// Settles the outstanding call `id` with `value`.
+    fn answer_value(&self, py: Python<'_>, id: u64, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let value = values::to_host(&value).map_err(refused)?;
+        self.send(
+            py,
+            Command::Answer {
+                id,
+                result: Ok(value),
+            },
+        );
+        Ok(())
+    }
+
+    /// Rejects the outstanding call `id` with an Error.
+    #[pyo3(signature = (id, name, message, code=None))]
+    fn answer_error(
+        &self,
+        py: Python<'_>,
+        id: u64,
+        name: String,
+        message: String,
+        code: Option<String>,
+    ) {
+        let result = Err(host_error(name, message, code));
+        self.send(py, Command::Answer { id, result });
+    }
+
+    /// Writes the suspended execution as snapshot bytes (a `dumped` event).
+    #[pyo3(signature = (key=None))]
+    fn dump(&self, py: Python<'_>, key: Option<&[u8]>) {
+        let key = key.map(<[u8]>::to_vec);
+        self.send(py, Command::Dump { key });
+    }
+
+    /// Stops the running guest, even one in an endless loop.
+    fn interrupt(&self, py: Python<'_>) {
+        py.detach(|| {
+            if let Some(session) = &*lock(&self.session) {
+                session.interrupt();
+            }
+        });
+    }
+
+    /// Stops the running guest and ends the step now with kind `Cancelled`, whatever
+    /// the guest is doing (running, or waiting for the host).
+    fn cancel(&self, py: Python<'_>, message: &str) {
+        self.interrupt(py);
+        self.queue
+            .push(Event::Failed(Failure::new("Cancelled", message)));
+    }
+
+    /// Ends the session and frees its runtime.
+    fn close(&self, py: Python<'_>) {
+        let session = lock(&self.session).take();
+        py.detach(move || drop(session));
+        lock(&self.queue.state).notify = None;
+    }
+
+    /// The next event, waiting for it with the GIL released; None after `timeout`
+    /// seconds. Python's signal handlers run while it waits (Ctrl-C raises here).
+    #[pyo3(signature = (timeout=None))]
+    fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+        let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+        loop {
+            let slice = match deadline {
+                Some(d) => SIGNAL_CHECK.min(d.saturating_duration_since(Instant::now())),
+                None => SIGNAL_CHECK,
+            };
+            if let Some(event) = py.detach(|| self.queue.wait(slice)) {
+                return event_to_python(py, event).map(Some);
+            }
+            py.check_signals()?;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The next event if one is waiting, else None (and `notify` is called for the
+    /// next one).
+    fn poll(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        match self.queue.pop() {
+            Some(event) => event_to_python(py, event).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Session {
+    /// Sends `command`; a failure to deliver it is the step's failure, as an event.
+    fn send(&self, py: Python<'_>, command: Command) {
+        let sent = py.detach(|| lock(&self.session).as_ref().map(|s| s.send(command)));
+        if let Some(Err(e)) = sent {
+            self.queue.push(Event::Failed(Failure::new("Engine", e.0)));
+        }
+    }
+}
+
+fn level(level: ConsoleLevel) -> &'static str {
+    match level {
+        ConsoleLevel::Log => "log",
+        ConsoleLevel::Info => "info",
+        ConsoleLevel::Debug => "debug",
+        ConsoleLevel::Warn => "warn",
+        ConsoleLevel::Error => "error",
+    }
+}
+
+/// `(what, path)` of a refusal, or None.
+fn refusal_to_python(py: Python<'_>, r: Option<Refusal>) -> PyResult<Py<PyAny>> {
+    match r {
+        Some(r) => {
+            let path = r.path();
+            Ok((r.what, path).into_pyobject(py)?.into_any().unbind())
+        }
+        None => Ok(py.None()),
+    }
+}
+
+/// `(id, capability, args, refusal)`: args is None when one of them cannot be a Python
+/// object, and refusal says which.
+fn call_to_python(py: Python<'_>, call: PendingCall) -> PyResult<Py<PyAny>> {
+    let args = PyList::empty(py);
+    let mut refusal = None;
+    for (i, arg) in call.args.iter().enumerate() {
+        match values::to_python(py, arg)? {
+            Ok(v) => args.append(v)?,
+            Err(r) => {
+                refusal = Some(r.within(format!("[{i}]")));
+                break;
+            }
+        }
+    }
+    let args = if refusal.is_some() {
+        py.None()
+    } else {
+        args.into_any().unbind()
+    };
+    let refusal = refusal_to_python(py, refusal)?;
+    Ok((call.id, call.capability, args, refusal)
+        .into_pyobject(py)?
+        .into_any()
+        .unbind())
+}
+
+/// `(kind, name, message, stack, location)`, location `(file, line, column,
+/// source_line)` or None.
+fn failure_to_python(py: Python<'_>, f: Failure) -> PyResult<Py<PyAny>> {
+    let location = match f.location {
+        Some(l) => (l.file, l.line, l.column, l.source_line)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        None => py.None(),
+    };
+    Ok((f.kind, f.name, f.message, f.stack, location)
+        .into_pyobject(py)?
+        .into_any()
+        .unbind())
+}
+
+/// An event as a tuple whose first item names it: `("call", call)`, `("console",
+/// level, text)`, `("suspended", [call, ...])`, `("complete", value, refusal)`,
+/// `("failed", failure)`, `("dumped", bytes)`, `("dump_failed", failure)`.
+fn event_to_python(py: Python<'_>, event: Event) -> PyResult<Py<PyAny>> {
+    let tuple = match event {
+        Event::Call(call) => ("call", call_to_python(py, call)?)
+            .into_pyobject(py)?
+            .into_any(),
+        Event::Console { level: l, text } => {
+            ("console", level(l), text).into_pyobject(py)?.into_any()
+        }
+        Event::Suspended { calls } => {
+            let list = PyList::empty(py);
+            for call in calls {
+                list.append(call_to_python(py, call)?)?;
+            }
+            ("suspended", list).into_pyobject(py)?.into_any()
+        }
+        Event::Complete(value) => {
+            let (value, refusal) = match values::to_python(py, &value)? {
+                Ok(v) => (v, None),
+                Err(r) => (py.None(), Some(r)),
+            };
+            ("complete", value, refusal_to_python(py, refusal)?)
+                .into_pyobject(py)?
+                .into_any()
+        }
+        Event::Failed(f) => ("failed", failure_to_python(py, f)?)
+            .into_pyobject(py)?
+            .into_any(),
+        Event::Dumped(Ok(bytes)) => ("dumped", PyBytes::new(py, &bytes))
+            .into_pyobject(py)?
+            .into_any(),
+        Event::Dumped(Err(f)) => ("dump_failed", failure_to_python(py, f)?)
+            .into_pyobject(py)?
+            .into_any(),
+        Event::Closed => ("closed",).into_pyobject(py)?.into_any(),
+    };
+    Ok(tuple.unbind())
+}
+
+/// The id of the snapshot in `data` after checking its envelope (and, with `key`, its
+/// authentication); raises ValueError with the snapshot error's message.
+#[pyfunction]
+#[pyo3(signature = (data, key=None))]
+fn snapshot_id(py: Python<'_>, data: &[u8], key: Option<&[u8]>) -> PyResult<String> {
+    py.detach(|| kiln_bridge::snapshot_id(data, key))
+        .map_err(|f| PyValueError::new_err(f.message))
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Session>()?;
+    m.add_function(wrap_pyfunction!(snapshot_id, m)?)?;
+    m.add("BoundaryRefusal", py.get_type::<BoundaryRefusal>())?;
+    let limits = PyDict::new(py);
+    limits.set_item("fuel", defaults::FUEL)?;
+    limits.set_item("heap_bytes", defaults::HEAP_BYTES)?;
+    limits.set_item("call_depth", defaults::CALL_DEPTH)?;
+    limits.set_item("compute_ms", defaults::COMPUTE_MS)?;
+    limits.set_item("host_calls", defaults::HOST_CALLS)?;
+    m.add("DEFAULT_LIMITS", limits)?;
+    m.add("MAX_DEPTH", values::MAX_DEPTH)?;
+    Ok(())
+}

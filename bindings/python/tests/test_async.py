@@ -1,0 +1,153 @@
+"""run_async(): async host functions run concurrently on the event loop, never blocked."""
+
+import asyncio
+import threading
+
+import pytest
+
+import kiln
+
+
+def test_fan_out_runs_the_host_functions_concurrently():
+    log = []
+
+    async def slow(name):
+        log.append(f"start {name}")
+        await asyncio.sleep(0.1)
+        log.append(f"end {name}")
+        return name.upper()
+
+    out = asyncio.run(
+        kiln.run_async(
+            "await Promise.all([tools.a('a'), tools.b('b'), tools.c('c')])",
+            capabilities={"tools": {"a": slow, "b": slow, "c": slow}},
+        )
+    )
+    assert out == ["A", "B", "C"]
+    # every call started before the first one finished
+    assert sorted(log[:3]) == ["start a", "start b", "start c"]
+    assert len(log) == 6
+
+
+def test_sync_functions_run_in_place_on_the_loop_thread_and_awaitables_become_promises():
+    threads = []
+
+    def add(a, b):
+        threads.append(threading.get_ident())
+        return a + b
+
+    async def search(q):
+        threads.append(threading.get_ident())
+        return f"found {q}"
+
+    def lookup(id):
+        async def later():
+            return {"id": id}
+
+        return later()
+
+    async def main():
+        out = await kiln.run_async(
+            """const sum = add(2, 3);
+               const later = tools.search('kiln');
+               [sum, typeof later.then, await later, await tools.lookup(1)]""",
+            capabilities={"add": add, "tools": {"search": search, "lookup": lookup}},
+        )
+        return out, threading.get_ident()
+
+    out, loop_thread = asyncio.run(main())
+    assert out == [5, "function", "found kiln", {"id": 1}]
+    assert threads == [loop_thread, loop_thread]
+
+
+def test_an_async_host_function_that_raises_is_an_error_the_guest_can_catch():
+    class Denied(Exception):
+        def __init__(self, message):
+            super().__init__(message)
+            self.code = "EACCES"
+
+    async def rejects():
+        raise Denied("no access")
+
+    out = asyncio.run(
+        kiln.run_async(
+            "try { await tools.rejects() } catch (e) { [e instanceof Error, e.name, e.message, e.code] }",
+            capabilities={"tools": {"rejects": rejects}},
+        )
+    )
+    assert out == [True, "Denied", "no access", "EACCES"]
+
+
+def test_the_loop_is_not_blocked_while_the_guest_runs():
+    async def main():
+        ticks = 0
+
+        async def tick():
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.001)
+                ticks += 1
+
+        ticker = asyncio.ensure_future(tick())
+        await kiln.run_async("let n = 0; for (let i = 0; i < 3e6; i++) n += i; n", limits=kiln.Limits(compute_ms=60_000))
+        ticker.cancel()
+        return ticks
+
+    assert asyncio.run(main()) > 10
+
+
+def test_cancelling_the_task_stops_the_guest():
+    async def main():
+        task = asyncio.ensure_future(
+            kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+        )
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return await kiln.run_async("'the next run works'")
+
+    assert asyncio.run(main()) == "the next run works"
+
+
+def test_a_cancel_token_stops_a_guest_waiting_for_a_host_function():
+    token = kiln.CancelToken()
+
+    async def never():
+        token.cancel()
+        await asyncio.sleep(3600)
+
+    async def main():
+        with pytest.raises(kiln.Cancelled):
+            await kiln.run_async("await tools.never()", cancel=token, capabilities={"tools": {"never": never}})
+
+    asyncio.run(main())
+
+
+def test_a_timeout_with_wait_for_cancels_the_run():
+    async def main():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(
+                kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000)), 0.1
+            )
+
+    asyncio.run(main())
+
+
+def test_console_and_budgets_in_async_runs():
+    lines = []
+
+    async def noop():
+        return None
+
+    async def main():
+        with pytest.raises(kiln.HostCalls):
+            await kiln.run_async(
+                "console.log('go'); for (let i = 0; i < 10; i++) await tools.noop()",
+                limits=kiln.Limits(host_calls=3),
+                capabilities={"tools": {"noop": noop}},
+                console=lambda level, line: lines.append((level, line)),
+            )
+
+    asyncio.run(main())
+    assert lines == [("log", "go")]

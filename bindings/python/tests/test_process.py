@@ -1,0 +1,112 @@
+"""isolation="process": the same API, with each guest in a kiln-worker process."""
+
+import asyncio
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import kiln
+
+pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds worker processes through /proc")
+
+ISOLATION = "process"
+
+
+def workers():
+    """The pids of this process's kiln-worker children."""
+    pids = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        children = Path(f"/proc/{os.getpid()}/task/{task}/children").read_text().split()
+        for pid in children:
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip().startswith("kiln-worker"):
+                    pids.append(int(pid))
+            except FileNotFoundError:
+                pass
+    return pids
+
+
+def test_runs_with_host_functions_inputs_and_console_in_a_worker_process():
+    lines = []
+
+    async def a(x):
+        return x * 10
+
+    async def b(x):
+        return x * 100
+
+    out = asyncio.run(
+        kiln.run_async(
+            "console.log('hi', input.n); const [x, y] = await Promise.all([tools.a(1), tools.b(2)]); x + y + add(1, 2)",
+            isolation=ISOLATION,
+            inputs={"input": {"n": 1}},
+            console=lambda level, line: lines.append(line),
+            capabilities={"tools": {"a": a, "b": b}, "add": lambda x, y: x + y},
+        )
+    )
+    assert out == 213
+    assert lines == ["hi 1"]
+    assert kiln.run("add(2, 3)", isolation=ISOLATION, capabilities={"add": lambda x, y: x + y}) == 5
+    assert len(workers()) >= 1
+
+
+def test_budgets_exceptions_and_cancellation_work_as_in_process():
+    with pytest.raises(kiln.OutOfFuel):
+        kiln.run("for (;;) {}", isolation=ISOLATION, limits=kiln.Limits(fuel=1000))
+    with pytest.raises(kiln.GuestException) as thrown:
+        kiln.run('\nthrow new RangeError("nope")', isolation=ISOLATION)
+    e = thrown.value
+    assert (e.kind, e.guest_name, e.guest_message, e.location.line) == ("Exception", "RangeError", "nope", 2)
+    token = kiln.CancelToken()
+    threading.Timer(0.1, token.cancel).start()
+    with pytest.raises(kiln.Cancelled):
+        kiln.run("while (true) {}", isolation=ISOLATION, cancel=token, limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+    # the worker that ran the endless loop serves the next guest
+    assert kiln.run("1 + 1", isolation=ISOLATION) == 2
+
+
+def test_snapshots_move_between_the_two_isolations():
+    p = kiln.start('const a = await tools.get("a"); const b = await tools.get(a); a + b', isolation=ISOLATION, capabilities=["tools.get"])
+    p = p.resume(p.calls[0].id, "x")
+    data = p.dump(key="k")
+    q = kiln.load(data, key="k", capabilities=["tools.get"])
+    assert q.resume(q.calls[0].id, "y").value == "xy"
+    r = kiln.start('await tools.get("z")', capabilities=["tools.get"])
+    in_process = r.dump()
+    r = kiln.load(in_process, isolation=ISOLATION, capabilities=["tools.get"])
+    assert r.resume(r.calls[0].id, "from a worker").value == "from a worker"
+
+
+def test_a_worker_killed_mid_run_fails_that_run_with_kind_engine_and_the_next_run_works():
+    ready = threading.Event()
+    outcome = {}
+
+    def guest():
+        try:
+            kiln.run(
+                "tools.ready(); while (true) {}",
+                isolation=ISOLATION,
+                limits=kiln.Limits(fuel=10**15, compute_ms=60_000),
+                capabilities={"tools": {"ready": ready.set}},
+            )
+        except BaseException as e:  # noqa: BLE001 - the test looks at it
+            outcome["error"] = e
+
+    thread = threading.Thread(target=guest)
+    thread.start()
+    assert ready.wait(30)
+    time.sleep(0.1)
+    before = workers()
+    assert before
+    for pid in before:
+        os.kill(pid, signal.SIGKILL)
+    thread.join(30)
+    error = outcome["error"]
+    assert isinstance(error, kiln.EngineError), repr(error)
+    assert error.kind == "Engine"
+    assert "killed by signal 9" in str(error)
+    assert kiln.run('"still here"', isolation=ISOLATION) == "still here"
