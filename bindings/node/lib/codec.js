@@ -50,6 +50,7 @@ function describe(value) {
 class Writer {
   constructor() {
     this.buf = Buffer.allocUnsafe(256);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     this.seen = new Set();
   }
@@ -61,6 +62,7 @@ class Writer {
     const bigger = Buffer.allocUnsafe(size);
     this.buf.copy(bigger, 0, 0, this.pos);
     this.buf = bigger;
+    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
   }
 
   u8(v) {
@@ -70,13 +72,13 @@ class Writer {
 
   u32(v) {
     this.reserve(4);
-    this.buf.writeUInt32LE(v, this.pos);
+    this.view.setUint32(this.pos, v, true);
     this.pos += 4;
   }
 
   f64(v) {
     this.reserve(8);
-    this.buf.writeDoubleLE(v, this.pos);
+    this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
   }
 
@@ -100,7 +102,7 @@ class Writer {
       if (!s.isWellFormed()) refuse('a string with a lone surrogate');
       written = i + buf.write(i === 0 ? s : s.slice(i), start + i);
     }
-    buf.writeUInt32LE(written, this.pos);
+    this.view.setUint32(this.pos, written, true);
     this.pos = start + written;
   }
 
@@ -121,7 +123,7 @@ class Writer {
         if ((v | 0) === v && !(v === 0 && 1 / v < 0)) {
           this.reserve(5);
           this.buf[this.pos] = INT32;
-          this.buf.writeInt32LE(v, this.pos + 1);
+          this.view.setInt32(this.pos + 1, v, true);
           this.pos += 5;
         } else {
           this.u8(FLOAT64);
