@@ -95,7 +95,7 @@ fn kiln_sandbox_runs_a_ts_agent() {
     assert_eq!(
         text(&out.stdout),
         concat!(
-            r#"{"calls":[{"args":["Lyon"],"capability":"tools.weather","id":1}],"type":"suspended"}"#,
+            r#"{"type":"suspended","calls":[{"id":1,"capability":"tools.weather","args":["Lyon"]}]}"#,
             "\n",
             r#"{"type":"complete","value":21}"#,
             "\n"

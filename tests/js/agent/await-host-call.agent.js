@@ -4,5 +4,5 @@
 const row = await tools.lookup("kiln");
 const stars = row.stars + 2;
 ({ name: row.name, stars });
-// expect: {"calls":[{"args":["kiln"],"capability":"tools.lookup","id":1}],"type":"suspended"}
+// expect: {"type":"suspended","calls":[{"id":1,"capability":"tools.lookup","args":["kiln"]}]}
 // expect: {"type":"complete","value":{"name":"kiln","stars":42}}

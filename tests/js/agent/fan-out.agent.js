@@ -6,6 +6,6 @@ const cities = ["Lyon", "Oslo"];
 const reports = await Promise.all(cities.map((city) => tools.weather(city)));
 const warmest = cities[reports.findIndex((r) => r.temp === Math.max(...reports.map((r) => r.temp)))];
 return `${warmest} is warmest`;
-// expect: {"calls":[{"args":["Lyon"],"capability":"tools.weather","id":1},{"args":["Oslo"],"capability":"tools.weather","id":2}],"type":"suspended"}
-// expect: {"calls":[{"args":["Lyon"],"capability":"tools.weather","id":1}],"type":"suspended"}
+// expect: {"type":"suspended","calls":[{"id":1,"capability":"tools.weather","args":["Lyon"]},{"id":2,"capability":"tools.weather","args":["Oslo"]}]}
+// expect: {"type":"suspended","calls":[{"id":1,"capability":"tools.weather","args":["Lyon"]}]}
 // expect: {"type":"complete","value":"Lyon is warmest"}

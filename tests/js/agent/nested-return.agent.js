@@ -20,4 +20,4 @@ for (const n of [1, 2, 3, 4]) {
   }
 }
 tools.log("never reached");
-// expect: {"type":"complete","value":{"n":4,"seen":[1,"finally 2",3,"finally 4"]}}
+// expect: {"type":"complete","value":{"seen":[1,"finally 2",3,"finally 4"],"n":4}}

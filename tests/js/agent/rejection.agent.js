@@ -3,6 +3,6 @@
 // answer: {"id":1,"error":{"name":"FetchError","message":"timed out"}}
 const page = await tools.fetch("https://example.com");
 return page.length;
-// expect: {"calls":[{"args":["https://example.com"],"capability":"tools.fetch","id":1}],"type":"suspended"}
-// expect: {"kind":"Exception","message":"FetchError: timed out","type":"error"}
+// expect: {"type":"suspended","calls":[{"id":1,"capability":"tools.fetch","args":["https://example.com"]}]}
+// expect: {"type":"error","kind":"Exception","message":"FetchError: timed out"}
 // expect-error: "kind":"Exception"

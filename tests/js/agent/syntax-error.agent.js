@@ -2,5 +2,5 @@
 const total = await 1;
 
 if (total > {) return total;
-// expect: {"kind":"Syntax","message":"SyntaxError: Unexpected token (agent/syntax-error.agent.js:4:14)","type":"error"}
+// expect: {"type":"error","kind":"Syntax","message":"SyntaxError: Unexpected token (agent/syntax-error.agent.js:4:14)"}
 // expect-error: "kind":"Syntax"

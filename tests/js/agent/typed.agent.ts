@@ -7,5 +7,5 @@ const hits: Hit[] = await tools.search("kiln");
 const best = hits.filter((h): h is Hit => h.score > 0.5);
 if (best.length === 0) return "nothing" as const;
 best.map(h => h.title).join(", ")
-// expect: {"calls":[{"args":["kiln"],"capability":"tools.search","id":1}],"type":"suspended"}
+// expect: {"type":"suspended","calls":[{"id":1,"capability":"tools.search","args":["kiln"]}]}
 // expect: {"type":"complete","value":"Kiln"}
