@@ -68,11 +68,14 @@ def wrap(source: str) -> str:
 def shim(tools: List[str]) -> str:
     """`tools.x(...)` for the peers: an async function that passes its arguments as JSON
     to the host's `__call` and parses the answer."""
-    lines = ["globalThis.tools = {};"]
+    lines = []
     for name in tools:
-        attr = name.split(".", 1)[1]
+        path = "globalThis"
+        for part in name.split(".")[:-1]:
+            path += f"[{json.dumps(part)}]"
+            lines.append(f"{path} ??= {{}};")
         lines.append(
-            f"tools[{json.dumps(attr)}] = async (...args) => JSON.parse(await __call({json.dumps(name)}, JSON.stringify(args)));"
+            f"{path}[{json.dumps(name.split('.')[-1])}] = async (...args) => JSON.parse(await __call({json.dumps(name)}, JSON.stringify(args)));"
         )
     return "\n".join(lines)
 
