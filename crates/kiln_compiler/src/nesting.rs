@@ -10,15 +10,86 @@
 //! deeply as brackets do. A `<` may be less-than instead, which nothing closes: the
 //! count of open `<` starts again at each `;` and is dropped with the bracket it is in,
 //! so only a statement with a thousand comparisons at one level would be refused.
+//!
+//! Operators nest without brackets too (`!!!!x`, `a = a = a`, `x => x => x`, `new new
+//! F`, `if (a) if (a) x`, `a + a + a` in the compiler's walkers), one level per operator
+//! or keyword at most. So it also counts, along the path of open brackets, the operator
+//! characters and the keywords that can nest since the last `,` or `;` at each level;
+//! past [`MAX_CHAIN`] the source is refused, well before the recursive parser and the
+//! tree walkers could exhaust the compiler thread's stack (500 bytes to 1 KiB per level
+//! in the deepest of them; 256 MiB). Over-counting only refuses sooner.
 
 /// The deepest bracket nesting the compiler accepts, and in TypeScript also the most `<`
 /// open at once.
 pub(crate) const MAX_NESTING: usize = 1000;
 
-/// The byte offset of the first bracket nested deeper than `limit`, or in TypeScript the
-/// first `<` beyond `limit` open ones, if any.
+/// The most operators and nesting keywords open along one path of brackets (see above).
+pub(crate) const MAX_CHAIN: usize = 100_000;
+
+/// Keywords whose operand or body may be another of the same (`new new F`, `if (a) if
+/// (b) x`, `class A extends class B extends C {} {}`).
+const NESTING_KEYWORDS: &[&[u8]] = &[
+    b"await",
+    b"delete",
+    b"do",
+    b"else",
+    b"extends",
+    b"for",
+    b"if",
+    b"in",
+    b"instanceof",
+    b"new",
+    b"typeof",
+    b"void",
+    b"while",
+    b"with",
+    b"yield",
+];
+
+/// Operators and nesting keywords counted since the last `,` or `;` of each open bracket
+/// (the first entry: outside any), and their sum.
+struct Chain {
+    levels: Vec<usize>,
+    total: usize,
+}
+
+impl Chain {
+    /// Counts one more; false when the path now holds more than [`MAX_CHAIN`].
+    fn add(&mut self) -> bool {
+        if let Some(level) = self.levels.last_mut() {
+            *level += 1;
+        }
+        self.total += 1;
+        self.total <= MAX_CHAIN
+    }
+    fn open(&mut self) {
+        self.levels.push(0);
+    }
+    fn close(&mut self) {
+        if self.levels.len() > 1
+            && let Some(level) = self.levels.pop()
+        {
+            self.total -= level;
+        }
+    }
+    /// A `,` or `;`: what follows does not nest in what came before at this level.
+    fn separate(&mut self) {
+        if let Some(level) = self.levels.last_mut() {
+            self.total -= *level;
+            *level = 0;
+        }
+    }
+}
+
+/// The byte offset of the first bracket nested deeper than `limit`, of the first operator
+/// or keyword past [`MAX_CHAIN`] on one path, or in TypeScript of the first `<` beyond
+/// `limit` open ones, if any.
 pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<usize> {
     let bytes = source.as_bytes();
+    let mut chain = Chain {
+        levels: vec![0],
+        total: 0,
+    };
     // Each open bracket: true if it is the `${` of a template substitution.
     let mut stack: Vec<bool> = Vec::new();
     // TypeScript: the `<` open in each bracket (the first entry: outside any), and in all.
@@ -38,6 +109,7 @@ pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<u
                 b'$' if bytes.get(i + 1) == Some(&b'{') => {
                     stack.push(true);
                     angles.push(0);
+                    chain.open();
                     if stack.len() > limit {
                         return Some(i);
                     }
@@ -75,6 +147,7 @@ pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<u
             b'(' | b'[' | b'{' => {
                 stack.push(false);
                 angles.push(0);
+                chain.open();
                 if stack.len() > limit {
                     return Some(i);
                 }
@@ -87,6 +160,7 @@ pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<u
                 if angles.len() > 1 {
                     open_angles -= angles.pop().unwrap_or(0);
                 }
+                chain.close();
                 i += 1;
             }
             // `<`, not `<=` or `<<`
@@ -120,7 +194,30 @@ pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<u
                     open_angles -= *level;
                     *level = 0;
                 }
+                chain.separate();
                 i += 1;
+            }
+            b',' | b';' => {
+                chain.separate();
+                i += 1;
+            }
+            b'!' | b'~' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>'
+            | b'=' | b'?' | b':' | b'.' => {
+                if !chain.add() {
+                    return Some(i);
+                }
+                i += 1;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => {
+                let start = i;
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'$'))
+                {
+                    i += 1;
+                }
+                if NESTING_KEYWORDS.contains(&&bytes[start..i]) && !chain.add() {
+                    return Some(start);
+                }
             }
             _ => i += 1,
         }

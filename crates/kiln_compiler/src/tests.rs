@@ -394,6 +394,47 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(compile(&unary, "u.js", ScriptKind::Script, false).is_err());
 }
 
+/// A million levels of nesting without brackets (about 1-3 MB of source) overflowed the
+/// compiler thread's stack and aborted the process; now the pre-scan refuses each.
+#[test]
+fn unbracketed_nesting_past_the_chain_limit_is_refused_before_parsing() {
+    let n = 1_000_000;
+    let sources = [
+        format!("{}x", "!".repeat(n)),
+        format!("{}x", "- ".repeat(n)),
+        format!("{}1", "a=".repeat(n)),
+        format!("{}1", "x=>".repeat(n)),
+        format!("{}1{}", "a?".repeat(n), ":1".repeat(n)),
+        format!("{}F", "new ".repeat(n)),
+        format!("{}x;", "if(a)".repeat(n)),
+        format!("{}x;", "a:".repeat(n)),
+        format!("if (a) {{}}{}", " else if (a) {}".repeat(n / 3)),
+        format!("f{}", "()".repeat(n)),
+        format!("1{}", "+1".repeat(n)),
+        format!("(function(){{return {}x}})", "typeof ".repeat(n)),
+    ];
+    for source in &sources {
+        let e = err(source);
+        assert_eq!(e.message, "nesting too deep", "{}", &source[..40]);
+    }
+}
+
+#[test]
+fn long_flat_code_is_not_nesting() {
+    // Commas and semicolons end a chain; so does each bracket's close.
+    let elements = format!("var a = [{}];", "-1.5,".repeat(200_000));
+    assert!(compile(&elements, "a.js", ScriptKind::Script, false).is_ok());
+    let props = format!(
+        "var o = {{{}}};",
+        (0..60_000)
+            .map(|i| format!("k{i}: !0 ? 1 : 2,"))
+            .collect::<String>()
+    );
+    assert!(compile(&props, "o.js", ScriptKind::Script, false).is_ok());
+    let statements = "if (a) b = !c; else d = e.f;\n".repeat(60_000);
+    assert!(compile(&statements, "s.js", ScriptKind::Script, false).is_ok());
+}
+
 #[test]
 fn test262_harness_compiles() {
     let archive = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
