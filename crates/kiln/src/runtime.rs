@@ -314,6 +314,9 @@ impl Runtime {
     /// last execution's rejection is forgotten).
     fn fresh_budgets(&mut self) {
         self.vm.reset_meter();
+        self.vm
+            .heap
+            .limit_next_collection(self.vm.limits.max_heap_bytes);
         self.vm.host.calls_made = 0;
         self.vm.rejection_origin = None;
     }

@@ -25,7 +25,7 @@ mod tables;
 mod unicode;
 mod vm;
 
-pub use vm::{MAX_BACKTRACK, REPORT_EVERY};
+pub use vm::{BACKTRACK_ENTRY_BYTES, MAX_BACKTRACK, REPORT_EVERY};
 
 /// The flags that change what a pattern means (`g`, `y` and `d` do not).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,7 +56,8 @@ pub struct Interrupted;
 pub enum MatchError {
     /// the meter returned false
     Interrupted(Interrupted),
-    /// the backtrack stack reached [`MAX_BACKTRACK`] entries
+    /// the backtrack stack reached [`MAX_BACKTRACK`] entries (or the bound given to
+    /// [`Regex::find_at_within`])
     BacktrackLimit,
 }
 
@@ -173,15 +174,30 @@ impl Regex {
         anchored: bool,
         meter: &mut dyn FnMut(u64) -> bool,
     ) -> Result<Option<Match>, MatchError> {
+        self.find_at_within(input, start, anchored, MAX_BACKTRACK, meter)
+    }
+
+    /// [`Regex::find_at`] with the backtrack stack held to `max_backtrack` entries
+    /// (at most [`MAX_BACKTRACK`]; [`BACKTRACK_ENTRY_BYTES`] each): for a caller that
+    /// bounds the memory a match may take.
+    pub fn find_at_within(
+        &self,
+        input: Input<'_>,
+        start: usize,
+        anchored: bool,
+        max_backtrack: usize,
+        meter: &mut dyn FnMut(u64) -> bool,
+    ) -> Result<Option<Match>, MatchError> {
         if start > input.len() {
             return Ok(None);
         }
+        let max = max_backtrack.min(MAX_BACKTRACK);
         match input {
-            Input::Latin1(bytes) => self.search(vm::Latin1(bytes), start, anchored, meter),
+            Input::Latin1(bytes) => self.search(vm::Latin1(bytes), start, anchored, max, meter),
             Input::Utf16(units) if self.program.unicode => {
-                self.search(vm::Utf16(units), start, anchored, meter)
+                self.search(vm::Utf16(units), start, anchored, max, meter)
             }
-            Input::Utf16(units) => self.search(vm::Ucs2(units), start, anchored, meter),
+            Input::Utf16(units) => self.search(vm::Ucs2(units), start, anchored, max, meter),
         }
     }
 
@@ -190,10 +206,11 @@ impl Regex {
         text: T,
         start: usize,
         anchored: bool,
+        max_backtrack: usize,
         meter: &mut dyn FnMut(u64) -> bool,
     ) -> Result<Option<Match>, MatchError> {
         let scratch = self.scratch.take();
-        let mut m = vm::Matcher::new(&self.program, text, scratch, meter);
+        let mut m = vm::Matcher::new(&self.program, text, scratch, max_backtrack, meter);
         let found = m.search(start, anchored).and_then(|found| {
             m.flush()?;
             Ok(found)

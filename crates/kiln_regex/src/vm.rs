@@ -19,6 +19,9 @@ pub const REPORT_EVERY: u64 = 4096;
 /// The most backtrack entries a match may hold (about 100 MB).
 pub const MAX_BACKTRACK: usize = 1 << 22;
 
+/// The bytes one backtrack entry takes, for callers that bound the stack by memory.
+pub const BACKTRACK_ENTRY_BYTES: usize = size_of::<Backtrack>();
+
 const UNSET: usize = usize::MAX;
 
 /// Text to match, read one character at a time in either direction.
@@ -202,6 +205,8 @@ pub struct Matcher<'p, 'm, T: Text> {
     pub captures: Vec<usize>,
     registers: Vec<usize>,
     stack: Vec<Backtrack>,
+    /// the most entries `stack` may hold
+    max_backtrack: usize,
     steps: u64,
     reported: u64,
     meter: &'m mut dyn FnMut(u64) -> bool,
@@ -219,6 +224,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
         prog: &'p Program,
         text: T,
         scratch: Scratch,
+        max_backtrack: usize,
         meter: &'m mut dyn FnMut(u64) -> bool,
     ) -> Self {
         let Scratch {
@@ -234,6 +240,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
             captures: vec![UNSET; (prog.groups + 1) * 2],
             registers,
             stack,
+            max_backtrack,
             steps: 0,
             reported: 0,
             meter,
@@ -364,7 +371,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
     }
 
     fn push(&mut self, entry: Backtrack) -> Result<(), MatchError> {
-        if self.stack.len() >= MAX_BACKTRACK {
+        if self.stack.len() >= self.max_backtrack {
             return Err(MatchError::BacktrackLimit);
         }
         self.stack.push(entry);

@@ -299,10 +299,10 @@ pub(crate) fn relative_end(vm: &mut Vm, v: Value, len: f64) -> JsResult<f64> {
     }
 }
 
-/// Throw RangeError once the heap passes its budget (checked every 64K steps of long loops).
+/// End the run once the heap passes its limit (checked every 64K steps of long loops).
 fn heap_guard(vm: &mut Vm, k: f64) -> JsResult<()> {
     if (k as u64) & 0xFFFF == 0xFFFF && vm.heap.bytes() > vm.limits.max_heap_bytes {
-        return Err(vm.range_error("Out of memory: heap limit reached"));
+        return Err(vm.terminate(crate::interpreter::Termination::HeapLimit));
     }
     Ok(())
 }
@@ -1038,6 +1038,7 @@ fn push_units(vm: &mut Vm, out: &mut Vec<u16>, s: crate::heap::StringId) -> JsRe
     if out.len() + n > crate::MAX_STRING_LENGTH as usize {
         return Err(vm.range_error("Invalid string length"));
     }
+    vm.grow_scratch(out, n)?;
     out.extend(vm.heap.units(s).iter());
     Ok(())
 }
@@ -1060,12 +1061,14 @@ fn join(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             if out.len() + sep.len() > crate::MAX_STRING_LENGTH as usize {
                 return Err(vm.range_error("Invalid string length"));
             }
+            vm.grow_scratch(&mut out, sep.len())?;
             out.extend_from_slice(&sep);
         }
         vm.charge(1)?;
         let v = get_at(vm, o, k)?;
         if let Some(i) = v.as_int() {
             // Fast path: an int's decimal digits are its ToString, without a heap string.
+            vm.grow_scratch(&mut out, 11)?;
             out.extend(i.to_string().bytes().map(u16::from));
         } else if !v.is_nullish() {
             let s = vm.to_string(v)?;

@@ -238,11 +238,18 @@ fn shared_buffer(vm: &mut Vm, proto: ObjectId, block: Arc<SharedBlock>) -> Objec
 
 const OUT_OF_MEMORY: &str = "Array buffer allocation failed: not enough memory";
 
-/// `len` as a byte count the heap budget can hold, or a RangeError.
+/// The largest buffer Kiln makes, whatever the heap limit (SpiderMonkey's limit too).
+const MAX_BYTE_LENGTH: f64 = (1u64 << 33) as f64;
+
+/// `len` as a byte count, checked before anything is allocated: a RangeError past
+/// [`MAX_BYTE_LENGTH`], the `HeapLimit` termination past the room the heap limit leaves.
 fn check_room(vm: &mut Vm, len: f64) -> JsResult<usize> {
-    let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
-    if len > room as f64 || len > isize::MAX as f64 {
+    if len > MAX_BYTE_LENGTH {
         return Err(vm.range_error(OUT_OF_MEMORY));
+    }
+    let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
+    if len > room as f64 {
+        return Err(vm.terminate(crate::interpreter::Termination::HeapLimit));
     }
     Ok(len as usize)
 }

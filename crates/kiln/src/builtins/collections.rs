@@ -90,7 +90,23 @@ fn mix(mut h: u64) -> u64 {
 
 impl OrderedMap {
     pub fn owned_bytes(&self) -> usize {
-        self.entries.capacity() * 24 + self.hashes.capacity() * 8 + self.index.capacity() * 24
+        // the index: a key, a bucket and a control byte per slot, at most 7/8 full
+        self.entries.capacity() * 24 + self.hashes.capacity() * 8 + self.index.capacity() * 40
+    }
+
+    /// Bytes the next insertion may allocate while the storage it replaces still exists:
+    /// the new, larger copy of each vector or index that is full (zero when none is).
+    pub fn growth_ahead(&self) -> usize {
+        let full = |len: usize, capacity: usize, bytes: usize| {
+            if len == capacity {
+                capacity.max(4) * 2 * bytes
+            } else {
+                0
+            }
+        };
+        full(self.entries.len(), self.entries.capacity(), 24)
+            + full(self.hashes.len(), self.hashes.capacity(), 8)
+            + full(self.index.len(), self.index.capacity(), 40)
     }
 
     pub fn trace(&self, out: &mut Vec<Value>) {
@@ -390,10 +406,22 @@ fn table_has(vm: &mut Vm, obj: ObjectId, key: Value) -> bool {
     with_table(vm, obj, |m, ctx| m.find(ctx, key, hash).is_some()).unwrap_or(false)
 }
 
-fn table_set(vm: &mut Vm, obj: ObjectId, key: Value, value: Value) {
+/// Add or replace an entry; ends the run when the table's storage would grow past the
+/// heap limit (checked before it grows: old and new storage both exist while it moves).
+fn table_set(vm: &mut Vm, obj: ObjectId, key: Value, value: Value) -> JsResult<()> {
+    let ahead = with_table(vm, obj, |m, _| m.growth_ahead()).unwrap_or(0);
+    if ahead > 0 {
+        vm.check_room(ahead)?;
+    }
     let (key, hash) = prepare_key(vm, key);
-    with_table(vm, obj, |m, ctx| m.set(ctx, key, value, hash));
-    vm.heap.note_growth(32);
+    // what the storage grew by: nothing unless a vector or the index reallocated
+    let grown = with_table(vm, obj, |m, ctx| {
+        let before = m.owned_bytes();
+        m.set(ctx, key, value, hash);
+        m.owned_bytes().saturating_sub(before)
+    });
+    vm.heap.note_growth(grown.unwrap_or(0));
+    Ok(())
 }
 
 fn table_remove(vm: &mut Vm, obj: ObjectId, key: Value) -> bool {
@@ -693,7 +721,7 @@ fn map_group_by(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     vm.roots.push(Value::object(map));
     for (key, values) in groups {
         let arr = vm.array_from_values(values);
-        table_set(vm, map, key, Value::object(arr));
+        table_set(vm, map, key, Value::object(arr))?;
     }
     Ok(Value::object(map))
 }
@@ -720,7 +748,7 @@ fn map_get(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 /// [Map.prototype.getOrInsert](https://tc39.es/proposal-upsert/#sec-map.prototype.getOrInsert)
 fn map_get_or_insert(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_map(vm, this, "Map.prototype.getOrInsert")?;
-    Ok(get_or_insert(vm, m, vm.arg(args, 0), vm.arg(args, 1)))
+    get_or_insert(vm, m, vm.arg(args, 0), vm.arg(args, 1))
 }
 
 /// [Map.prototype.getOrInsertComputed](https://tc39.es/proposal-upsert/#sec-map.prototype.getOrInsertComputed)
@@ -731,12 +759,12 @@ fn map_get_or_insert_computed(vm: &mut Vm, this: Value, args: Args) -> JsResult<
 }
 
 /// The entry for `key`, or a new one holding `value`.
-fn get_or_insert(vm: &mut Vm, m: ObjectId, key: Value, value: Value) -> Value {
+fn get_or_insert(vm: &mut Vm, m: ObjectId, key: Value, value: Value) -> JsResult<Value> {
     if let Some(v) = table_get(vm, m, key) {
-        return v;
+        return Ok(v);
     }
-    table_set(vm, m, key, value);
-    value
+    table_set(vm, m, key, value)?;
+    Ok(value)
 }
 
 /// The entry for `key`, or a new one holding `callback(key)`. The callback may have added
@@ -753,7 +781,7 @@ fn get_or_insert_computed(
         return Ok(v);
     }
     let value = vm.call(callback, Value::UNDEFINED, &[key])?;
-    table_set(vm, m, key, value);
+    table_set(vm, m, key, value)?;
     Ok(value)
 }
 
@@ -774,7 +802,7 @@ fn map_has(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 /// [Map.prototype.set](https://tc39.es/ecma262/#sec-map.prototype.set)
 fn map_set(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_map(vm, this, "Map.prototype.set")?;
-    table_set(vm, m, vm.arg(args, 0), vm.arg(args, 1));
+    table_set(vm, m, vm.arg(args, 0), vm.arg(args, 1))?;
     Ok(this)
 }
 
@@ -933,7 +961,7 @@ fn set_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 fn set_add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let s = this_set(vm, this, "Set.prototype.add")?;
     let v = vm.arg(args, 0);
-    table_set(vm, s, v, v);
+    table_set(vm, s, v, v)?;
     Ok(this)
 }
 
@@ -1032,24 +1060,24 @@ fn get_set_record(vm: &mut Vm, obj: Value) -> JsResult<SetRecord> {
 }
 
 /// A new Set (with %Set.prototype%) holding `values`.
-fn set_from_values(vm: &mut Vm, values: impl IntoIterator<Item = Value>) -> Value {
+fn set_from_values(vm: &mut Vm, values: impl IntoIterator<Item = Value>) -> JsResult<Value> {
     let proto = vm.intrinsics.set_prototype;
     let set = vm
         .heap
         .new_object(Some(proto), ObjectKind::Set(Box::default()));
     for v in values {
-        table_set(vm, set, v, v);
+        table_set(vm, set, v, v)?;
     }
-    Value::object(set)
+    Ok(Value::object(set))
 }
 
 /// A copy of a Set's table, as a new Set object (the result of union and friends).
-fn copy_set(vm: &mut Vm, s: ObjectId) -> ObjectId {
+fn copy_set(vm: &mut Vm, s: ObjectId) -> JsResult<ObjectId> {
     let values: Vec<Value> = table(vm, s)
         .map(|t| t.live_entries().map(|(k, _)| k).collect())
         .unwrap_or_default();
-    let result = set_from_values(vm, values);
-    result.as_object().unwrap_or(s)
+    let result = set_from_values(vm, values)?;
+    Ok(result.as_object().unwrap_or(s))
 }
 
 /// The keys iterator of a set record: GetIteratorFromMethod(set, keys).
@@ -1089,14 +1117,14 @@ fn set_union(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let s = this_set(vm, this, "Set.prototype.union")?;
     let rec = get_set_record(vm, vm.arg(args, 0))?;
     let (iter, next) = keys_iterator(vm, rec)?;
-    let result = copy_set(vm, s);
+    let result = copy_set(vm, s)?;
     vm.roots.push(Value::object(result));
     loop {
         let (v, done) = vm.iterator_step(iter, next)?;
         if done {
             return Ok(Value::object(result));
         }
-        table_set(vm, result, v, v);
+        table_set(vm, result, v, v)?;
     }
 }
 
@@ -1104,18 +1132,23 @@ fn set_union(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn set_intersection(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let s = this_set(vm, this, "Set.prototype.intersection")?;
     let rec = get_set_record(vm, vm.arg(args, 0))?;
-    let result = set_from_values(vm, []);
+    let result = set_from_values(vm, [])?;
     vm.roots.push(result);
     let Some(result) = result.as_object() else {
         return Ok(result);
     };
     if table_len(vm, s) as f64 <= rec.size {
-        each_in_this(vm, s, rec, |vm, e, in_other| {
+        // a refused insertion stops the walk and ends the run
+        let refused = each_in_this(vm, s, rec, |vm, e, in_other| {
             if in_other {
-                table_set(vm, result, e, e);
+                table_set(vm, result, e, e).err()
+            } else {
+                None
             }
-            None::<()>
         })?;
+        if let Some(refused) = refused {
+            return Err(refused);
+        }
     } else {
         let (iter, next) = keys_iterator(vm, rec)?;
         loop {
@@ -1124,7 +1157,7 @@ fn set_intersection(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
                 break;
             }
             if table_has(vm, s, v) {
-                table_set(vm, result, v, v);
+                table_set(vm, result, v, v)?;
             }
         }
     }
@@ -1135,7 +1168,7 @@ fn set_intersection(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn set_difference(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let s = this_set(vm, this, "Set.prototype.difference")?;
     let rec = get_set_record(vm, vm.arg(args, 0))?;
-    let result = copy_set(vm, s);
+    let result = copy_set(vm, s)?;
     vm.roots.push(Value::object(result));
     if table_len(vm, s) as f64 <= rec.size {
         // Walk the copy: its positions are fixed (it is pinned; only we remove from it).
@@ -1169,7 +1202,7 @@ fn set_symmetric_difference(vm: &mut Vm, this: Value, args: Args) -> JsResult<Va
     let s = this_set(vm, this, "Set.prototype.symmetricDifference")?;
     let rec = get_set_record(vm, vm.arg(args, 0))?;
     let (iter, next) = keys_iterator(vm, rec)?;
-    let result = copy_set(vm, s);
+    let result = copy_set(vm, s)?;
     vm.roots.push(Value::object(result));
     loop {
         let (v, done) = vm.iterator_step(iter, next)?;
@@ -1182,7 +1215,7 @@ fn set_symmetric_difference(vm: &mut Vm, this: Value, args: Args) -> JsResult<Va
                 table_remove(vm, result, v);
             }
         } else if !already {
-            table_set(vm, result, v, v);
+            table_set(vm, result, v, v)?;
         }
     }
 }
@@ -1289,7 +1322,7 @@ fn weakmap_get(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn weakmap_get_or_insert(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_weakmap(vm, this, "WeakMap.prototype.getOrInsert")?;
     let key = weak_key(vm, vm.arg(args, 0))?;
-    Ok(get_or_insert(vm, m, key, vm.arg(args, 1)))
+    get_or_insert(vm, m, key, vm.arg(args, 1))
 }
 
 /// [WeakMap.prototype.getOrInsertComputed](https://tc39.es/proposal-upsert/#sec-weakmap.prototype.getOrInsertComputed)
@@ -1324,7 +1357,7 @@ fn weakmap_has(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 fn weakmap_set(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let m = this_weakmap(vm, this, "WeakMap.prototype.set")?;
     let key = weak_key(vm, vm.arg(args, 0))?;
-    table_set(vm, m, key, vm.arg(args, 1));
+    table_set(vm, m, key, vm.arg(args, 1))?;
     Ok(this)
 }
 
@@ -1353,7 +1386,7 @@ fn weakset_add(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let what = vm.display(v);
         return Err(vm.type_error(format!("Invalid value used in weak set: {what}")));
     }
-    table_set(vm, s, v, Value::UNDEFINED);
+    table_set(vm, s, v, Value::UNDEFINED)?;
     Ok(this)
 }
 

@@ -384,11 +384,18 @@ impl Vm {
             if done {
                 break;
             }
+            self.grow_scratch(&mut out, 1)?;
             self.roots.push(value);
             out.push(value);
         }
         self.roots.truncate(mark);
         Ok(out)
+    }
+
+    /// Reserve the memory of an argument list of `count` values: the list, and its copy
+    /// on the value stack when it is passed to a call ([`Vm::reserve_bytes`]).
+    fn reserve_argument_list(&mut self, count: usize) -> JsResult<()> {
+        self.reserve_bytes(count.saturating_mul(2 * size_of::<Value>()))
     }
 
     /// The values of a spread argument (`f(...xs)`); arrays with the built-in iterator skip the protocol.
@@ -398,6 +405,10 @@ impl Vm {
             && let Elements::Dense(e) = &self.heap.object(o).elements
             && !e.iter().any(|v| v.is_hole())
         {
+            self.reserve_argument_list(e.len())?;
+            let Elements::Dense(e) = &self.heap.object(o).elements else {
+                unreachable!("checked above")
+            };
             return Ok(e.to_vec());
         }
         self.iterable_to_list(v)
@@ -450,6 +461,10 @@ impl Vm {
             && !e.iter().any(|v| v.is_hole())
             && self.heap.object(obj).is_array()
         {
+            self.reserve_argument_list(e.len())?;
+            let Elements::Dense(e) = &self.heap.object(obj).elements else {
+                unreachable!("checked above")
+            };
             return Ok(e.to_vec());
         }
         // Arguments objects whose layout is untouched: length in slot 0, values dense.
@@ -460,6 +475,11 @@ impl Vm {
             && e.len() == len as usize
             && !e.iter().any(|v| v.is_hole())
         {
+            self.reserve_argument_list(len as usize)?;
+            let o = self.heap.object(obj);
+            let Elements::Dense(e) = &o.elements else {
+                unreachable!("checked above")
+            };
             let mut values = e.to_vec();
             if let ObjectKind::Arguments {
                 env: Some(env),
@@ -478,6 +498,7 @@ impl Vm {
         if len > 10_000_000.0 {
             return Err(self.range_error("Too many arguments in function call"));
         }
+        self.reserve_argument_list(len as usize)?;
         let mut out = Vec::with_capacity(len as usize);
         for i in 0..len as u32 {
             out.push(self.get(v, PropertyKey::Index(i))?);

@@ -615,6 +615,8 @@ struct Serializer {
     gap: Vec<u16>,
     property_list: Option<Vec<PropertyKey>>,
     out: Vec<u16>,
+    /// bytes of `out`'s storage counted against the heap limit so far
+    counted: usize,
     /// the key "toJSON", looked up once
     to_json: PropertyKey,
 }
@@ -658,9 +660,16 @@ fn quote_json_string(out: &mut Vec<u16>, units: Units<'_>) {
 }
 
 impl Serializer {
-    fn check_length(&self, vm: &mut Vm) -> JsResult<()> {
+    /// Refuse output longer than the maximum string length, and count the output
+    /// buffer's growth against the heap limit (checked after each value).
+    fn check_length(&mut self, vm: &mut Vm) -> JsResult<()> {
         if self.out.len() > crate::MAX_STRING_LENGTH as usize {
             return Err(vm.range_error("Invalid string length"));
+        }
+        let bytes = self.out.capacity() * size_of::<u16>();
+        if bytes > self.counted {
+            vm.reserve_bytes(bytes - self.counted)?;
+            self.counted = bytes;
         }
         Ok(())
     }
@@ -855,6 +864,7 @@ pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
         gap: Vec::new(),
         property_list: None,
         out: Vec::new(),
+        counted: 0,
         to_json: vm.key("toJSON"),
     };
     // 4. A replacer function, or an array of property names.

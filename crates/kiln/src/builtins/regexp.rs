@@ -583,6 +583,10 @@ fn find(
     sticky: bool,
 ) -> JsResult<Option<MatchRecord>> {
     vm.heap.units(s); // flatten a rope
+    // the backtrack stack lives outside the heap: it may take the room the limit leaves,
+    // halved because a growing vector briefly holds its old and new storage
+    let room = vm.limits.max_heap_bytes.saturating_sub(vm.heap.bytes());
+    let max_backtrack = room / 2 / kiln_regex::BACKTRACK_ENTRY_BYTES;
     let (heap, mut fuel) = vm.heap_and_fuel();
     let input = match heap.flat_units(s) {
         Units::Utf16(u) => kiln_regex::Input::Utf16(u),
@@ -590,13 +594,20 @@ fn find(
     };
     let result = compiled
         .regex
-        .find_at(input, start, sticky, &mut |steps| fuel.charge(steps));
+        .find_at_within(input, start, sticky, max_backtrack, &mut |steps| {
+            fuel.charge(steps)
+        });
     let stopped = fuel.stopped.take();
     let m = match result {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(None),
         Err(kiln_regex::MatchError::Interrupted(_)) => {
             return Err(vm.terminate(stopped.unwrap_or(Termination::Interrupted)));
+        }
+        Err(kiln_regex::MatchError::BacktrackLimit)
+            if max_backtrack < kiln_regex::MAX_BACKTRACK =>
+        {
+            return Err(vm.terminate(Termination::HeapLimit));
         }
         Err(kiln_regex::MatchError::BacktrackLimit) => {
             return Err(
@@ -1212,6 +1223,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             Found::Array(_) => false,
         };
+        vm.grow_scratch(&mut results, 1)?;
         results.push(found);
         if !global {
             break;
@@ -1265,8 +1277,9 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             )?
         };
         if position >= next_source_position {
-            accumulated
-                .extend_from_slice(string.get(next_source_position..position).unwrap_or(&[]));
+            let kept = string.get(next_source_position..position).unwrap_or(&[]);
+            vm.grow_scratch(&mut accumulated, kept.len() + replacement.len())?;
+            accumulated.extend_from_slice(kept);
             accumulated.extend_from_slice(&replacement);
             next_source_position = position + matched_len;
         }

@@ -1107,6 +1107,7 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     let mut positions = Vec::new();
     let mut position = string_index_of(vm, string, search_string, 0);
     while let Some(p) = position {
+        vm.grow_scratch(&mut positions, 1)?;
         positions.push(p);
         if !all {
             break;
@@ -1116,6 +1117,8 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     if positions.is_empty() {
         return Ok(Value::string(string));
     }
+    // copies of both strings' units
+    vm.reserve_bytes((len_of(vm, string) + search_length) * size_of::<u16>())?;
     let string_units = vm.heap.units_vec(string);
     let search_units = vm.heap.units_vec(search_string);
     let mut end_of_last_match = 0;
@@ -1144,7 +1147,9 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
                 &template,
             )?
         };
-        result.extend_from_slice(&string_units[end_of_last_match.min(p)..p]);
+        let kept = &string_units[end_of_last_match.min(p)..p];
+        vm.grow_scratch(&mut result, kept.len() + replacement.len())?;
+        result.extend_from_slice(kept);
         result.extend_from_slice(&replacement);
         if result.len() > crate::MAX_STRING_LENGTH as usize {
             return Err(vm.range_error("Invalid string length"));

@@ -15,8 +15,9 @@
 //! 2. Collection runs only at interpreter safe points (see
 //!    `interpreter::Vm::collect_garbage`); native code that holds a value
 //!    across a call back into JavaScript keeps it on the VM's root stack.
-//! 3. `bytes` is the sum of the estimated sizes of live entries plus what was
-//!    allocated since the last collection; it is what the byte budget limits.
+//! 3. `bytes` is the sum of the estimated sizes of live entries, the arenas' spare
+//!    slots, the shape and atom tables and the VM's own storage (`external`), plus what
+//!    was allocated since the last collection; it is what the byte budget limits.
 
 pub mod string;
 
@@ -81,17 +82,32 @@ impl<T: Default> Arena<T> {
         }
     }
 
-    fn alloc(&mut self, item: T) -> u32 {
+    /// Store `item`; when the arena's storage grows, add the bytes of its new spare slots
+    /// to `grown` (the item itself is counted by the caller).
+    fn alloc(&mut self, item: T, grown: &mut usize) -> u32 {
         if let Some(i) = self.free.pop() {
             self.items[i as usize] = item;
             self.live[i as usize] = true;
             i
         } else {
+            let capacity = self.items.capacity();
             self.items.push(item);
             self.live.push(true);
             self.marks.push(false);
+            if self.items.capacity() != capacity {
+                *grown += (self.items.capacity() - capacity) * (size_of::<T>() + 2);
+            }
             (self.items.len() - 1) as u32
         }
+    }
+
+    /// Bytes the arena holds beyond its live entries' own sizes: free and spare slots,
+    /// the live and mark bits, the free list.
+    fn spare_bytes(&self) -> usize {
+        (self.items.capacity() - self.live_count()) * size_of::<T>()
+            + self.live.capacity()
+            + self.marks.capacity()
+            + self.free.capacity() * size_of::<u32>()
     }
 
     #[inline(always)]
@@ -209,8 +225,14 @@ pub struct Heap {
     atoms: AtomTable,
     /// bytes of live entries at the last collection plus allocations since
     bytes: usize,
+    /// bytes the VM holds outside the heap (value stack, frames, job queue, loaded code),
+    /// as it last reported them ([`Heap::set_external`]); part of `bytes`
+    external: usize,
     /// collect when `bytes` passes this
     next_gc: usize,
+    /// the VM's heap limit, as last given to [`Heap::limit_next_collection`]: storage the
+    /// heap sizes ahead of need (holey arrays) is sized within it
+    limit: usize,
     /// bytes of string storage written or copied (new strings, flattened ropes, copies
     /// of a string's units) that the VM has not yet charged as fuel ([`Heap::take_work`])
     work: usize,
@@ -244,7 +266,9 @@ impl Heap {
             proto_epoch: 0,
             atoms: AtomTable::default(),
             bytes: 0,
+            external: 0,
             next_gc: MIN_GC_THRESHOLD,
+            limit: usize::MAX,
             work: 0,
             collections: 0,
             gray: Vec::new(),
@@ -329,8 +353,45 @@ impl Heap {
                 .slots()
                 .flatten()
                 .map(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>())
-                .sum::<usize>();
+                .sum::<usize>()
+            + self.overhead_bytes()
+            + self.external;
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
+    }
+
+    /// Bytes the heap holds beyond its live cells' own sizes: the arenas' spare slots and
+    /// bookkeeping, the shape table, the atom table and the collector's work lists.
+    fn overhead_bytes(&self) -> usize {
+        self.objects.spare_bytes()
+            + self.strings.spare_bytes()
+            + self.symbols.spare_bytes()
+            + self.bigints.spare_bytes()
+            + self.envs.spare_bytes()
+            + self.shapes.owned_bytes()
+            + self.atoms.owned_bytes()
+            + (self.gray.capacity() + self.finalized.capacity() * 2) * size_of::<Value>()
+            + self.gray_envs.capacity() * size_of::<EnvId>()
+            + self.weak_holders.capacity() * size_of::<ObjectId>()
+    }
+
+    /// Record that the VM now holds `bytes` outside the heap (its value stack, frames, job
+    /// queue and loaded code), replacing the previous report in the byte count.
+    pub fn set_external(&mut self, bytes: usize) {
+        self.bytes = (self.bytes + bytes).saturating_sub(self.external);
+        self.external = bytes;
+    }
+
+    /// Collect no later than when the byte count passes `limit`, so that the limit is
+    /// enforced on live bytes rather than on garbage (called after each collection and
+    /// when a run starts).
+    pub fn limit_next_collection(&mut self, limit: usize) {
+        self.limit = limit;
+        self.next_gc = self.next_gc.min(limit.saturating_add(1));
+    }
+
+    /// Whether `n` more bytes fit under the heap limit now.
+    pub fn has_room(&self, n: usize) -> bool {
+        self.bytes.saturating_add(n) <= self.limit
     }
 
     pub fn stats(&self) -> HeapStats {
@@ -353,47 +414,51 @@ impl Heap {
         self.bytes >= self.next_gc
     }
 
-    /// Count `n` more bytes owned by existing cells (a vector grew).
+    /// Count `n` more bytes owned by existing cells (a vector grew), or held for a while
+    /// by native code (a string being built); the next collection counts again.
     #[inline]
     pub fn note_growth(&mut self, n: usize) {
-        self.bytes += n;
+        self.bytes = self.bytes.saturating_add(n);
     }
 
     // ---- allocation ----
 
     pub fn alloc_object(&mut self, object: Object) -> ObjectId {
         self.bytes += object_size(&object);
-        ObjectId(self.objects.alloc(object))
+        ObjectId(self.objects.alloc(object, &mut self.bytes))
     }
 
     pub fn alloc_string(&mut self, s: JsStr) -> StringId {
         self.bytes += size_of::<JsStr>() + s.payload_bytes();
         self.work += s.payload_bytes();
-        StringId(self.strings.alloc(s))
+        StringId(self.strings.alloc(s, &mut self.bytes))
     }
 
     pub fn alloc_symbol(&mut self, s: Symbol) -> SymbolId {
         self.bytes += size_of::<Symbol>();
-        SymbolId(self.symbols.alloc(s))
+        SymbolId(self.symbols.alloc(s, &mut self.bytes))
     }
 
     pub fn alloc_bigint(&mut self, b: BigInt) -> BigIntId {
         self.bytes += size_of::<BigInt>() + b.bits() as usize / 8;
-        BigIntId(self.bigints.alloc(b))
+        BigIntId(self.bigints.alloc(b, &mut self.bytes))
     }
 
     pub fn alloc_env(&mut self, parent: Option<EnvId>, size: usize) -> EnvId {
         self.bytes += size_of::<Env>() + size * size_of::<Value>();
-        EnvId(self.envs.alloc(Env {
-            parent,
-            slots: vec![Value::HOLE; size].into_boxed_slice(),
-        }))
+        EnvId(self.envs.alloc(
+            Env {
+                parent,
+                slots: vec![Value::HOLE; size].into_boxed_slice(),
+            },
+            &mut self.bytes,
+        ))
     }
 
     pub fn clone_env(&mut self, env: EnvId) -> EnvId {
         let copy = self.envs.get(env.0).clone();
         self.bytes += size_of::<Env>() + copy.slots.len() * size_of::<Value>();
-        EnvId(self.envs.alloc(copy))
+        EnvId(self.envs.alloc(copy, &mut self.bytes))
     }
 
     // ---- access ----
@@ -684,7 +749,8 @@ impl Heap {
         let envs = self
             .envs
             .sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
-        self.bytes = objects + strings + symbols + bigints + envs;
+        self.bytes =
+            objects + strings + symbols + bigints + envs + self.overhead_bytes() + self.external;
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
         self.collections += 1;
     }

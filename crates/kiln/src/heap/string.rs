@@ -236,6 +236,17 @@ impl AtomTable {
             }
         }
     }
+    /// Bytes the table's two maps hold.
+    pub fn owned_bytes(&self) -> usize {
+        self.first.capacity() * (size_of::<(u64, StringId)>() + 1)
+            + self.collisions.capacity() * (size_of::<(u64, Vec<StringId>)>() + 1)
+            + self
+                .collisions
+                .values()
+                .map(|v| v.capacity() * size_of::<StringId>())
+                .sum::<usize>()
+    }
+
     pub fn len(&self) -> usize {
         self.first.len() + self.collisions.values().map(Vec::len).sum::<usize>()
     }

@@ -389,6 +389,16 @@ impl Vm {
                     ReturnTo::Exit,
                     construct,
                 )?;
+                // A built-in calling back into JavaScript holds its values on the roots, so
+                // this is a safe point: callbacks that make garbage (`forEach`, `map`,
+                // `sort`) are collected as they go, before the heap limit is enforced.
+                if (self.heap.wants_collection() || self.heap.bytes() > self.limits.max_heap_bytes)
+                    && let Err(t) = self.collect_and_check_limit()
+                {
+                    let frame = self.pop_frame();
+                    self.stack.truncate(frame.base as usize);
+                    return Err(t);
+                }
                 // An async function gets its state and promise before its first instruction;
                 // when it awaits, the call returns that promise.
                 let kind = self.frames.last().expect("frame").code.code.kind;

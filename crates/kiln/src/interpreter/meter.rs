@@ -8,7 +8,8 @@
 //! charged at the next slow check, so a built-in that copies a whole string per call pays
 //! for it. Hidden quadratic work therefore shows up as fuel. The hot path
 //! is one subtraction and one branch ([`Vm::charge`]); every [`SLICE`] units the slow
-//! path settles the account, reads the cancellation flag and the clock.
+//! path settles the account, reads the cancellation flag and the clock, and ends a run
+//! whose heap is over its limit.
 
 use super::{Limits, Termination, Vm};
 use crate::JsResult;
@@ -144,6 +145,11 @@ impl Vm {
     #[cold]
     fn settle_meter(&mut self) -> JsResult<()> {
         self.charge_heap_work();
+        // Built-ins allocate between safe points; one that has taken the heap past its
+        // limit (garbage included: collection waits for a safe point) stops here.
+        if self.heap.bytes() > self.limits.max_heap_bytes && self.termination.is_none() {
+            return Err(self.terminate(Termination::HeapLimit));
+        }
         match settle(
             &mut self.meter,
             &self.termination,

@@ -207,6 +207,7 @@ impl Vm {
         let (script, info) = if json {
             (None, ModuleInfo::default())
         } else {
+            self.reserve_compilation(source.len())?;
             let compiled = match precompiled {
                 Some(module) => Ok(module.into_script()),
                 None => kiln_compiler::compile(&source, &key, ScriptKind::Module, true),

@@ -171,6 +171,7 @@ impl Vm {
         };
         self.ensure_can_compile_strings()?;
         let source = self.heap.string_to_rust(s);
+        self.reserve_compilation(source.len())?;
         let script = match kiln_compiler::compile_eval(&source, "<eval>", strict, scope) {
             Ok(script) => script,
             Err(e) => {

@@ -820,10 +820,17 @@ impl Heap {
         let o = self.object_mut(obj);
         match &mut o.elements {
             Elements::Dense(v) => {
-                if (len as usize) <= v.len() {
+                let current = v.len();
+                if (len as usize) <= current {
                     v.truncate(len as usize);
                     true
-                } else if (len as usize) <= DENSE_HOLES_LIMIT || len as usize <= v.len() * 4 {
+                } else if ((len as usize) <= DENSE_HOLES_LIMIT || len as usize <= current * 4)
+                    // holes ahead of need only where the heap limit has room for them
+                    && self.has_room((len as usize - current) * 8)
+                {
+                    let Elements::Dense(v) = &mut self.object_mut(obj).elements else {
+                        unreachable!("matched above")
+                    };
                     let before = v.capacity();
                     v.resize(len as usize, Value::HOLE);
                     let grown = (v.capacity() - before) * 8;

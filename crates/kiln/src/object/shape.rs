@@ -55,6 +55,22 @@ impl Default for ShapeTable {
 }
 
 impl ShapeTable {
+    /// Bytes the table holds: every shape, its transitions and its lookup table once built.
+    pub fn owned_bytes(&self) -> usize {
+        let entry = size_of::<(PropertyKey, Attrs, ShapeId)>();
+        let lookup = size_of::<(PropertyKey, (u32, Attrs))>() + 1;
+        self.shapes.capacity() * size_of::<Shape>()
+            + self.roots.capacity() * (size_of::<(Option<ObjectId>, ShapeId)>() + 1)
+            + self
+                .shapes
+                .iter()
+                .map(|s| {
+                    s.transitions.capacity() * entry
+                        + s.table.get().map_or(0, |t| t.capacity() * lookup)
+                })
+                .sum::<usize>()
+    }
+
     pub fn new() -> Self {
         let dictionary = Shape {
             parent: None,

@@ -384,6 +384,7 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
         .restore(cells, shapes)
         .map_err(|e| SnapshotError::new(SnapshotErrorKind::Corrupt, e))?;
     vm.scripts.clear();
+    vm.code_bytes = 0;
     vm.small_int_strings.fill(None);
     vm.single_unit_strings.fill(None);
     vm.megamorphic_get.clear();
