@@ -15,16 +15,18 @@
 //! F`, `if (a) if (a) x`, `a + a + a` in the compiler's walkers), one level per operator
 //! or keyword at most. So it also counts, along the path of open brackets, the operator
 //! characters and the keywords that can nest since the last `,` or `;` at each level;
-//! past [`MAX_CHAIN`] the source is refused, well before the recursive parser and the
-//! tree walkers could exhaust the compiler thread's stack (500 bytes to 1 KiB per level
-//! in the deepest of them; 256 MiB). Over-counting only refuses sooner.
+//! past [`MAX_CHAIN`] the source is refused. Without the limit a million such levels
+//! (a few megabytes of `eval`ed text) exhausted the compiler thread's 256 MiB stack and
+//! aborted the process, and even 100,000 nested arrows made the compiler hold 150 MB.
+//! Real code stays in the hundreds: the most in 2,500 files of npm packages, the
+//! TypeScript compiler among them, was 295. Over-counting only refuses sooner.
 
 /// The deepest bracket nesting the compiler accepts, and in TypeScript also the most `<`
 /// open at once.
 pub(crate) const MAX_NESTING: usize = 1000;
 
 /// The most operators and nesting keywords open along one path of brackets (see above).
-pub(crate) const MAX_CHAIN: usize = 100_000;
+pub(crate) const MAX_CHAIN: usize = 10_000;
 
 /// Keywords whose operand or body may be another of the same (`new new F`, `if (a) if
 /// (b) x`, `class A extends class B extends C {} {}`).
