@@ -389,6 +389,13 @@ impl Vm {
                     ReturnTo::Exit,
                     construct,
                 )?;
+                // The stress mode collects here too, as at function entry in the
+                // interpreter: a call from native code into JavaScript may collect, and
+                // whatever the native holds unrooted must die now to be caught.
+                #[cfg(feature = "gc-stress")]
+                if self.heap.wants_collection() {
+                    self.collect_garbage();
+                }
                 // An async function gets its state and promise before its first instruction;
                 // when it awaits, the call returns that promise.
                 let kind = self.frames.last().expect("frame").code.code.kind;
