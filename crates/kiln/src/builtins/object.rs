@@ -174,6 +174,8 @@ pub fn from_property_descriptor(vm: &mut Vm, desc: Option<PropertyDescriptor>) -
 /// [Object.assign](https://tc39.es/ecma262/#sec-object.assign)
 fn assign(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let target = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: getters of the sources run before it is written
+    vm.roots.push(Value::object(target));
     for i in 1..args.count as usize {
         let source = vm.arg(args, i);
         if source.is_nullish() {
@@ -444,8 +446,11 @@ fn from_entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::object(obj))
 }
 
+/// [Object.getOwnPropertyDescriptor](https://tc39.es/ecma262/#sec-object.getownpropertydescriptor)
 fn get_own_property_descriptor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: ToPropertyKey may run JavaScript
+    vm.roots.push(Value::object(obj));
     let key = vm.to_property_key(vm.arg(args, 1))?;
     let desc = vm.get_own_property(obj, key)?;
     from_property_descriptor(vm, desc)
@@ -522,8 +527,11 @@ fn group_by(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::object(obj))
 }
 
+/// [Object.hasOwn](https://tc39.es/ecma262/#sec-object.hasown)
 fn has_own(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: ToPropertyKey may run JavaScript
+    vm.roots.push(Value::object(obj));
     let key = vm.to_property_key(vm.arg(args, 1))?;
     Ok(Value::bool(vm.has_own_property(obj, key)?))
 }
