@@ -5,6 +5,8 @@
 //! kiln-test262 --update             ... and rewrite the passing list and scoreboard
 //! kiln-test262 --filter Array/from  only tests whose path contains the text (repeatable)
 //! kiln-test262 --feature Symbol     only tests that use the feature (repeatable)
+//! kiln-test262 --sample 8           one test in 8 of those selected, by a hash of its path
+//! kiln-test262 --sample 8:3         another eighth (hash remainder 3)
 //! kiln-test262 --failures           re-run only the failures of the last run
 //! kiln-test262 --show PATH          run one test's scenarios and print each failure message
 //! kiln-test262 --passing-list FILE  check (or --update) this list instead of conformance/test262-passing.txt
@@ -50,6 +52,8 @@ struct Options {
     workers: usize,
     passing_list: PathBuf,
     archive: PathBuf,
+    /// (n, k): run only tests whose path hash is k modulo n
+    sample: Option<(u64, u64)>,
 }
 
 fn main() -> ExitCode {
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
         passing_list: repo.join("conformance/test262-passing.txt"),
         archive: repo.join(ARCHIVE),
+        sample: None,
     };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
@@ -84,6 +89,16 @@ fn main() -> ExitCode {
             "--archive" => {
                 if let Some(file) = it.next() {
                     opts.archive = PathBuf::from(file);
+                }
+            }
+            "--sample" => {
+                let spec = it.next().unwrap_or_default();
+                match parse_sample(&spec) {
+                    Some(sample) => opts.sample = Some(sample),
+                    None => {
+                        eprintln!("kiln-test262: --sample takes N or N:K with K < N, not {spec:?}");
+                        return ExitCode::from(2);
+                    }
                 }
             }
             "--workers" => {
@@ -115,6 +130,22 @@ fn main() -> ExitCode {
         return show(&root, &path);
     }
     run_suite(&repo, &root, &opts)
+}
+
+/// `N` or `N:K` (K < N, default 0).
+fn parse_sample(spec: &str) -> Option<(u64, u64)> {
+    let (n, k) = spec.split_once(':').unwrap_or((spec, "0"));
+    let (n, k) = (n.parse::<u64>().ok()?, k.parse::<u64>().ok()?);
+    (n > 0 && k < n).then_some((n, k))
+}
+
+/// Whether `path` is in the sample: FNV-1a of the path, so the choice does not move when
+/// other tests are added or removed.
+fn in_sample(path: &str, (n, k): (u64, u64)) -> bool {
+    let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    hash % n == k
 }
 
 fn repo_root() -> PathBuf {
@@ -310,12 +341,19 @@ fn run_suite(repo: &Path, root: &Path, opts: &Options) -> ExitCode {
     } else {
         None
     };
-    let full_run =
-        opts.filters.is_empty() && opts.features.is_empty() && previous_failures.is_none();
+    let full_run = opts.filters.is_empty()
+        && opts.features.is_empty()
+        && opts.sample.is_none()
+        && previous_failures.is_none();
     let mut results = Results::default();
     let mut queue = Vec::new();
     for path in test_files(root) {
         if !opts.filters.is_empty() && !opts.filters.iter().any(|f| path.contains(f.as_str())) {
+            continue;
+        }
+        if let Some(sample) = opts.sample
+            && !in_sample(&path, sample)
+        {
             continue;
         }
         let (scenarios, skip, meta) = scenarios_of(root, &path);
@@ -690,6 +728,20 @@ fn show(root: &Path, path: &str) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn samples_partition_the_tests() {
+        assert_eq!(super::parse_sample("8"), Some((8, 0)));
+        assert_eq!(super::parse_sample("8:7"), Some((8, 7)));
+        assert_eq!(super::parse_sample("8:8"), None);
+        assert_eq!(super::parse_sample("0"), None);
+        let paths: Vec<String> = (0..1000).map(|i| format!("test/t{i}.js")).collect();
+        let counts: Vec<usize> = (0..4)
+            .map(|k| paths.iter().filter(|p| super::in_sample(p, (4, k))).count())
+            .collect();
+        assert_eq!(counts.iter().sum::<usize>(), 1000);
+        assert!(counts.iter().all(|&c| c > 200), "{counts:?}");
+    }
+
     #[test]
     fn notes_inside_the_proposals_section_do_not_end_it() {
         let text = "## Proposed language features\n# A\nalpha\n\

@@ -174,6 +174,8 @@ pub fn from_property_descriptor(vm: &mut Vm, desc: Option<PropertyDescriptor>) -
 /// [Object.assign](https://tc39.es/ecma262/#sec-object.assign)
 fn assign(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let target = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: getters of the sources run before it is written
+    vm.roots.push(Value::object(target));
     for i in 1..args.count as usize {
         let source = vm.arg(args, i);
         if source.is_nullish() {
@@ -422,7 +424,8 @@ fn from_entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = new_plain_object(vm);
     vm.roots.push(Value::object(obj));
     let (iter, next) = vm.get_iterator(iterable)?;
-    vm.roots.push(iter);
+    vm.roots.extend([iter, next]);
+    let mark = vm.roots.len();
     loop {
         let (entry, done) = vm.iterator_step(iter, next)?;
         if done {
@@ -432,7 +435,12 @@ fn from_entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
             if !entry.is_object() {
                 return Err(vm.type_error("Iterator value is not an entry object"));
             }
+            // the entry and its key may be held by no one else while getters and the
+            // key's toString run
+            vm.roots.truncate(mark);
+            vm.roots.push(entry);
             let k = vm.get(entry, PropertyKey::Index(0))?;
+            vm.roots.push(k);
             let v = vm.get(entry, PropertyKey::Index(1))?;
             let key = vm.to_property_key(k)?;
             vm.create_data_property_or_throw(obj, key, v)
@@ -444,8 +452,11 @@ fn from_entries(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::object(obj))
 }
 
+/// [Object.getOwnPropertyDescriptor](https://tc39.es/ecma262/#sec-object.getownpropertydescriptor)
 fn get_own_property_descriptor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: ToPropertyKey may run JavaScript
+    vm.roots.push(Value::object(obj));
     let key = vm.to_property_key(vm.arg(args, 1))?;
     let desc = vm.get_own_property(obj, key)?;
     from_property_descriptor(vm, desc)
@@ -522,8 +533,11 @@ fn group_by(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     Ok(Value::object(obj))
 }
 
+/// [Object.hasOwn](https://tc39.es/ecma262/#sec-object.hasown)
 fn has_own(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     let obj = vm.to_object(vm.arg(args, 0))?;
+    // a primitive's wrapper is new: ToPropertyKey may run JavaScript
+    vm.roots.push(Value::object(obj));
     let key = vm.to_property_key(vm.arg(args, 1))?;
     Ok(Value::bool(vm.has_own_property(obj, key)?))
 }
@@ -547,6 +561,9 @@ fn is_prototype_of(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Ok(Value::FALSE);
     };
     let o = vm.to_object(this)?;
+    // a primitive's wrapper is new: a proxy's getPrototypeOf trap runs JavaScript, which
+    // must not free it and hand its id to another object
+    vm.roots.push(Value::object(o));
     loop {
         match vm.get_prototype_of(v)? {
             Some(p) if p == o => return Ok(Value::TRUE),
@@ -632,6 +649,8 @@ fn value_of(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 fn define_accessor_legacy(vm: &mut Vm, this: Value, args: Args, getter: bool) -> JsResult<Value> {
     let obj = vm.to_object(this)?;
+    // a primitive's wrapper is new: ToPropertyKey may run JavaScript
+    vm.roots.push(Value::object(obj));
     let f = vm.arg(args, 1);
     if !vm.is_callable(f) {
         return Err(vm.type_error("Accessor must be a function"));
@@ -661,6 +680,9 @@ fn define_setter_legacy(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value>
 
 fn lookup_accessor(vm: &mut Vm, this: Value, args: Args, getter: bool) -> JsResult<Value> {
     let mut obj = vm.to_object(this)?;
+    // a primitive's wrapper is new, and a proxy's getPrototypeOf may return a new object:
+    // ToPropertyKey and the traps may run JavaScript
+    vm.roots.push(Value::object(obj));
     let key = vm.to_property_key(vm.arg(args, 0))?;
     loop {
         if let Some(d) = vm.get_own_property(obj, key)? {
@@ -671,7 +693,10 @@ fn lookup_accessor(vm: &mut Vm, this: Value, args: Args, getter: bool) -> JsResu
             });
         }
         match vm.get_prototype_of(obj)? {
-            Some(p) => obj = p,
+            Some(p) => {
+                obj = p;
+                vm.roots.push(Value::object(p));
+            }
             None => return Ok(Value::UNDEFINED),
         }
     }

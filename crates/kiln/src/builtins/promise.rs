@@ -255,10 +255,22 @@ impl Vm {
                 return Ok(xo);
             }
         }
+        // the new promise is rooted while resolving it runs JavaScript (a thenable's
+        // `then` getter, the capability's resolve function); the interpreter calls this
+        // too, so the roots are given back here
+        let mark = self.roots.len();
+        let result = self.promise_resolve_new(c, x);
+        self.roots.truncate(mark);
+        result
+    }
+
+    /// The part of [`Vm::promise_resolve`] that makes a new promise (left on `roots`).
+    fn promise_resolve_new(&mut self, c: Value, x: Value) -> JsResult<ObjectId> {
         if c == Value::object(self.intrinsics.promise) {
             // fast path: the resolve function of a new %Promise% capability, which no one
             // else holds, called once
             let p = self.new_promise();
+            self.roots.push(Value::object(p));
             self.resolve_promise(p, x)?;
             return Ok(p);
         }
@@ -269,8 +281,16 @@ impl Vm {
             .ok_or_else(|| self.type_error("Promise capability is not an object"))
     }
 
-    /// [NewPromiseCapability](https://tc39.es/ecma262/#sec-newpromisecapability)(C)
+    /// [NewPromiseCapability](https://tc39.es/ecma262/#sec-newpromisecapability)(C).
+    /// The capability's promise and functions are left on `roots` (callers go on to run
+    /// JavaScript before they are done with them); a caller outside a native truncates.
     pub fn new_promise_capability(&mut self, c: Value) -> JsResult<Capability> {
+        let cap = self.new_promise_capability_unrooted(c)?;
+        self.roots.extend([cap.promise, cap.resolve, cap.reject]);
+        Ok(cap)
+    }
+
+    fn new_promise_capability_unrooted(&mut self, c: Value) -> JsResult<Capability> {
         if c == Value::object(self.intrinsics.promise) {
             let p = self.new_promise();
             let (resolve, reject) = self.create_resolving_functions(p);
@@ -521,6 +541,9 @@ pub fn species_constructor(vm: &mut Vm, obj: Value, default: Value) -> JsResult<
 /// [Promise.prototype.then](https://tc39.es/ecma262/#sec-promise.prototype.then)
 fn then(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let promise = this_object(vm, this, "Promise.prototype.then", is_promise)?;
+    // `this` may be held by no one else (a native's call): SpeciesConstructor runs
+    // JavaScript
+    vm.roots.push(Value::object(promise));
     let default = Value::object(vm.intrinsics.promise);
     let c = species_constructor(vm, this, default)?;
     let cap = if c == default {

@@ -18,7 +18,13 @@
 //! 3. `bytes` is the sum of the estimated sizes of live entries, the arenas' spare
 //!    slots, the shape and atom tables and the VM's own storage (`external`), plus what
 //!    was allocated since the last collection; it is what the byte budget limits.
+//!
+//! The `gc-stress` feature ([`stress`]) checks invariants 1 and 2 as the engine runs:
+//! it collects at every safe point after an allocation and makes any use of a freed
+//! cell panic.
 
+#[cfg(feature = "gc-stress")]
+pub mod stress;
 pub mod string;
 
 use crate::object::shape::ShapeTable;
@@ -63,6 +69,15 @@ pub struct Env {
     pub slots: Box<[Value]>,
 }
 
+/// What can live in an [`Arena`]: a cell with a cheap placeholder for free slots.
+pub trait Cell: Default {
+    /// What the cell is, for reports of stale ids (`String` for a String wrapper object).
+    #[cfg(feature = "gc-stress")]
+    fn describe(&self) -> String {
+        String::new()
+    }
+}
+
 /// A typed arena with a free list and mark bits.
 #[derive(Clone)]
 pub struct Arena<T> {
@@ -70,21 +85,27 @@ pub struct Arena<T> {
     live: Vec<bool>,
     marks: Vec<bool>,
     free: Vec<u32>,
+    #[cfg(feature = "gc-stress")]
+    poison: stress::Poison,
 }
 
-impl<T: Default> Arena<T> {
+impl<T: Cell> Arena<T> {
     fn new() -> Self {
         Arena {
             items: Vec::new(),
             live: Vec::new(),
             marks: Vec::new(),
             free: Vec::new(),
+            #[cfg(feature = "gc-stress")]
+            poison: stress::Poison::new::<T>(),
         }
     }
 
     /// Store `item`; when the arena's storage grows, add the bytes of its new spare slots
     /// to `grown` (the item itself is counted by the caller).
     fn alloc(&mut self, item: T, grown: &mut usize) -> u32 {
+        #[cfg(feature = "gc-stress")]
+        self.poison.note_alloc();
         if let Some(i) = self.free.pop() {
             self.items[i as usize] = item;
             self.live[i as usize] = true;
@@ -111,18 +132,27 @@ impl<T: Default> Arena<T> {
     }
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn get(&self, i: u32) -> &T {
+        #[cfg(feature = "gc-stress")]
+        self.poison.check(i, &self.live, "read of");
         &self.items[i as usize]
     }
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn get_mut(&mut self, i: u32) -> &mut T {
+        #[cfg(feature = "gc-stress")]
+        self.poison.check(i, &self.live, "write to");
         &mut self.items[i as usize]
     }
 
     /// Set the mark bit; true if it was clear (the entry needs tracing).
     #[inline]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     fn mark(&mut self, i: u32) -> bool {
+        #[cfg(feature = "gc-stress")]
+        self.poison.check(i, &self.live, "marking reached");
         let m = &mut self.marks[i as usize];
         !std::mem::replace(m, true)
     }
@@ -130,6 +160,8 @@ impl<T: Default> Arena<T> {
     /// Free every live, unmarked entry; clear all marks. Returns the live entries' total size.
     fn sweep(&mut self, size: impl Fn(&T) -> usize) -> usize {
         let mut live_bytes = 0;
+        #[cfg(feature = "gc-stress")]
+        self.poison.start_sweep();
         for i in 0..self.items.len() {
             if !self.live[i] {
                 continue;
@@ -138,9 +170,14 @@ impl<T: Default> Arena<T> {
                 self.marks[i] = false;
                 live_bytes += size(&self.items[i]);
             } else {
+                #[cfg(feature = "gc-stress")]
+                let what = self.items[i].describe();
                 self.items[i] = T::default();
                 self.live[i] = false;
+                #[cfg(not(feature = "gc-stress"))]
                 self.free.push(i as u32);
+                #[cfg(feature = "gc-stress")]
+                self.poison.freed(i as u32, what, &mut self.free);
             }
         }
         live_bytes
@@ -176,7 +213,10 @@ impl<T: Default> Arena<T> {
     }
 
     pub fn live_count(&self) -> usize {
-        self.items.len() - self.free.len()
+        let free = self.free.len();
+        #[cfg(feature = "gc-stress")]
+        let free = free + self.poison.quarantined();
+        self.items.len() - free
     }
 
     /// Indices of live entries (for walking the heap whole).
@@ -245,6 +285,9 @@ pub struct Heap {
     /// (cleanup callback, held value) of registry cells whose target the last collection
     /// freed; the VM turns them into cleanup jobs
     pub finalized: Vec<(Value, Value)>,
+    /// when the stress mode collects next
+    #[cfg(feature = "gc-stress")]
+    stress: stress::Trigger,
 }
 
 impl Default for Heap {
@@ -275,6 +318,8 @@ impl Heap {
             gray_envs: Vec::new(),
             weak_holders: Vec::new(),
             finalized: Vec::new(),
+            #[cfg(feature = "gc-stress")]
+            stress: stress::Trigger::new(),
         };
         heap.length_atom = heap.intern("length");
         heap
@@ -411,7 +456,21 @@ impl Heap {
     /// True when enough was allocated that the next safe point should collect.
     #[inline(always)]
     pub fn wants_collection(&self) -> bool {
+        #[cfg(feature = "gc-stress")]
+        if self.stress.due(self.allocated()) {
+            return true;
+        }
         self.bytes >= self.next_gc
+    }
+
+    /// Cells allocated ever, in every arena (what the stress mode's trigger counts).
+    #[cfg(feature = "gc-stress")]
+    fn allocated(&self) -> u64 {
+        self.objects.poison.allocated
+            + self.strings.poison.allocated
+            + self.symbols.poison.allocated
+            + self.bigints.poison.allocated
+            + self.envs.poison.allocated
     }
 
     /// Count `n` more bytes owned by existing cells (a vector grew), or held for a while
@@ -464,35 +523,42 @@ impl Heap {
     // ---- access ----
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn object(&self, id: ObjectId) -> &Object {
         self.objects.get(id.0)
     }
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn object_mut(&mut self, id: ObjectId) -> &mut Object {
         self.objects.get_mut(id.0)
     }
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn env(&self, id: EnvId) -> &Env {
         self.envs.get(id.0)
     }
 
     #[inline(always)]
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn env_mut(&mut self, id: EnvId) -> &mut Env {
         self.envs.get_mut(id.0)
     }
 
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn symbol(&self, id: SymbolId) -> &Symbol {
         self.symbols.get(id.0)
     }
 
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn bigint(&self, id: BigIntId) -> &BigInt {
         self.bigints.get(id.0)
     }
 
     // ---- strings ----
 
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn string_len(&self, id: StringId) -> u32 {
         self.strings.get(id.0).len
     }
@@ -717,16 +783,48 @@ impl Heap {
     // ---- collection ----
 
     /// Mark a root value. Call for every root, then [`Heap::finish_collection`].
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn mark_value(&mut self, v: Value) {
+        #[cfg(feature = "gc-stress")]
+        self.check_held(v, "a root holds");
         self.gray.push(v);
     }
 
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn mark_env(&mut self, e: EnvId) {
+        #[cfg(feature = "gc-stress")]
+        self.envs.poison.check(e.0, &self.envs.live, "a root holds");
         self.gray_envs.push(e);
     }
 
+    #[cfg_attr(feature = "gc-stress", track_caller)]
     pub fn mark_object(&mut self, o: ObjectId) {
+        #[cfg(feature = "gc-stress")]
+        self.check_held(Value::object(o), "a root holds");
         self.gray.push(Value::object(o));
+    }
+
+    /// Panic if `v` refers to a freed cell; `holder` says who holds it.
+    #[cfg(feature = "gc-stress")]
+    #[track_caller]
+    fn check_held(&self, v: Value, holder: &str) {
+        if let Some((poison, i)) = self.freed_cell(v) {
+            poison.stale(i, holder);
+        }
+    }
+
+    /// The poison record of the arena and the index of the freed cell `v` refers to, if
+    /// it refers to one.
+    #[cfg(feature = "gc-stress")]
+    fn freed_cell(&self, v: Value) -> Option<(&stress::Poison, u32)> {
+        let (poison, live, i) = match v.kind() {
+            Kind::Object(o) => (&self.objects.poison, &self.objects.live, o.0),
+            Kind::String(s) => (&self.strings.poison, &self.strings.live, s.0),
+            Kind::Symbol(s) => (&self.symbols.poison, &self.symbols.live, s.0),
+            Kind::BigInt(b) => (&self.bigints.poison, &self.bigints.live, b.0),
+            _ => return None,
+        };
+        (!live.get(i as usize).copied().unwrap_or(true)).then_some((poison, i))
     }
 
     /// Trace from the marked roots, then free everything unreached.
@@ -753,6 +851,8 @@ impl Heap {
             objects + strings + symbols + bigints + envs + self.overhead_bytes() + self.external;
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
         self.collections += 1;
+        #[cfg(feature = "gc-stress")]
+        self.stress.collected(self.allocated());
     }
 
     fn trace(&mut self) {
@@ -764,6 +864,8 @@ impl Heap {
                     Kind::Object(o) if self.objects.mark(o.0) => {
                         let object = self.objects.get(o.0);
                         object.trace(&mut children, &mut child_envs);
+                        #[cfg(feature = "gc-stress")]
+                        self.check_children("object", o.0, &children, &child_envs);
                         if matches!(
                             object.kind,
                             ObjectKind::WeakMap(_)
@@ -794,12 +896,30 @@ impl Heap {
                     if let Some(p) = env.parent {
                         child_envs.push(p);
                     }
+                    #[cfg(feature = "gc-stress")]
+                    self.check_children("environment", e.0, &children, &child_envs);
                 }
             } else {
                 break;
             }
             self.gray.append(&mut children);
             self.gray_envs.append(&mut child_envs);
+        }
+    }
+
+    /// Panic if a cell being traced (`holder`) refers to a freed one.
+    #[cfg(feature = "gc-stress")]
+    fn check_children(&self, kind: &str, holder: u32, children: &[Value], envs: &[EnvId]) {
+        let holds = || format!("live {kind} #{holder} holds");
+        for &v in children {
+            if let Some((poison, i)) = self.freed_cell(v) {
+                poison.stale(i, &holds());
+            }
+        }
+        for e in envs {
+            if !self.envs.is_live(e.0) {
+                self.envs.poison.stale(e.0, &holds());
+            }
         }
     }
 
@@ -866,6 +986,39 @@ impl Heap {
     }
 }
 
+impl Cell for Object {
+    #[cfg(feature = "gc-stress")]
+    fn describe(&self) -> String {
+        stress::variant_name(&self.kind)
+    }
+}
+
+impl Cell for JsStr {
+    #[cfg(feature = "gc-stress")]
+    fn describe(&self) -> String {
+        let start: String = match &self.data {
+            StrData::Latin1(b) => b.iter().take(16).map(|&c| c as char).collect(),
+            StrData::Utf16(u) => char::decode_utf16(u.iter().take(16).copied())
+                .map(|c| c.unwrap_or('\u{fffd}'))
+                .collect(),
+            StrData::Rope { .. } => return format!("a rope of length {}", self.len),
+            StrData::Slice { .. } => return format!("a slice of length {}", self.len),
+        };
+        format!("{start:?} of length {}", self.len)
+    }
+}
+
+impl Cell for Symbol {}
+
+impl Cell for BigInt {}
+
+impl Cell for Env {
+    #[cfg(feature = "gc-stress")]
+    fn describe(&self) -> String {
+        format!("{} slots", self.slots.len())
+    }
+}
+
 /// The estimated size of an object and everything it owns.
 fn object_size(o: &Object) -> usize {
     size_of::<Object>() + o.owned_bytes()
@@ -904,9 +1057,12 @@ mod tests {
         heap.mark_object(kept);
         heap.finish_collection();
         assert_eq!(heap.objects.live_count(), 1);
-        // freed slots are reused
-        let c = heap.alloc_object(Object::default());
-        assert!(c == a || c == b);
+        // freed slots are reused (after a quarantine in the stress mode)
+        #[cfg(not(feature = "gc-stress"))]
+        {
+            let c = heap.alloc_object(Object::default());
+            assert!(c == a || c == b);
+        }
     }
 
     #[test]
@@ -949,6 +1105,59 @@ mod tests {
         heap.finish_collection();
         assert_eq!(heap.string_to_rust(s), "hello");
         assert_eq!(heap.objects.live_count(), 1);
+    }
+
+    #[cfg(feature = "gc-stress")]
+    #[test]
+    fn a_freed_cell_is_poisoned() {
+        let mut heap = Heap::new();
+        let kept = heap.alloc_object(Object::default());
+        let wrapper = Object {
+            kind: ObjectKind::String(heap.length_atom),
+            ..Object::default()
+        };
+        let freed = heap.alloc_object(wrapper);
+        heap.mark_object(kept);
+        heap.finish_collection();
+        // the slot is quarantined, not handed to the next allocation
+        assert_ne!(heap.alloc_object(Object::default()), freed);
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            heap.object(freed).extensible
+        }))
+        .expect_err("reading a freed object panics");
+        let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!(
+                "gc-stress: read of freed object #{} (String), freed by collection 1 of 1; at ",
+                freed.0
+            )),
+            "{message}"
+        );
+        assert!(message.contains("heap/mod.rs"), "{message}");
+    }
+
+    #[cfg(feature = "gc-stress")]
+    #[test]
+    fn a_live_cell_holding_a_freed_one_is_reported() {
+        let mut heap = Heap::new();
+        let holder = heap.alloc_object(Object::default());
+        let s = heap.alloc_str("temporary");
+        heap.mark_object(holder);
+        heap.finish_collection();
+        // a stale id stored into a live object
+        heap.object_mut(holder).slots.push(Value::string(s));
+        heap.mark_object(holder);
+        let panic =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| heap.finish_collection()))
+                .expect_err("tracing a freed string panics");
+        let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!(
+                "gc-stress: live object #{} holds freed string #{} (\"temporary\" of length 9)",
+                holder.0, s.0
+            )),
+            "{message}"
+        );
     }
 
     #[test]

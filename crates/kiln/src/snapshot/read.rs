@@ -23,7 +23,7 @@ use crate::builtins::typed_array::{ElementType, TypedArrayData};
 use crate::builtins::weak_ref::{FinalizationRegistryData, RegistryCell};
 use crate::heap::string::JsStr;
 use crate::heap::{
-    Arena, BigIntId, Env, EnvId, ObjectId, RestoredCells, StringId, Symbol, SymbolId,
+    Arena, BigIntId, Cell, Env, EnvId, ObjectId, RestoredCells, StringId, Symbol, SymbolId,
 };
 use crate::host::{Capability, CapabilityKind, HostValue, OutstandingCall, PendingCall};
 use crate::interpreter::generator::{
@@ -117,7 +117,7 @@ impl<'a> PayloadReader<'a> {
     }
 
     /// An arena written by `PayloadWriter::arena`.
-    pub fn arena<T: Default>(
+    pub fn arena<T: Cell>(
         &mut self,
         base: &mut Arena<T>,
         mut decode: impl FnMut(&mut Self) -> Read<T>,
