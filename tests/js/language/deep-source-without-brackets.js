@@ -10,15 +10,15 @@ function refused(source) {
 }
 const n = 1000000;
 print(refused("!".repeat(n) + "x"));
-// expect: nesting too deep (<eval>:1:100001)
+// expect: nesting too deep (<eval>:1:10001)
 print(refused("a=".repeat(n) + "1"));
-// expect: nesting too deep (<eval>:1:200002)
+// expect: nesting too deep (<eval>:1:20002)
 print(refused("x=>".repeat(n) + "1"));
-// expect: nesting too deep (<eval>:1:150002)
+// expect: nesting too deep (<eval>:1:15002)
 print(refused("new ".repeat(n) + "F"));
-// expect: nesting too deep (<eval>:1:400001)
+// expect: nesting too deep (<eval>:1:40001)
 print(refused("if(a)".repeat(n) + "x;"));
-// expect: nesting too deep (<eval>:1:500001)
+// expect: nesting too deep (<eval>:1:50001)
 try {
   Function("return " + "typeof ".repeat(n) + "x");
 } catch (e) {
