@@ -834,6 +834,9 @@ impl Heap {
         for a in atoms {
             self.strings.mark(a.0);
         }
+        // So are shapes, and the symbols they have as keys.
+        self.gray
+            .extend(self.shapes.symbol_keys().map(Value::symbol));
         self.trace();
         self.trace_ephemerons();
         let objects = self.objects.sweep(object_size);

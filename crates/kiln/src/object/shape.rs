@@ -11,7 +11,7 @@
 //! and their properties move to a per-object table.
 
 use super::{Attrs, PropertyKey};
-use crate::heap::ObjectId;
+use crate::heap::{ObjectId, SymbolId};
 use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
 
@@ -172,6 +172,16 @@ impl ShapeTable {
             })
             .get(&key)
             .copied()
+    }
+
+    /// The symbols that are the key of some shape. Shapes are never freed, so the
+    /// collector keeps these alive as it keeps atoms: an object's symbol-keyed property
+    /// must not end up under a new symbol that reused a freed one's slot.
+    pub fn symbol_keys(&self) -> impl Iterator<Item = SymbolId> + '_ {
+        self.shapes.iter().filter_map(|shape| match shape.key {
+            Some((PropertyKey::Symbol(symbol), _)) => Some(symbol),
+            _ => None,
+        })
     }
 
     /// Every property of shape `id` in slot (= insertion) order.
