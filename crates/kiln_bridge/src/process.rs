@@ -52,6 +52,9 @@ fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
 
 /// One worker process, from the host's side.
 struct WorkerProcess {
+    /// the process itself: its reader thread kills and reaps it, `lease` asks whether an
+    /// idle one has exited
+    child: Mutex<Child>,
     stdin: Mutex<BufWriter<ChildStdin>>,
     /// the session it serves: its lease number and sink
     serving: Mutex<Option<(u64, Sink)>>,
@@ -106,7 +109,11 @@ pub(crate) fn lease(worker: &Path, sink: Sink) -> Result<Lease, SendError> {
     let pool = pool(worker);
     let idle = {
         let mut idle = lock(&pool.idle);
-        idle.retain(|p| p.alive.load(Ordering::SeqCst));
+        // An idle worker killed a moment ago may not be known dead to its reader thread
+        // yet: ask the process itself, so the new session does not start on it.
+        idle.retain(|p| {
+            p.alive.load(Ordering::SeqCst) && matches!(lock(&p.child).try_wait(), Ok(None))
+        });
         idle.pop()
     };
     let process = match idle {
@@ -136,6 +143,7 @@ fn spawn(pool: &Arc<Pool>) -> Result<Arc<WorkerProcess>, SendError> {
         return Err(SendError("the worker process has no pipes".into()));
     };
     let process = Arc::new(WorkerProcess {
+        child: Mutex::new(child),
         stdin: Mutex::new(BufWriter::new(stdin)),
         serving: Mutex::new(None),
         alive: AtomicBool::new(true),
@@ -143,7 +151,7 @@ fn spawn(pool: &Arc<Pool>) -> Result<Arc<WorkerProcess>, SendError> {
     let (reader, pool) = (process.clone(), pool.clone());
     std::thread::Builder::new()
         .name("kiln-worker-reader".into())
-        .spawn(move || read_events(child, BufReader::new(stdout), reader, pool))
+        .spawn(move || read_events(BufReader::new(stdout), reader, pool))
         .map_err(|e| SendError(format!("cannot start a reader thread: {e}")))?;
     Ok(process)
 }
@@ -151,7 +159,6 @@ fn spawn(pool: &Arc<Pool>) -> Result<Arc<WorkerProcess>, SendError> {
 /// Forward a worker's events to the session it serves; return it to the pool when the
 /// session ends; report its death to the session when it dies.
 fn read_events(
-    mut child: Child,
     mut stdout: BufReader<std::process::ChildStdout>,
     process: Arc<WorkerProcess>,
     pool: Arc<Pool>,
@@ -171,13 +178,16 @@ fn read_events(
             if idle.len() < MAX_IDLE {
                 idle.push(process.clone());
             } else {
-                let _ = child.kill();
+                let _ = lock(&process.child).kill();
             }
         }
     }
     process.alive.store(false, Ordering::SeqCst);
-    let _ = child.kill();
-    let status = child.wait();
+    let status = {
+        let mut child = lock(&process.child);
+        let _ = child.kill();
+        child.wait()
+    };
     if let Some((_, sink)) = lock(&process.serving).take() {
         let why = match status {
             Ok(status) => describe_exit(status),
