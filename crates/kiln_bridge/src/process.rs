@@ -110,11 +110,11 @@ pub(crate) fn lease(worker: &Path, sink: Sink) -> Result<Lease, SendError> {
     let idle = {
         let mut idle = lock(&pool.idle);
         // An idle worker killed a moment ago may not be known dead to its reader thread
-        // yet: ask the process itself, so the new session does not start on it.
-        idle.retain(|p| {
+        // yet: ask the process itself, so the new session does not start on it (the dead
+        // ones popped on the way are dropped).
+        std::iter::from_fn(|| idle.pop()).find(|p| {
             p.alive.load(Ordering::SeqCst) && matches!(lock(&p.child).try_wait(), Ok(None))
-        });
-        idle.pop()
+        })
     };
     let process = match idle {
         Some(p) => p,

@@ -150,25 +150,8 @@ class EngineError(KilnError):
     KIND = "Engine"
 
 
-#: the class of each kind
-CLASSES: Dict[str, Type[KilnError]] = {
-    cls.KIND: cls
-    for cls in (
-        GuestSyntaxError,
-        GuestException,
-        OutOfFuel,
-        HeapLimit,
-        CallDepth,
-        ComputeTime,
-        HostCalls,
-        Cancelled,
-        BoundaryError,
-        SnapshotError,
-        Stalled,
-        HostError,
-        EngineError,
-    )
-}
+#: the class of each kind (every subclass of KilnError is one kind)
+CLASSES: Dict[str, Type[KilnError]] = {cls.KIND: cls for cls in KilnError.__subclasses__()}
 
 #: a failure as the native module reports it: (kind, name, message, stack, location)
 Failure = Tuple[str, str, str, str, Optional[Tuple[str, int, int, str]]]
