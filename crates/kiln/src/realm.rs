@@ -185,6 +185,8 @@ intrinsics!(
     finalization_registry_prototype,
     proxy,
     eval,
+    function_apply,
+    function_call,
     throw_type_error,
     array_prototype_values,
     array_iterator_next,
@@ -290,6 +292,17 @@ atoms!(
     anonymous = "anonymous",
     default = "default",
     lowercase_object = "[object Object]",
+    exec = "exec",
+    flags = "flags",
+    has_indices = "hasIndices",
+    global = "global",
+    ignore_case = "ignoreCase",
+    multiline = "multiline",
+    dot_all = "dotAll",
+    unicode = "unicode",
+    unicode_sets = "unicodeSets",
+    sticky = "sticky",
+    source = "source",
 );
 
 macro_rules! well_known_symbols {

@@ -1011,31 +1011,17 @@ fn to_json(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 /// [Date.prototype[@@toPrimitive]](https://tc39.es/ecma262/#sec-date.prototype-@@toprimitive)
 fn to_primitive(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
-    if !this.is_object() {
+    let Some(this) = this.as_object() else {
         return Err(vm.type_error("Date.prototype[Symbol.toPrimitive] called on a non-object"));
-    }
-    let hint = vm.arg(args, 0);
-    let hint = hint.as_string().map(|s| vm.heap.string_to_rust(s));
-    let string_first = match hint.as_deref() {
-        Some("string") | Some("default") => true,
-        Some("number") => false,
-        _ => return Err(vm.type_error("Invalid hint for Date.prototype[Symbol.toPrimitive]")),
     };
-    // OrdinaryToPrimitive(O, tryFirst)
-    let order = if string_first {
-        ["toString", "valueOf"]
+    let hint = vm.arg(args, 0).as_string();
+    let is = |vm: &mut Vm, atom| hint.is_some_and(|h| vm.heap.string_eq(h, atom));
+    let string_first = if is(vm, vm.atoms.string) || is(vm, vm.atoms.default) {
+        true
+    } else if is(vm, vm.atoms.number) {
+        false
     } else {
-        ["valueOf", "toString"]
+        return Err(vm.type_error("Invalid hint for Date.prototype[Symbol.toPrimitive]"));
     };
-    for name in order {
-        let key = vm.key(name);
-        let method = vm.get(this, key)?;
-        if vm.is_callable(method) {
-            let result = vm.call(method, this, &[])?;
-            if !result.is_object() {
-                return Ok(result);
-            }
-        }
-    }
-    Err(vm.type_error("Cannot convert object to primitive value"))
+    vm.ordinary_to_primitive(this, string_first)
 }

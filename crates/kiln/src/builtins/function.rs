@@ -25,9 +25,9 @@ pub fn init(vm: &mut Vm) {
     );
     let ctor = make_constructor(vm, "Function", function_constructor, 1, proto);
     vm.intrinsics.function = ctor;
-    vm.define_native(proto, "apply", apply, 2);
+    vm.intrinsics.function_apply = vm.define_native(proto, "apply", apply, 2);
     vm.define_native(proto, "bind", bind, 1);
-    vm.define_native(proto, "call", call, 1);
+    vm.intrinsics.function_call = vm.define_native(proto, "call", call, 1);
     vm.define_native(proto, "toString", to_string, 0);
     let has_instance = vm.new_native(has_instance, "[Symbol.hasInstance]", 1, false);
     vm.define_builtin(
@@ -114,8 +114,7 @@ fn apply(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     if list.is_nullish() {
         return vm.call(this, this_arg, &[]);
     }
-    let values = vm.create_list_from_array_like(list)?;
-    vm.call(this, this_arg, &values)
+    vm.call_with_array_like(this, this_arg, list)
 }
 
 /// [Function.prototype.call](https://tc39.es/ecma262/#sec-function.prototype.call)

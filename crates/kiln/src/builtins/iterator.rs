@@ -452,6 +452,32 @@ impl Vm {
 
     /// [CreateListFromArrayLike](https://tc39.es/ecma262/#sec-createlistfromarraylike)
     pub fn create_list_from_array_like(&mut self, v: Value) -> JsResult<Vec<Value>> {
+        let start = self.stack.len();
+        let pushed = self.push_list_from_array_like(v);
+        let values = self.stack.split_off(start);
+        pushed.map(|_| values)
+    }
+
+    /// Call(`f`, `this`, CreateListFromArrayLike(`list`)), the arguments taken from the
+    /// value stack without a copy.
+    pub(crate) fn call_with_array_like(
+        &mut self,
+        f: Value,
+        this: Value,
+        list: Value,
+    ) -> JsResult<Value> {
+        let start = self.stack.len();
+        let result = self
+            .push_list_from_array_like(list)
+            .and_then(|count| self.call_from_stack(f, this, start, count, Value::UNDEFINED));
+        self.stack.truncate(start);
+        result
+    }
+
+    /// CreateListFromArrayLike with the values pushed onto the value stack, where the
+    /// collector sees them while getters run and a call can take them as its arguments
+    /// in place; returns how many were pushed. On error the stack may hold some of them.
+    pub(crate) fn push_list_from_array_like(&mut self, v: Value) -> JsResult<usize> {
         let Some(obj) = v.as_object() else {
             return Err(self.type_error("CreateListFromArrayLike called on non-object"));
         };
@@ -465,7 +491,8 @@ impl Vm {
             let Elements::Dense(e) = &self.heap.object(obj).elements else {
                 unreachable!("checked above")
             };
-            return Ok(e.to_vec());
+            self.stack.extend_from_slice(e);
+            return Ok(e.len());
         }
         // Arguments objects whose layout is untouched: length in slot 0, values dense.
         let o = self.heap.object(obj);
@@ -480,7 +507,8 @@ impl Vm {
             let Elements::Dense(e) = &o.elements else {
                 unreachable!("checked above")
             };
-            let mut values = e.to_vec();
+            let start = self.stack.len();
+            self.stack.extend_from_slice(e);
             if let ObjectKind::Arguments {
                 env: Some(env),
                 mapped,
@@ -488,22 +516,22 @@ impl Vm {
             {
                 for (i, m) in mapped.iter().enumerate() {
                     if *m {
-                        values[i] = self.heap.env(*env).slots[i];
+                        self.stack[start + i] = self.heap.env(*env).slots[i];
                     }
                 }
             }
-            return Ok(values);
+            return Ok(len as usize);
         }
         let len = self.length_of_array_like(v)?;
         if len > 10_000_000.0 {
             return Err(self.range_error("Too many arguments in function call"));
         }
         self.reserve_argument_list(len as usize)?;
-        let mut out = Vec::with_capacity(len as usize);
         for i in 0..len as u32 {
-            out.push(self.get(v, PropertyKey::Index(i))?);
+            let value = self.get(v, PropertyKey::Index(i))?;
+            self.stack.push(value);
         }
-        Ok(out)
+        Ok(len as usize)
     }
 
     /// [LengthOfArrayLike](https://tc39.es/ecma262/#sec-lengthofarraylike)

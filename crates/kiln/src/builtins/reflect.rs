@@ -52,9 +52,8 @@ fn apply(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         return Err(vm.type_error(format!("Reflect.apply: {what} is not a function")));
     }
     // 2. Let args be ? CreateListFromArrayLike(argumentsList).
-    let list = vm.create_list_from_array_like(vm.arg(args, 2))?;
     // 4. Return ? Call(target, thisArgument, args).
-    vm.call(f, vm.arg(args, 1), &list)
+    vm.call_with_array_like(f, vm.arg(args, 1), vm.arg(args, 2))
 }
 
 /// [Reflect.construct](https://tc39.es/ecma262/#sec-reflect.construct)

@@ -24,6 +24,7 @@ use crate::JsResult;
 use crate::heap::string::Units;
 use crate::heap::{ObjectId, StringId};
 use crate::interpreter::{Args, CodeBlock, Termination, Vm};
+use crate::object::shape::ShapeId;
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
 use crate::realm::RealmId;
 use crate::value::Value;
@@ -418,12 +419,10 @@ fn regexp_constructor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> 
             (src, f)
         }
         None if pattern_is_regexp => {
-            let source_key = vm.key("source");
-            let src = vm.get(pattern, source_key)?;
+            let src = vm.get(pattern, PropertyKey::String(vm.atoms.source))?;
             vm.roots.push(src);
             let f = if flags.is_undefined() {
-                let flags_key = vm.key("flags");
-                vm.get(pattern, flags_key)?
+                vm.get(pattern, PropertyKey::String(vm.atoms.flags))?
             } else {
                 flags
             };
@@ -827,8 +826,7 @@ fn is_builtin_exec(vm: &Vm, f: Value) -> bool {
 
 /// [RegExpExec](https://tc39.es/ecma262/#sec-regexpexec)
 pub fn regexp_exec(vm: &mut Vm, r: Value, s: StringId) -> JsResult<Value> {
-    let key = vm.key("exec");
-    let f = vm.get(r, key)?;
+    let f = vm.get(r, PropertyKey::String(vm.atoms.exec))?;
     if let Some(o) = r.as_object()
         && is_builtin_exec(vm, f)
         && regexp_data(vm, o).is_some()
@@ -921,18 +919,18 @@ fn get_sticky(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 fn get_flags(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let r = this_any_object(vm, this, "RegExp.prototype.flags getter")?;
     let mut out = String::new();
+    let atoms = &vm.atoms;
     for (name, c) in [
-        ("hasIndices", 'd'),
-        ("global", 'g'),
-        ("ignoreCase", 'i'),
-        ("multiline", 'm'),
-        ("dotAll", 's'),
-        ("unicode", 'u'),
-        ("unicodeSets", 'v'),
-        ("sticky", 'y'),
+        (atoms.has_indices, 'd'),
+        (atoms.global, 'g'),
+        (atoms.ignore_case, 'i'),
+        (atoms.multiline, 'm'),
+        (atoms.dot_all, 's'),
+        (atoms.unicode, 'u'),
+        (atoms.unicode_sets, 'v'),
+        (atoms.sticky, 'y'),
     ] {
-        let key = vm.key(name);
-        let v = vm.get(Value::object(r), key)?;
+        let v = vm.get(Value::object(r), PropertyKey::String(name))?;
         if vm.to_boolean(v) {
             out.push(c);
         }
@@ -1001,12 +999,10 @@ fn escape_pattern(units: &[u16]) -> Vec<u16> {
 /// [RegExp.prototype.toString](https://tc39.es/ecma262/#sec-regexp.prototype.tostring)
 fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let r = this_any_object(vm, this, "RegExp.prototype.toString")?;
-    let source_key = vm.key("source");
-    let source = vm.get(Value::object(r), source_key)?;
+    let source = vm.get(Value::object(r), PropertyKey::String(vm.atoms.source))?;
     let p = vm.to_string(source)?;
     vm.roots.push(Value::string(p));
-    let flags_key = vm.key("flags");
-    let flags = vm.get(Value::object(r), flags_key)?;
+    let flags = vm.get(Value::object(r), PropertyKey::String(vm.atoms.flags))?;
     let f = vm.to_string(flags)?;
     let mut units: Vec<u16> = vec![b'/' as u16];
     units.extend(vm.heap.units(p).iter());
@@ -1019,10 +1015,66 @@ fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 
 /// ToString(? Get(rx, "flags")) as code units.
 fn flags_of(vm: &mut Vm, rx: Value) -> JsResult<Vec<u16>> {
-    let key = vm.key("flags");
-    let f = vm.get(rx, key)?;
+    if let Some(flags) = builtin_flags(vm, rx) {
+        return Ok(flags);
+    }
+    let f = vm.get(rx, PropertyKey::String(vm.atoms.flags))?;
     let s = vm.to_string(f)?;
     Ok(vm.heap.units_vec(s))
+}
+
+/// The value of `flags` on `rx` when reading it runs only the built-in getters: `rx` is a
+/// RegExp object whose one own property is `lastIndex`, and its prototype is
+/// %RegExp.prototype% with the `flags` getter and the eight flag getters it calls as built.
+/// Then nothing can observe the reads, and the flags come from the object's slots.
+fn builtin_flags(vm: &Vm, rx: Value) -> Option<Vec<u16>> {
+    let o = rx.as_object()?;
+    let object = vm.heap.object(o);
+    let ObjectKind::RegExp(data) = &object.kind else {
+        return None;
+    };
+    let proto = vm.intrinsics.regexp_prototype;
+    if object.proto != Some(proto)
+        || object.shape == ShapeId::DICTIONARY
+        || vm.heap.shapes.get(object.shape).len != 1
+    {
+        return None;
+    }
+    let f = data.parsed_flags;
+    let atoms = &vm.atoms;
+    let flags: [(StringId, NativeFn, bool, u8); 8] = [
+        (atoms.has_indices, get_has_indices, f.has_indices, b'd'),
+        (atoms.global, get_global, f.global, b'g'),
+        (atoms.ignore_case, get_ignore_case, f.ignore_case, b'i'),
+        (atoms.multiline, get_multiline, f.multiline, b'm'),
+        (atoms.dot_all, get_dot_all, f.dot_all, b's'),
+        (atoms.unicode, get_unicode, f.unicode, b'u'),
+        (atoms.unicode_sets, get_unicode_sets, f.unicode_sets, b'v'),
+        (atoms.sticky, get_sticky, f.sticky, b'y'),
+    ];
+    let built_in = |name: StringId, getter: NativeFn| {
+        let Some(p) = vm.heap.own_property(proto, PropertyKey::String(name)) else {
+            return false;
+        };
+        let get = match p.value.as_object().map(|a| &vm.heap.object(a).kind) {
+            Some(ObjectKind::Accessor { get, .. }) if p.attrs.is_accessor() => *get,
+            _ => return false,
+        };
+        matches!(
+            get.as_object().map(|g| &vm.heap.object(g).kind),
+            Some(ObjectKind::Native(n)) if n.func as usize == getter as usize
+        )
+    };
+    if !built_in(atoms.flags, get_flags) || !flags.iter().all(|&(n, g, ..)| built_in(n, g)) {
+        return None;
+    }
+    Some(
+        flags
+            .iter()
+            .filter(|&&(.., set, _)| set)
+            .map(|&(.., c)| c as u16)
+            .collect(),
+    )
 }
 
 fn contains(units: &[u16], c: char) -> bool {
@@ -1495,7 +1547,7 @@ fn pristine_regexp(vm: &mut Vm, rx: Value) -> Option<ObjectId> {
 /// True if `exec` looked up on `o` is the built-in one found on %RegExp.prototype% as a
 /// plain data property (so reading it has no side effects).
 fn exec_is_pristine(vm: &mut Vm, o: ObjectId) -> bool {
-    let key = vm.key("exec");
+    let key = PropertyKey::String(vm.atoms.exec);
     if vm.heap.own_property(o, key).is_some() {
         return false;
     }

@@ -132,25 +132,35 @@ impl Vm {
                 return Err(self.type_error("Symbol.toPrimitive is not a function"));
             }
             let hint_name = match hint {
-                Hint::Default => "default",
-                Hint::Number => "number",
-                Hint::String => "string",
+                Hint::Default => self.atoms.default,
+                Hint::Number => self.atoms.number,
+                Hint::String => self.atoms.string,
             };
-            let hint_value = self.intern_value(hint_name);
-            let result = self.call(exotic, v, &[hint_value])?;
+            let result = self.call(exotic, v, &[Value::string(hint_name)])?;
             if result.is_object() {
                 return Err(self.type_error("Cannot convert object to primitive value"));
             }
             return Ok(result);
         }
-        let order = if hint == Hint::String {
-            ["toString", "valueOf"]
+        self.ordinary_to_primitive(obj, hint == Hint::String)
+    }
+
+    /// [OrdinaryToPrimitive](https://tc39.es/ecma262/#sec-ordinarytoprimitive): `toString`
+    /// then `valueOf` when `string_first`, else the other way round.
+    pub fn ordinary_to_primitive(
+        &mut self,
+        obj: crate::heap::ObjectId,
+        string_first: bool,
+    ) -> JsResult<Value> {
+        let (to_string, value_of) = (self.atoms.to_string, self.atoms.value_of);
+        let order = if string_first {
+            [to_string, value_of]
         } else {
-            ["valueOf", "toString"]
+            [value_of, to_string]
         };
         for name in order {
-            let key = self.key(name);
-            let method = self.get(Value::object(obj), key)?;
+            let v = Value::object(obj);
+            let method = self.get(v, PropertyKey::String(name))?;
             if self.is_callable(method) {
                 let result = self.call(method, v, &[])?;
                 if !result.is_object() {

@@ -1154,6 +1154,10 @@ impl Vm {
         argc: usize,
         dst: u16,
     ) -> JsResult<Flow> {
+        let (f, this, start, argc) = self.unwrap_function_call(f, this, start, argc);
+        if f == Value::object(self.intrinsics.function_apply) && self.is_callable(this) {
+            return self.apply_instruction(this, start, argc, dst);
+        }
         if let Some(fobj) = f.as_object()
             && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
             && !c.code.code.kind.is_class_constructor()
@@ -1229,8 +1233,110 @@ impl Vm {
         Ok(())
     }
 
+    /// `g.call(t, ...args)` is the call `g(...args)` with `this` = `t`: unwrapped, it runs in
+    /// this loop like any call instead of re-entering the interpreter from the native `call`.
+    #[inline(always)]
+    fn unwrap_function_call(
+        &self,
+        mut f: Value,
+        mut this: Value,
+        mut start: usize,
+        mut argc: usize,
+    ) -> (Value, Value, usize, usize) {
+        while f == Value::object(self.intrinsics.function_call) && self.is_callable(this) {
+            f = this;
+            if argc == 0 {
+                this = Value::UNDEFINED;
+            } else {
+                this = self.stack[start];
+                start += 1;
+                argc -= 1;
+            }
+        }
+        (f, this, start, argc)
+    }
+
+    /// `f.apply(this, list)` from a `Call` instruction: the list's values are pushed above
+    /// the running frame and the call takes its arguments from there, so a closure runs in
+    /// this loop and no argument vector is allocated.
+    #[inline(never)]
+    fn apply_instruction(
+        &mut self,
+        f: Value,
+        start: usize,
+        argc: usize,
+        dst: u16,
+    ) -> JsResult<Flow> {
+        let this = if argc > 0 {
+            self.stack[start]
+        } else {
+            Value::UNDEFINED
+        };
+        let list = if argc > 1 {
+            self.stack[start + 1]
+        } else {
+            Value::UNDEFINED
+        };
+        let top = self.stack.len();
+        let count = if list.is_nullish() {
+            Ok(0)
+        } else {
+            self.push_list_from_array_like(list)
+        };
+        let count = match count {
+            Ok(count) => count,
+            Err(thrown) => {
+                self.stack.truncate(top);
+                return Err(thrown);
+            }
+        };
+        if let Some(fobj) = f.as_object()
+            && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
+            && !c.code.code.kind.is_class_constructor()
+        {
+            let code = c.code.clone();
+            let env = c.env;
+            let pushed = self.push_frame_from_stack(
+                code,
+                fobj,
+                env,
+                this,
+                top,
+                count,
+                Value::UNDEFINED,
+                ReturnTo::Register(dst),
+                false,
+            );
+            if let Err(thrown) = pushed {
+                self.stack.truncate(top);
+                return Err(thrown);
+            }
+            self.lower_running_frame(top);
+            self.enter_frame()?;
+            return Ok(Flow::Continue);
+        }
+        let r = self.call_from_stack(f, this, top, count, Value::UNDEFINED);
+        self.stack.truncate(top);
+        let base = self.frames.last().expect("frame").base as usize;
+        self.stack[base + dst as usize] = r?;
+        Ok(Flow::Continue)
+    }
+
+    /// Move the running frame's values down to `to`, dropping what lay between: the
+    /// arguments its caller left on the stack, already copied into the frame.
+    fn lower_running_frame(&mut self, to: usize) {
+        let frame = self.frames.last_mut().expect("frame");
+        let base = frame.base as usize;
+        let len = self.stack.len() - base;
+        self.stack.copy_within(base.., to);
+        self.stack.truncate(to + len);
+        frame.base = to as u32;
+        frame.args_at -= (base - to) as u32;
+    }
+
     /// A strict-mode tail call: the callee's frame replaces the current one.
     fn tail_call(&mut self, f: Value, this: Value, start: usize, argc: usize) -> JsResult<Flow> {
+        let (f, this, start, argc) = self.unwrap_function_call(f, this, start, argc);
         let frame = self.frames.last().expect("frame");
         let replaceable = frame.generator.is_none() && !frame.construct;
         if replaceable
@@ -1246,9 +1352,8 @@ impl Vm {
             let old = self.frames.pop().expect("frame");
             // Move the arguments down to where the old frame started.
             let old_base = old.base as usize;
-            let args: Vec<Value> = self.stack[start..start + argc].to_vec();
-            self.stack.truncate(old_base);
-            self.stack.extend_from_slice(&args);
+            self.stack.copy_within(start..start + argc, old_base);
+            self.stack.truncate(old_base + argc);
             let pushed = self.push_frame_from_stack(
                 code,
                 fobj,
@@ -1266,15 +1371,8 @@ impl Vm {
                 return Err(t);
             }
             // The new frame's registers start above the moved arguments; shift them down.
-            let frame = self.frames.last_mut().expect("frame");
-            let new_base = frame.base as usize;
-            let len = self.stack.len() - new_base;
-            self.stack.copy_within(new_base.., old_base);
-            self.stack.truncate(old_base + len);
-            let frame = self.frames.last_mut().expect("frame");
-            frame.base = old_base as u32;
-            frame.args_at -= (new_base - old_base) as u32;
-            frame.caller_realm = old.caller_realm;
+            self.lower_running_frame(old_base);
+            self.frames.last_mut().expect("frame").caller_realm = old.caller_realm;
             self.enter_frame()?;
             return Ok(Flow::Continue);
         }

@@ -127,10 +127,7 @@ impl Vm {
             _ => self.intrinsics.function_prototype,
         };
         let length = Value::int(code.code.length as i32);
-        let name = Value::string(
-            self.heap
-                .intern_units(crate::heap::string::Units::Utf16(&code.code.name)),
-        );
+        let name = Value::string(code.name);
         let closure = ObjectKind::Closure(Box::new(Closure {
             code,
             env,

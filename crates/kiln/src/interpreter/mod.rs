@@ -86,6 +86,8 @@ pub enum InlineCache {
 /// and its inline caches.
 pub struct CodeBlock {
     pub code: FunctionCode,
+    /// the function's name, interned when the script is loaded
+    pub name: StringId,
     /// index into `Vm::scripts`
     pub script: u32,
     /// the realm the code was loaded in, which it always runs in
@@ -650,8 +652,12 @@ impl Vm {
                     | kiln_bytecode::Instr::SuperCallForward { .. }
             )
         });
+        let name = self
+            .heap
+            .intern_units(crate::heap::string::Units::Utf16(&code.name));
         CodeBlock {
             code,
+            name,
             script,
             realm: self.realm,
             constants,
