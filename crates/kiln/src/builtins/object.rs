@@ -590,31 +590,35 @@ pub fn to_string(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
         _ => {}
     }
     let obj = vm.to_object(this)?;
-    let builtin_tag = if is_array(vm, Value::object(obj))? {
-        "Array"
+    let builtin = if is_array(vm, Value::object(obj))? {
+        "[object Array]"
     } else {
         match &vm.heap.object(obj).kind {
-            ObjectKind::Arguments { .. } => "Arguments",
-            ObjectKind::Closure(_) | ObjectKind::Native(_) | ObjectKind::Bound(_) => "Function",
-            ObjectKind::Proxy { callable: true, .. } => "Function",
-            ObjectKind::Error => "Error",
-            ObjectKind::Boolean(_) => "Boolean",
-            ObjectKind::Number(_) => "Number",
-            ObjectKind::String(_) => "String",
-            ObjectKind::Date(_) => "Date",
-            ObjectKind::RegExp(_) => "RegExp",
-            _ => "Object",
+            ObjectKind::Arguments { .. } => "[object Arguments]",
+            ObjectKind::Closure(_) | ObjectKind::Native(_) | ObjectKind::Bound(_) => {
+                "[object Function]"
+            }
+            ObjectKind::Proxy { callable: true, .. } => "[object Function]",
+            ObjectKind::Error => "[object Error]",
+            ObjectKind::Boolean(_) => "[object Boolean]",
+            ObjectKind::Number(_) => "[object Number]",
+            ObjectKind::String(_) => "[object String]",
+            ObjectKind::Date(_) => "[object Date]",
+            ObjectKind::RegExp(_) => "[object RegExp]",
+            _ => "[object Object]",
         }
     };
     let tag = vm.get(
         Value::object(obj),
         PropertyKey::Symbol(vm.symbols.to_string_tag),
     )?;
-    let tag = match tag.as_string() {
-        Some(s) => vm.heap.string_to_rust(s),
-        None => builtin_tag.to_string(),
+    let Some(tag) = tag.as_string() else {
+        return Ok(vm.intern_value(builtin));
     };
-    Ok(vm.string_value(&format!("[object {tag}]")))
+    let mut units: Vec<u16> = "[object ".encode_utf16().collect();
+    units.extend(vm.heap.units(tag).iter());
+    units.push(u16::from(b']'));
+    Ok(Value::string(vm.heap.alloc_units(&units)))
 }
 
 /// [IsArray](https://tc39.es/ecma262/#sec-isarray): sees through proxies.
