@@ -9,8 +9,10 @@
 //! Layout: `scope` (which bindings are captured), `compiler` (shared state,
 //! bindings, function prologues), `statement`, `expression`, `pattern`
 //! (destructuring), `class`, `function` (per-function code buffer),
-//! `nesting` (depth pre-scan), `typescript` (what is stripped, what is refused), `error`.
+//! `chain` (left-deep operator chains, walked with loops), `nesting` (depth pre-scan),
+//! `typescript` (what is stripped, what is refused), `error`.
 
+mod chain;
 mod class;
 mod compiler;
 mod dynamic;

@@ -603,3 +603,106 @@ fn agent_scripts_await_and_return_at_the_top_level() {
 }
 
 mod typescript;
+
+/// The operators of a left-associative chain nest to the left; a chain of thousands
+/// (generated code, minified bundles) compiled one recursion per link and was refused past
+/// a thousand. Each compiles in a loop, with one accumulator register.
+#[test]
+fn long_operator_chains_compile_in_a_loop() {
+    let operators = [
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<<",
+        ">>",
+        ">>>",
+        "&",
+        "|",
+        "^",
+        "==",
+        "!=",
+        "===",
+        "!==",
+        "<",
+        ">",
+        "<=",
+        ">=",
+        " in ",
+        " instanceof ",
+        "&&",
+        "||",
+        "??",
+    ];
+    for op in operators {
+        // the pre-scan allows 10,000 operator characters and keywords on one path
+        let n = 9_000 / op.trim().len().min(3);
+        let source = format!("var r = a{};", format!("{op}a").repeat(n));
+        let script = ok(&source);
+        let top = &script.functions[0];
+        assert!(
+            top.register_count < 8,
+            "{op}: {} registers",
+            top.register_count
+        );
+        assert!(top.instructions.len() > n, "{op}");
+    }
+    // conditions: `&&` and `||` become jumps, mixed in one chain
+    let condition = format!("if (a{}) f();", " && b || c".repeat(2_400));
+    assert!(ok(&condition).functions[0].register_count < 8);
+    let negated = format!("while (!(a{})) f();", " || b && c".repeat(2_400));
+    ok(&negated);
+    // mixed precedence: the right operands nest a level or two
+    ok(&format!(
+        "var r = 1{};",
+        " + 2 * 3 - 4 / 2 ** 2".repeat(1_500)
+    ));
+    // in a function's tail position and as an argument
+    ok(&format!(
+        "function f() {{ return a{}; }}",
+        " || a".repeat(4_000)
+    ));
+    ok(&format!("g(a{});", " ?? a".repeat(4_000)));
+    // TypeScript: the type checks walk the chain too
+    let typed = format!("let r: number = (a as number){};", " + a".repeat(9_000));
+    assert!(compile(&typed, "chain.ts", ScriptKind::Script, false).is_ok());
+    // a module body is searched for `await`
+    let module = format!("export const r = a{};", " || a".repeat(4_000));
+    assert!(compile(&module, "chain.mjs", ScriptKind::Module, false).is_ok());
+}
+
+#[test]
+fn chain_operands_keep_their_order_and_registers() {
+    // the leftmost operand is copied when a right operand assigns its variable
+    has("function f(x) { return x + (x = 2) + x; }", "Mov");
+    // each link writes the accumulator, the last one the destination
+    let script = ok("var r = a - b - c;");
+    let text = listing(&script);
+    assert_eq!(text.matches("Sub").count(), 2, "{text}");
+    // `a || b || c`: the first short circuit jumps past the whole run of `||`
+    let script = ok("var r = a || b || c || d;");
+    let jumps: Vec<_> = script.functions[0]
+        .instructions
+        .iter()
+        .enumerate()
+        .filter_map(|(at, i)| match i {
+            Instr::JumpIfTrue { offset, .. } => Some(at as i64 + 1 + i64::from(*offset)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(jumps.len(), 3, "{}", listing(&script));
+    assert!(
+        jumps.windows(2).all(|w| w[0] == w[1]),
+        "{}",
+        listing(&script)
+    );
+}
+
+#[test]
+fn operator_chains_past_the_pre_scan_limit_are_refused() {
+    let source = format!("var r = a{};", " + a".repeat(10_001));
+    assert_eq!(err(&source).message, "nesting too deep");
+    let source = format!("var r = a{};", " || a".repeat(5_001));
+    assert_eq!(err(&source).message, "nesting too deep");
+}
