@@ -89,6 +89,11 @@ impl Chain {
 /// or keyword past [`MAX_CHAIN`] on one path, or in TypeScript of the first `<` beyond
 /// `limit` open ones, if any.
 pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<usize> {
+    // Each bracket, `<` and counted operator or keyword takes a byte at least: a source no
+    // longer than the limits cannot pass them.
+    if source.len() <= limit.min(MAX_CHAIN) {
+        return None;
+    }
     let bytes = source.as_bytes();
     let mut chain = Chain {
         levels: vec![0],

@@ -706,3 +706,63 @@ fn operator_chains_past_the_pre_scan_limit_are_refused() {
     let source = format!("var r = a{};", " || a".repeat(5_001));
     assert_eq!(err(&source).message, "nesting too deep");
 }
+
+/// Sources short enough to be compiled on the calling thread (`INLINE_SOURCE_LIMIT`) fit
+/// in `INLINE_STACK` however they nest: each shape here nests as deep as its length allows
+/// (an overflow would abort the test run).
+#[test]
+fn small_sources_compile_within_the_inline_stack() {
+    let n = crate::INLINE_SOURCE_LIMIT;
+    // `open` repeated, `middle`, `close` repeated: as many levels as fit in `bytes`
+    let nest_in = |bytes: usize, open: &str, middle: &str, close: &str| {
+        let k = (bytes - middle.len()) / (open.len() + close.len());
+        format!("{}{middle}{}", open.repeat(k), close.repeat(k))
+    };
+    let nest = |open: &str, middle: &str, close: &str| nest_in(n, open, middle, close);
+    let shapes = [
+        nest("(", "1", ")"),
+        nest("[", "", "]"),
+        nest_in(n - 2, "[", "", "]") + "=x",
+        nest("x={a:", "1", "}"),
+        nest("!", "x", ""),
+        nest("- ", "x", ""),
+        nest("typeof ", "x", ""),
+        nest("a=", "1", ""),
+        nest("x=>", "1", ""),
+        nest("async x=>", "1", ""),
+        nest("a?", "1", ":1"),
+        nest("a**", "a", ""),
+        nest("f(", "", ")"),
+        nest("new ", "F", ""),
+        nest("if(a)", "x;", ""),
+        nest("a:", "x;", ""),
+        nest("with(a)", "x;", ""),
+        nest("{", "", "}"),
+        nest("try{", "", "}finally{}"),
+        nest("function f(){", "", "}"),
+        nest("(class extends ", "B", "{})"),
+        nest("`${", "1", "}`"),
+        format!("[{}]", nest_in(n - 2, "...[", "", "]")),
+        nest("", "f", "()"),
+        nest("", "a", ".b"),
+        nest("", "a", "[0]"),
+        nest("", "a", "+a"),
+        nest("", "a", "||a"),
+        format!("if(a){{}}{}", "else if(a){}".repeat((n - 7) / 12)),
+        format!("function*g(){{{}1}}", "yield ".repeat((n - 16) / 6)),
+    ];
+    let compiled = std::thread::Builder::new()
+        .stack_size(crate::INLINE_STACK)
+        .spawn(move || {
+            for source in &shapes {
+                assert!(source.len() <= n, "{source}");
+                // a result or an error: either way the stack held
+                let _ = compile(source, "small.js", ScriptKind::Script, false);
+            }
+            shapes.len()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(compiled, 30);
+}
