@@ -14,17 +14,42 @@ use oxc_ast::ast::{BinaryExpression, Expression, LogicalExpression};
 use oxc_ast_visit::Visit;
 use oxc_syntax::operator::LogicalOperator;
 
+/// The links of a chain, innermost first. Most operators are not in a chain: one link is
+/// kept without allocating.
+pub(crate) enum Links<'e, T> {
+    One([&'e T; 1]),
+    Many(Vec<&'e T>),
+}
+
+impl<'e, T> std::ops::Deref for Links<'e, T> {
+    type Target = [&'e T];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Links::One(one) => one,
+            Links::Many(many) => many,
+        }
+    }
+}
+
 /// `top` and the binary operators nested in its left operand, innermost first: the links
 /// of `((a + b) - c) * d` are `a + b`, `… - c`, `… * d`.
-pub(crate) fn binary_links<'e, 'a>(top: &'e BinaryExpression<'a>) -> Vec<&'e BinaryExpression<'a>> {
+pub(crate) fn binary_links<'e, 'a>(
+    top: &'e BinaryExpression<'a>,
+) -> Links<'e, BinaryExpression<'a>> {
+    let Expression::BinaryExpression(first) = &top.left else {
+        return Links::One([top]);
+    };
+    let mut inner: &'e BinaryExpression<'a> = first;
     let mut links = vec![top];
-    let mut left = &top.left;
-    while let Expression::BinaryExpression(inner) = left {
+    loop {
         links.push(inner);
-        left = &inner.left;
+        match &inner.left {
+            Expression::BinaryExpression(next) => inner = next,
+            _ => break,
+        }
     }
     links.reverse();
-    links
+    Links::Many(links)
 }
 
 /// `top` and the logical operators nested in its left operand, innermost first; with
@@ -33,17 +58,28 @@ pub(crate) fn binary_links<'e, 'a>(top: &'e BinaryExpression<'a>) -> Vec<&'e Bin
 pub(crate) fn logical_links<'e, 'a>(
     top: &'e LogicalExpression<'a>,
     through_coalesce: bool,
-) -> Vec<&'e LogicalExpression<'a>> {
+) -> Links<'e, LogicalExpression<'a>> {
+    let in_chain = |e: &'e Expression<'a>| match e {
+        Expression::LogicalExpression(l)
+            if through_coalesce || l.operator != LogicalOperator::Coalesce =>
+        {
+            Some(&**l)
+        }
+        _ => None,
+    };
+    let Some(mut inner) = in_chain(&top.left) else {
+        return Links::One([top]);
+    };
     let mut links = vec![top];
-    let mut left = &top.left;
-    while let Expression::LogicalExpression(inner) = left
-        && (through_coalesce || inner.operator != LogicalOperator::Coalesce)
-    {
+    loop {
         links.push(inner);
-        left = &inner.left;
+        match in_chain(&inner.left) {
+            Some(next) => inner = next,
+            None => break,
+        }
     }
     links.reverse();
-    links
+    Links::Many(links)
 }
 
 /// A visitor's `visit_binary_expression` without recursion per link: the leftmost operand,
@@ -53,7 +89,7 @@ pub(crate) fn logical_links<'e, 'a>(
 pub(crate) fn visit_binary<'a, V: Visit<'a>>(visitor: &mut V, top: &BinaryExpression<'a>) {
     let links = binary_links(top);
     visitor.visit_expression(&links[0].left);
-    for link in links {
+    for link in links.iter() {
         visitor.visit_expression(&link.right);
     }
 }
@@ -63,7 +99,7 @@ pub(crate) fn visit_binary<'a, V: Visit<'a>>(visitor: &mut V, top: &BinaryExpres
 pub(crate) fn visit_logical<'a, V: Visit<'a>>(visitor: &mut V, top: &LogicalExpression<'a>) {
     let links = logical_links(top, true);
     visitor.visit_expression(&links[0].left);
-    for link in links {
+    for link in links.iter() {
         visitor.visit_expression(&link.right);
     }
 }
