@@ -101,7 +101,11 @@ fn compile_with_scope(
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
     if source.len() <= INLINE_SOURCE_LIMIT {
-        return compile_on_this_thread(source, source_name, kind, strict, scope);
+        // A panic is an internal error here too, as it is on the compiler thread.
+        return std::panic::catch_unwind(|| {
+            compile_on_this_thread(source, source_name, kind, strict, scope)
+        })
+        .unwrap_or_else(|_| Err(CompileError::new("internal compiler error", 0)));
     }
     let job = Job {
         source: source.to_string(),
