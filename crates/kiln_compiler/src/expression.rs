@@ -14,6 +14,7 @@ use oxc_syntax::operator::{
     AssignmentOperator, BinaryOperator, LogicalOperator, UnaryOperator, UpdateOperator,
 };
 
+use crate::chain::{binary_links, logical_links};
 use crate::compiler::{Compiler, defines_static_name, is_anonymous_function};
 use crate::error::CompileError;
 use crate::function::{Loc, R, decode_lone_surrogates, utf16};
@@ -344,25 +345,7 @@ impl<'a> Compiler<'a> {
                 self.pos(p.span);
                 self.emit(Instr::HasPrivate { dst, obj, key });
             }
-            Expression::LogicalExpression(l) => {
-                self.expr(&l.left, dst)?;
-                let j = match l.operator {
-                    LogicalOperator::And => self.emit(Instr::JumpIfFalse {
-                        src: dst,
-                        offset: 0,
-                    }),
-                    LogicalOperator::Or => self.emit(Instr::JumpIfTrue {
-                        src: dst,
-                        offset: 0,
-                    }),
-                    LogicalOperator::Coalesce => self.emit(Instr::JumpIfNotNullish {
-                        src: dst,
-                        offset: 0,
-                    }),
-                };
-                self.expr(&l.right, dst)?;
-                self.fs.patch_here(j);
-            }
+            Expression::LogicalExpression(l) => self.logical(l, dst)?,
             Expression::ConditionalExpression(c) => {
                 let else_jumps = self.jump_if_false(&c.test)?;
                 self.expr(&c.consequent, dst)?;
@@ -489,81 +472,145 @@ impl<'a> Compiler<'a> {
 
     /// Jumps taken when `e` is falsy (falls through when truthy).
     pub(crate) fn jump_if_false(&mut self, e: &Expression<'a>) -> R<Vec<usize>> {
+        self.jump_if(e, false)
+    }
+
+    /// Jumps taken when ToBoolean(`e`) is `when`; falls through otherwise.
+    fn jump_if(&mut self, e: &Expression<'a>, when: bool) -> R<Vec<usize>> {
         self.enter(e.span())?;
         let result = match e {
-            Expression::ParenthesizedExpression(p) => self.jump_if_false(&p.expression),
-            Expression::BooleanLiteral(b) if b.value => Ok(Vec::new()),
+            Expression::ParenthesizedExpression(p) => self.jump_if(&p.expression, when),
+            Expression::BooleanLiteral(b) if b.value != when => Ok(Vec::new()),
             Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => {
-                self.jump_if_true(&u.argument)
+                self.jump_if(&u.argument, !when)
             }
-            Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
-                let mut jumps = self.jump_if_false(&l.left)?;
-                jumps.extend(self.jump_if_false(&l.right)?);
-                Ok(jumps)
-            }
-            Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
-                let to_true = self.jump_if_true(&l.left)?;
-                let jumps = self.jump_if_false(&l.right)?;
-                self.fs.patch_all_here(&to_true);
-                Ok(jumps)
+            Expression::LogicalExpression(l) if l.operator != LogicalOperator::Coalesce => {
+                self.logical_jumps(l, when)
             }
             _ => {
                 let mark = self.fs.mark();
                 let r = self.expr_reg(e)?;
                 self.fs.release(mark);
-                Ok(vec![self.emit(Instr::JumpIfFalse { src: r, offset: 0 })])
+                Ok(vec![self.emit(if when {
+                    Instr::JumpIfTrue { src: r, offset: 0 }
+                } else {
+                    Instr::JumpIfFalse { src: r, offset: 0 }
+                })])
             }
         };
         self.leave();
         result
     }
 
-    /// Jumps taken when `e` is truthy.
-    pub(crate) fn jump_if_true(&mut self, e: &Expression<'a>) -> R<Vec<usize>> {
-        self.enter(e.span())?;
-        let result = match e {
-            Expression::ParenthesizedExpression(p) => self.jump_if_true(&p.expression),
-            Expression::UnaryExpression(u) if u.operator == UnaryOperator::LogicalNot => {
-                self.jump_if_false(&u.argument)
+    /// The jumps of a condition made of `&&` and `||`, taken when its value is `when`;
+    /// the chain in its left operand is compiled in a loop (see `chain.rs`).
+    ///
+    /// A link `l op r` asked for jumps on `when` compiles `l` for jumps on false (`&&`)
+    /// or true (`||`). Those jumps are the link's own when they go the same way; otherwise
+    /// they land just past `r`, where the link's outcome is the fall-through one. `r` is
+    /// compiled for jumps on `when`, which are the link's.
+    fn logical_jumps(&mut self, top: &LogicalExpression<'a>, when: bool) -> R<Vec<usize>> {
+        let links = logical_links(top, false);
+        let left_when = |op: LogicalOperator| op == LogicalOperator::Or;
+        let mut jumps = self.jump_if(&links[0].left, left_when(links[0].operator))?;
+        for (i, link) in links.iter().enumerate() {
+            // what the enclosing link (or the caller, for the outermost) asks of this one
+            let link_when = links
+                .get(i + 1)
+                .map_or(when, |outer| left_when(outer.operator));
+            let (mut own, past_right) = if left_when(link.operator) == link_when {
+                (jumps, Vec::new())
+            } else {
+                (Vec::new(), jumps)
+            };
+            own.extend(self.jump_if(&link.right, link_when)?);
+            self.fs.patch_all_here(&past_right);
+            jumps = own;
+        }
+        Ok(jumps)
+    }
+
+    /// `a && b`, `a || b`, `a ?? b`, with the logical operators nested in the left operand
+    /// compiled in a loop (see `chain.rs`). Each link leaves its value in `dst`; a link that
+    /// short-circuits jumps past its right operand, or past a run of links with the same
+    /// operator, which would each short-circuit on the same value.
+    fn logical(&mut self, top: &LogicalExpression<'a>, dst: Reg) -> R<()> {
+        let links = logical_links(top, true);
+        self.expr(&links[0].left, dst)?;
+        let mut short_circuits = Vec::new();
+        for (i, link) in links.iter().enumerate() {
+            short_circuits.push(self.emit(match link.operator {
+                LogicalOperator::And => Instr::JumpIfFalse {
+                    src: dst,
+                    offset: 0,
+                },
+                LogicalOperator::Or => Instr::JumpIfTrue {
+                    src: dst,
+                    offset: 0,
+                },
+                LogicalOperator::Coalesce => Instr::JumpIfNotNullish {
+                    src: dst,
+                    offset: 0,
+                },
+            }));
+            self.expr(&link.right, dst)?;
+            if links
+                .get(i + 1)
+                .is_none_or(|next| next.operator != link.operator)
+            {
+                self.fs.patch_all_here(&short_circuits);
+                short_circuits.clear();
             }
-            Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
-                let mut jumps = self.jump_if_true(&l.left)?;
-                jumps.extend(self.jump_if_true(&l.right)?);
-                Ok(jumps)
-            }
-            Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
-                let to_false = self.jump_if_false(&l.left)?;
-                let jumps = self.jump_if_true(&l.right)?;
-                self.fs.patch_all_here(&to_false);
-                Ok(jumps)
-            }
-            _ => {
-                let mark = self.fs.mark();
-                let r = self.expr_reg(e)?;
-                self.fs.release(mark);
-                Ok(vec![self.emit(Instr::JumpIfTrue { src: r, offset: 0 })])
-            }
-        };
-        self.leave();
-        result
+        }
+        Ok(())
     }
 
     // ---- operators ----
 
+    /// A binary operator, and the ones nested in its left operand: a left-associative
+    /// chain (`a + b - c * d + e`, a generated `"a" + "a" + … + "a"` of thousands of
+    /// terms) nests to the left, so its links are compiled in a loop, innermost first,
+    /// each into one accumulator; only the right operands recurse. (`**` nests to the
+    /// right and still recurses.)
     fn binary(&mut self, b: &BinaryExpression<'a>, dst: Reg) -> R<()> {
-        if b.operator == BinaryOperator::Addition
-            && let Some(imm) = small_int(&b.right)
-        {
-            let lhs = self.expr_reg(&b.left)?;
-            self.pos(b.span);
-            self.emit(Instr::AddImm { dst, lhs, imm });
-            return Ok(());
-        }
-        let lhs = self.expr_reg_before(&b.left, &[&b.right])?;
-        let rhs = self.expr_reg(&b.right)?;
-        self.pos(b.span);
-        if let Some(i) = binary_instr(b.operator, dst, lhs, rhs) {
-            self.emit(i);
+        let links = binary_links(b);
+        // The running value of the chain; the last link writes `dst`, which may be a
+        // variable's own register and so is written only once every operand has been read.
+        let acc = if links.len() > 1 {
+            self.fs.alloc()?
+        } else {
+            dst
+        };
+        let mark = self.fs.mark();
+        let mut lhs = None;
+        for (i, link) in links.iter().enumerate() {
+            let target = if i + 1 == links.len() { dst } else { acc };
+            if link.operator == BinaryOperator::Addition
+                && let Some(imm) = small_int(&link.right)
+            {
+                let lhs = match lhs {
+                    Some(r) => r,
+                    None => self.expr_reg(&link.left)?,
+                };
+                self.pos(link.span);
+                self.emit(Instr::AddImm {
+                    dst: target,
+                    lhs,
+                    imm,
+                });
+            } else {
+                let lhs = match lhs {
+                    Some(r) => r,
+                    None => self.expr_reg_before(&link.left, &[&link.right])?,
+                };
+                let rhs = self.expr_reg(&link.right)?;
+                self.pos(link.span);
+                if let Some(i) = binary_instr(link.operator, target, lhs, rhs) {
+                    self.emit(i);
+                }
+            }
+            self.fs.release(mark);
+            lhs = Some(target);
         }
         Ok(())
     }

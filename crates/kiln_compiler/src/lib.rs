@@ -9,8 +9,10 @@
 //! Layout: `scope` (which bindings are captured), `compiler` (shared state,
 //! bindings, function prologues), `statement`, `expression`, `pattern`
 //! (destructuring), `class`, `function` (per-function code buffer),
-//! `nesting` (depth pre-scan), `typescript` (what is stripped, what is refused), `error`.
+//! `chain` (left-deep operator chains, walked with loops), `nesting` (depth pre-scan),
+//! `typescript` (what is stripped, what is refused), `error`.
 
+mod chain;
 mod class;
 mod compiler;
 mod dynamic;
@@ -45,6 +47,19 @@ use function::R;
 /// recurse once per nesting level of the source.
 const COMPILER_STACK: usize = 256 * 1024 * 1024;
 
+/// Sources of at most this many bytes are compiled on the calling thread. Nothing in them
+/// nests deeper than their length, so their compilation needs little stack (less than
+/// [`INLINE_STACK`], checked by `tests::small_sources_compile_within_the_inline_stack`);
+/// larger ones go to the compiler thread, whose stack holds the deepest nesting the
+/// pre-scan lets through. Handing a job to that thread and back costs two thread
+/// wake-ups, about 10 µs, several times the cost of compiling `1+1`.
+const INLINE_SOURCE_LIMIT: usize = 256;
+
+/// The native stack compiling a source of [`INLINE_SOURCE_LIMIT`] bytes may use, which the
+/// calling thread must have to spare (a test build compiles the deepest in half of it).
+#[cfg_attr(not(test), allow(dead_code))]
+const INLINE_STACK: usize = 512 * 1024;
+
 /// Compile `source` as a script (sloppy unless it opens with `"use strict"` or
 /// `strict` is set), a module, or eval code. A script, module or agent script whose
 /// `source_name` ends in `.ts`, `.mts` or `.cts` is TypeScript: its types are stripped,
@@ -69,13 +84,7 @@ pub fn compile_eval(
     strict: bool,
     scope: &EvalScope,
 ) -> Result<Script, CompileError> {
-    compile_with_scope(
-        source,
-        source_name,
-        ScriptKind::Eval,
-        strict,
-        Some(scope.clone()),
-    )
+    compile_with_scope(source, source_name, ScriptKind::Eval, strict, Some(scope))
 }
 
 fn compile_with_scope(
@@ -83,7 +92,7 @@ fn compile_with_scope(
     source_name: &str,
     kind: ScriptKind,
     strict: bool,
-    scope: Option<EvalScope>,
+    scope: Option<&EvalScope>,
 ) -> Result<Script, CompileError> {
     // (a `.tsx` name is refused when the source is parsed)
     let typescript =
@@ -91,12 +100,19 @@ fn compile_with_scope(
     if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING, typescript) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
+    if source.len() <= INLINE_SOURCE_LIMIT {
+        // A panic is an internal error here too, as it is on the compiler thread.
+        return std::panic::catch_unwind(|| {
+            compile_on_this_thread(source, source_name, kind, strict, scope)
+        })
+        .unwrap_or_else(|_| Err(CompileError::new("internal compiler error", 0)));
+    }
     let job = Job {
         source: source.to_string(),
         source_name: source_name.to_string(),
         kind,
         strict,
-        scope: scope.map(Box::new),
+        scope: scope.map(|s| Box::new(s.clone())),
     };
     match compile_on_worker(job) {
         Ok(result) => result,
@@ -226,6 +242,16 @@ fn contains_arguments(semantic: &oxc_semantic::Semantic<'_>) -> bool {
         })
 }
 
+thread_local! {
+    /// The arena of this thread's syntax trees, reset after each compilation and used
+    /// again: a new one per compilation allocated and freed its chunks each time.
+    static ARENA: std::cell::Cell<Option<Allocator>> = const { std::cell::Cell::new(None) };
+}
+
+/// An arena that grew past this many bytes (compiling a large source) is freed after
+/// the compilation instead of kept for the next.
+const KEPT_ARENA_BYTES: usize = 1024 * 1024;
+
 fn compile_on_this_thread(
     source: &str,
     source_name: &str,
@@ -233,7 +259,24 @@ fn compile_on_this_thread(
     strict: bool,
     eval_scope: Option<&EvalScope>,
 ) -> Result<Script, CompileError> {
-    let allocator = Allocator::default();
+    // (taken, not borrowed: a compilation that panics leaves no arena behind)
+    let mut allocator = ARENA.take().unwrap_or_default();
+    let result = compile_in(&allocator, source, source_name, kind, strict, eval_scope);
+    if allocator.capacity() <= KEPT_ARENA_BYTES {
+        allocator.reset();
+        ARENA.set(Some(allocator));
+    }
+    result
+}
+
+fn compile_in(
+    allocator: &Allocator,
+    source: &str,
+    source_name: &str,
+    kind: ScriptKind,
+    strict: bool,
+    eval_scope: Option<&EvalScope>,
+) -> Result<Script, CompileError> {
     let is_typescript = kind != ScriptKind::Eval
         && typescript::is_typescript(source_name).map_err(|e| e.locate(source))?;
     // An agent script is parsed with the module goal (strict, `await` at the top level)
@@ -248,7 +291,7 @@ fn compile_on_this_thread(
         allow_return_outside_function: kind == ScriptKind::Agent,
         ..ParseOptions::default()
     };
-    let parsed = Parser::new(&allocator, source, source_type)
+    let parsed = Parser::new(allocator, source, source_type)
         .with_options(options)
         .parse();
     if let Some(d) = parsed
@@ -272,7 +315,7 @@ fn compile_on_this_thread(
         // Eval code inherits strictness from its caller: a synthetic directive (empty span,
         // first, so it never becomes the completion value) makes the early errors of strict
         // code apply.
-        let builder = oxc_ast::builder::AstBuilder::new(&allocator);
+        let builder = oxc_ast::builder::AstBuilder::new(allocator);
         let literal = StringLiteral::new(Span::empty(0), "use strict", None, &builder);
         let directive = Directive::new(Span::empty(0), literal, "use strict", &builder);
         program.directives.insert(0, directive);

@@ -105,6 +105,12 @@ struct AwaitFinder {
 }
 
 impl<'a> Visit<'a> for AwaitFinder {
+    fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+        crate::chain::visit_binary(self, it);
+    }
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        crate::chain::visit_logical(self, it);
+    }
     fn visit_function(&mut self, _it: &Function<'a>, _flags: ScopeFlags) {}
     fn visit_arrow_function_expression(&mut self, _it: &ArrowFunctionExpression<'a>) {}
     fn visit_property_definition(&mut self, it: &PropertyDefinition<'a>) {

@@ -12,8 +12,10 @@
 //! so only a statement with a thousand comparisons at one level would be refused.
 //!
 //! Operators nest without brackets too (`!!!!x`, `a = a = a`, `x => x => x`, `new new
-//! F`, `if (a) if (a) x`, `a + a + a` in the compiler's walkers), one level per operator
-//! or keyword at most. So it also counts, along the path of open brackets, the operator
+//! F`, `if (a) if (a) x`, `a ** a ** a`), one level per operator or keyword at most. A
+//! left-associative chain (`a + a + a`, `a || a || a`) is parsed with a loop and walked
+//! with one by the compiler (see `chain.rs`), but oxc's semantic pass recurses once per
+//! link, so its operators are counted as well. So it also counts, along the path of open brackets, the operator
 //! characters and the keywords that can nest since the last `,` or `;` at each level;
 //! past [`MAX_CHAIN`] the source is refused. Without the limit a million such levels
 //! (a few megabytes of `eval`ed text) exhausted the compiler thread's 256 MiB stack and
@@ -87,6 +89,11 @@ impl Chain {
 /// or keyword past [`MAX_CHAIN`] on one path, or in TypeScript of the first `<` beyond
 /// `limit` open ones, if any.
 pub(crate) fn too_deep(source: &str, limit: usize, typescript: bool) -> Option<usize> {
+    // Each bracket, `<` and counted operator or keyword takes a byte at least: a source no
+    // longer than the limits cannot pass them.
+    if source.len() <= limit.min(MAX_CHAIN) {
+        return None;
+    }
     let bytes = source.as_bytes();
     let mut chain = Chain {
         levels: vec![0],

@@ -160,6 +160,12 @@ impl Collector<'_> {
 }
 
 impl<'a> Visit<'a> for Collector<'_> {
+    fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+        crate::chain::visit_binary(self, it);
+    }
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        crate::chain::visit_logical(self, it);
+    }
     /// TypeScript types never run (`typeof this.x` names no `this`).
     fn visit_ts_type(&mut self, _it: &TSType<'a>) {}
 
@@ -350,6 +356,12 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
         scoping: &'s Scoping,
     }
     impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+            crate::chain::visit_binary(self, it);
+        }
+        fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+            crate::chain::visit_logical(self, it);
+        }
         fn visit_catch_clause(&mut self, it: &CatchClause<'a>) {
             if let Some(param) = &it.param
                 && let BindingPattern::BindingIdentifier(id) = &param.pattern
@@ -510,6 +522,12 @@ pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
         }
     }
     impl<'a> Visit<'a> for Collect<'_> {
+        fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+            crate::chain::visit_binary(self, it);
+        }
+        fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+            crate::chain::visit_logical(self, it);
+        }
         fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
             if self.enter(it.scope_id.get(), false) {
                 walk::walk_function(self, it, flags);

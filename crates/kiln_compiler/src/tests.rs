@@ -603,3 +603,166 @@ fn agent_scripts_await_and_return_at_the_top_level() {
 }
 
 mod typescript;
+
+/// The operators of a left-associative chain nest to the left; a chain of thousands
+/// (generated code, minified bundles) compiled one recursion per link and was refused past
+/// a thousand. Each compiles in a loop, with one accumulator register.
+#[test]
+fn long_operator_chains_compile_in_a_loop() {
+    let operators = [
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<<",
+        ">>",
+        ">>>",
+        "&",
+        "|",
+        "^",
+        "==",
+        "!=",
+        "===",
+        "!==",
+        "<",
+        ">",
+        "<=",
+        ">=",
+        " in ",
+        " instanceof ",
+        "&&",
+        "||",
+        "??",
+    ];
+    for op in operators {
+        // the pre-scan allows 10,000 operator characters and keywords on one path
+        let n = 9_000 / op.trim().len().min(3);
+        let source = format!("var r = a{};", format!("{op}a").repeat(n));
+        let script = ok(&source);
+        let top = &script.functions[0];
+        assert!(
+            top.register_count < 8,
+            "{op}: {} registers",
+            top.register_count
+        );
+        assert!(top.instructions.len() > n, "{op}");
+    }
+    // conditions: `&&` and `||` become jumps, mixed in one chain
+    let condition = format!("if (a{}) f();", " && b || c".repeat(2_400));
+    assert!(ok(&condition).functions[0].register_count < 8);
+    let negated = format!("while (!(a{})) f();", " || b && c".repeat(2_400));
+    ok(&negated);
+    // mixed precedence: the right operands nest a level or two
+    ok(&format!(
+        "var r = 1{};",
+        " + 2 * 3 - 4 / 2 ** 2".repeat(1_500)
+    ));
+    // in a function's tail position and as an argument
+    ok(&format!(
+        "function f() {{ return a{}; }}",
+        " || a".repeat(4_000)
+    ));
+    ok(&format!("g(a{});", " ?? a".repeat(4_000)));
+    // TypeScript: the type checks walk the chain too
+    let typed = format!("let r: number = (a as number){};", " + a".repeat(9_000));
+    assert!(compile(&typed, "chain.ts", ScriptKind::Script, false).is_ok());
+    // a module body is searched for `await`
+    let module = format!("export const r = a{};", " || a".repeat(4_000));
+    assert!(compile(&module, "chain.mjs", ScriptKind::Module, false).is_ok());
+}
+
+#[test]
+fn chain_operands_keep_their_order_and_registers() {
+    // the leftmost operand is copied when a right operand assigns its variable
+    has("function f(x) { return x + (x = 2) + x; }", "Mov");
+    // each link writes the accumulator, the last one the destination
+    let script = ok("var r = a - b - c;");
+    let text = listing(&script);
+    assert_eq!(text.matches("Sub").count(), 2, "{text}");
+    // `a || b || c`: the first short circuit jumps past the whole run of `||`
+    let script = ok("var r = a || b || c || d;");
+    let jumps: Vec<_> = script.functions[0]
+        .instructions
+        .iter()
+        .enumerate()
+        .filter_map(|(at, i)| match i {
+            Instr::JumpIfTrue { offset, .. } => Some(at as i64 + 1 + i64::from(*offset)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(jumps.len(), 3, "{}", listing(&script));
+    assert!(
+        jumps.windows(2).all(|w| w[0] == w[1]),
+        "{}",
+        listing(&script)
+    );
+}
+
+#[test]
+fn operator_chains_past_the_pre_scan_limit_are_refused() {
+    let source = format!("var r = a{};", " + a".repeat(10_001));
+    assert_eq!(err(&source).message, "nesting too deep");
+    let source = format!("var r = a{};", " || a".repeat(5_001));
+    assert_eq!(err(&source).message, "nesting too deep");
+}
+
+/// Sources short enough to be compiled on the calling thread (`INLINE_SOURCE_LIMIT`) fit
+/// in `INLINE_STACK` however they nest: each shape here nests as deep as its length allows
+/// (an overflow would abort the test run).
+#[test]
+fn small_sources_compile_within_the_inline_stack() {
+    let n = crate::INLINE_SOURCE_LIMIT;
+    // `open` repeated, `middle`, `close` repeated: as many levels as fit in `bytes`
+    let nest_in = |bytes: usize, open: &str, middle: &str, close: &str| {
+        let k = (bytes - middle.len()) / (open.len() + close.len());
+        format!("{}{middle}{}", open.repeat(k), close.repeat(k))
+    };
+    let nest = |open: &str, middle: &str, close: &str| nest_in(n, open, middle, close);
+    let shapes = [
+        nest("(", "1", ")"),
+        nest("[", "", "]"),
+        nest_in(n - 2, "[", "", "]") + "=x",
+        nest("x={a:", "1", "}"),
+        nest("!", "x", ""),
+        nest("- ", "x", ""),
+        nest("typeof ", "x", ""),
+        nest("a=", "1", ""),
+        nest("x=>", "1", ""),
+        nest("async x=>", "1", ""),
+        nest("a?", "1", ":1"),
+        nest("a**", "a", ""),
+        nest("f(", "", ")"),
+        nest("new ", "F", ""),
+        nest("if(a)", "x;", ""),
+        nest("a:", "x;", ""),
+        nest("with(a)", "x;", ""),
+        nest("{", "", "}"),
+        nest("try{", "", "}finally{}"),
+        nest("function f(){", "", "}"),
+        nest("(class extends ", "B", "{})"),
+        nest("`${", "1", "}`"),
+        format!("[{}]", nest_in(n - 2, "...[", "", "]")),
+        nest("", "f", "()"),
+        nest("", "a", ".b"),
+        nest("", "a", "[0]"),
+        nest("", "a", "+a"),
+        nest("", "a", "||a"),
+        format!("if(a){{}}{}", "else if(a){}".repeat((n - 7) / 12)),
+        format!("function*g(){{{}1}}", "yield ".repeat((n - 16) / 6)),
+    ];
+    let compiled = std::thread::Builder::new()
+        .stack_size(crate::INLINE_STACK)
+        .spawn(move || {
+            for source in &shapes {
+                assert!(source.len() <= n, "{source}");
+                // a result or an error: either way the stack held
+                let _ = compile(source, "small.js", ScriptKind::Script, false);
+            }
+            shapes.len()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(compiled, 30);
+}

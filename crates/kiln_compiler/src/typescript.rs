@@ -113,6 +113,12 @@ impl<'a> Visit<'a> for BindingSpans<'_> {
 }
 
 impl<'a> Visit<'a> for Checker {
+    fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+        crate::chain::visit_binary(self, it);
+    }
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        crate::chain::visit_logical(self, it);
+    }
     fn visit_ts_type(&mut self, it: &TSType<'a>) {
         self.type_only(|c| c.visit_ts_type(it));
     }
