@@ -1200,6 +1200,43 @@ mod tests {
     }
 
     #[test]
+    fn a_new_vm_shares_the_realm_template_storage() {
+        let vm = crate::interpreter::Vm::new();
+        for object in vm.heap.objects.slots().flatten() {
+            assert!(object.slots.is_empty() || object.slots.is_shared());
+            if let ObjectKind::Native(n) = &object.kind {
+                assert!(
+                    std::rc::Rc::strong_count(n) > 1,
+                    "native records are shared"
+                );
+            }
+        }
+        for string in vm.heap.strings.slots().flatten() {
+            assert!(!matches!(
+                string.data,
+                StrData::Latin1(_) | StrData::Utf16(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn runtimes_copied_from_one_template_do_not_see_each_others_writes() {
+        let check = "+(typeof Math.max === 'function' && Array.prototype.push.x === undefined \
+                     && ({}).y === undefined && Symbol.iterator.description === 'Symbol.iterator')";
+        let mut first = crate::Runtime::new();
+        first
+            .eval("Math.max = 1; Array.prototype.push.x = 2; Object.prototype.y = 3")
+            .unwrap();
+        assert_eq!(first.eval(check).unwrap(), "0");
+        let mut second = crate::Runtime::new();
+        assert_eq!(second.eval(check).unwrap(), "1");
+        assert_eq!(
+            first.eval("Math.max + Array.prototype.push.x").unwrap(),
+            "3"
+        );
+    }
+
+    #[test]
     fn atoms_are_unique_by_content() {
         let mut heap = Heap::new();
         let a = heap.intern("key");
