@@ -3,9 +3,13 @@
 //! through rquickjs) is tasks/quickjs-runner/benches/embed.rs, kept out of this
 //! workspace so it never compiles C.
 //!
-//! `cargo bench -p kiln-bench --bench embed`
+//! `cargo bench -p kiln-bench --bench embed` (divan also reports each benchmark's heap
+//! allocations: the counting allocator below adds a few nanoseconds to each).
 
 use kiln::Runtime;
+
+#[global_allocator]
+static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
 
 fn main() {
     divan::main();
@@ -14,6 +18,12 @@ fn main() {
 #[divan::bench]
 fn new_runtime() -> Runtime {
     Runtime::new()
+}
+
+/// A runtime created and dropped: what a host that makes one per execution pays for it.
+#[divan::bench]
+fn new_runtime_and_drop() {
+    drop(divan::black_box(Runtime::new()));
 }
 
 #[divan::bench]

@@ -50,7 +50,7 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.object_prototype = object_prototype;
     let function_prototype = vm.heap.new_object(
         Some(object_prototype),
-        ObjectKind::Native(Box::new(crate::object::NativeFunction {
+        ObjectKind::Native(std::rc::Rc::new(crate::object::NativeFunction {
             func: function::function_prototype_call,
             constructor: false,
             data: Box::new([]),

@@ -372,6 +372,21 @@ impl Heap {
         Ok(())
     }
 
+    /// Move every object's slots, every flat string's units and every shape's transitions
+    /// into storage that copies of this heap share. A realm template does this once built:
+    /// cloning it then allocates per arena and table, not per cell. The byte count stays
+    /// as it was (shared storage has no spare room, so it may count a little more than
+    /// the cells hold until the next collection counts them again).
+    pub fn share_storage(&mut self) {
+        for object in &mut self.objects.items {
+            object.slots.share();
+        }
+        for string in &mut self.strings.items {
+            string.share();
+        }
+        self.shapes.share();
+    }
+
     /// Count the bytes of every live cell again (after a restore).
     pub(crate) fn recount(&mut self) {
         self.bytes = self
@@ -982,7 +997,10 @@ impl Heap {
                         stack.push(right);
                     }
                     StrData::Slice { base, .. } => stack.push(base),
-                    StrData::Latin1(_) | StrData::Utf16(_) => {}
+                    StrData::Latin1(_)
+                    | StrData::Utf16(_)
+                    | StrData::SharedLatin1(_)
+                    | StrData::SharedUtf16(_) => {}
                 }
             }
         }
@@ -999,13 +1017,15 @@ impl Cell for Object {
 impl Cell for JsStr {
     #[cfg(feature = "gc-stress")]
     fn describe(&self) -> String {
-        let start: String = match &self.data {
-            StrData::Latin1(b) => b.iter().take(16).map(|&c| c as char).collect(),
-            StrData::Utf16(u) => char::decode_utf16(u.iter().take(16).copied())
+        let start: String = match self.data.units() {
+            Some(Units::Latin1(b)) => b.iter().take(16).map(|&c| c as char).collect(),
+            Some(Units::Utf16(u)) => char::decode_utf16(u.iter().take(16).copied())
                 .map(|c| c.unwrap_or('\u{fffd}'))
                 .collect(),
-            StrData::Rope { .. } => return format!("a rope of length {}", self.len),
-            StrData::Slice { .. } => return format!("a slice of length {}", self.len),
+            None if matches!(self.data, StrData::Rope { .. }) => {
+                return format!("a rope of length {}", self.len);
+            }
+            None => return format!("a slice of length {}", self.len),
         };
         format!("{start:?} of length {}", self.len)
     }
@@ -1034,7 +1054,7 @@ impl Default for Object {
         Object {
             shape: crate::object::shape::ShapeId::DICTIONARY,
             proto: None,
-            slots: Vec::new(),
+            slots: crate::object::Slots::new(),
             elements: crate::object::Elements::Dense(crate::object::DenseElements::new()),
             dict: None,
             kind: ObjectKind::Ordinary,
@@ -1177,6 +1197,43 @@ mod tests {
         let units = heap.units(s);
         assert_eq!(units.len(), 400_000);
         assert_eq!(units.at(399_999), b'b' as u16);
+    }
+
+    #[test]
+    fn a_new_vm_shares_the_realm_template_storage() {
+        let vm = crate::interpreter::Vm::new();
+        for object in vm.heap.objects.slots().flatten() {
+            assert!(object.slots.is_empty() || object.slots.is_shared());
+            if let ObjectKind::Native(n) = &object.kind {
+                assert!(
+                    std::rc::Rc::strong_count(n) > 1,
+                    "native records are shared"
+                );
+            }
+        }
+        for string in vm.heap.strings.slots().flatten() {
+            assert!(!matches!(
+                string.data,
+                StrData::Latin1(_) | StrData::Utf16(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn runtimes_copied_from_one_template_do_not_see_each_others_writes() {
+        let check = "+(typeof Math.max === 'function' && Array.prototype.push.x === undefined \
+                     && ({}).y === undefined && Symbol.iterator.description === 'Symbol.iterator')";
+        let mut first = crate::Runtime::new();
+        first
+            .eval("Math.max = 1; Array.prototype.push.x = 2; Object.prototype.y = 3")
+            .unwrap();
+        assert_eq!(first.eval(check).unwrap(), "0");
+        let mut second = crate::Runtime::new();
+        assert_eq!(second.eval(check).unwrap(), "1");
+        assert_eq!(
+            first.eval("Math.max + Array.prototype.push.x").unwrap(),
+            "3"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use super::{Arena, StringId};
 use rustc_hash::FxHashMap;
+use std::rc::Rc;
 
 /// The contents of one heap string.
 #[derive(Clone, Debug)]
@@ -20,12 +21,16 @@ pub enum StrData {
     /// every code unit is below 256
     Latin1(Box<[u8]>),
     Utf16(Box<[u16]>),
+    /// units shared with the realm template the heap was copied from (see
+    /// [`JsStr::share`]); they read as `Latin1` and `Utf16` do
+    SharedLatin1(Rc<[u8]>),
+    SharedUtf16(Rc<[u16]>),
     Rope {
         left: StringId,
         right: StringId,
     },
-    /// `len` units of `base` from `start`; `base` is one-byte or two-byte, never a
-    /// rope or a slice
+    /// `len` units of `base` from `start`; `base` is flat (one-byte or two-byte, owned
+    /// or shared), never a rope or a slice
     Slice {
         base: StringId,
         start: u32,
@@ -91,12 +96,36 @@ impl JsStr {
         }
     }
 
-    /// Bytes this string owns beyond its table entry.
+    /// Bytes this string owns beyond its table entry (shared units count as its own).
     pub fn payload_bytes(&self) -> usize {
-        match &self.data {
-            StrData::Latin1(b) => b.len(),
-            StrData::Utf16(u) => u.len() * 2,
-            StrData::Rope { .. } | StrData::Slice { .. } => 0,
+        self.data.units().map_or(0, |u| match u {
+            Units::Latin1(b) => b.len(),
+            Units::Utf16(u) => u.len() * 2,
+        })
+    }
+
+    /// Move the units into storage that copies of this string share (a realm template's
+    /// strings, once built: a copied heap then allocates nothing per string).
+    pub fn share(&mut self) {
+        self.data = match &self.data {
+            StrData::Latin1(b) => StrData::SharedLatin1(Rc::from(&**b)),
+            StrData::Utf16(u) => StrData::SharedUtf16(Rc::from(&**u)),
+            _ => return,
+        };
+    }
+}
+
+impl StrData {
+    /// The units of a flat string stored in place (owned or shared); None for a rope or a
+    /// slice.
+    #[inline]
+    pub fn units(&self) -> Option<Units<'_>> {
+        match self {
+            StrData::Latin1(b) => Some(Units::Latin1(b)),
+            StrData::Utf16(u) => Some(Units::Utf16(u)),
+            StrData::SharedLatin1(b) => Some(Units::Latin1(b)),
+            StrData::SharedUtf16(u) => Some(Units::Utf16(u)),
+            StrData::Rope { .. } | StrData::Slice { .. } => None,
         }
     }
 }
@@ -107,13 +136,15 @@ pub fn units_in(strings: &Arena<JsStr>, id: StringId) -> Units<'_> {
     match &s.data {
         StrData::Latin1(b) => Units::Latin1(b),
         StrData::Utf16(u) => Units::Utf16(u),
+        StrData::SharedLatin1(b) => Units::Latin1(b),
+        StrData::SharedUtf16(u) => Units::Utf16(u),
         StrData::Rope { .. } => Units::Latin1(&[]),
         StrData::Slice { base, start } => {
             let range = *start as usize..*start as usize + s.len as usize;
-            match &strings.get(base.0).data {
-                StrData::Latin1(b) => Units::Latin1(&b[range]),
-                StrData::Utf16(u) => Units::Utf16(&u[range]),
-                StrData::Rope { .. } | StrData::Slice { .. } => Units::Latin1(&[]),
+            match strings.get(base.0).data.units() {
+                Some(Units::Latin1(b)) => Units::Latin1(&b[range]),
+                Some(Units::Utf16(u)) => Units::Utf16(&u[range]),
+                None => Units::Latin1(&[]),
             }
         }
     }

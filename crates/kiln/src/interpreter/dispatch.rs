@@ -2670,7 +2670,7 @@ impl Vm {
         let iter = Value::object(self.intrinsics.array_prototype_values);
         let o = self.heap.object_mut(obj);
         o.elements = Elements::Dense(values.into());
-        o.slots = vec![Value::int(argc as i32), iter, callee_value];
+        o.slots = vec![Value::int(argc as i32), iter, callee_value].into();
         obj
     }
 

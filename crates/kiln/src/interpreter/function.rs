@@ -159,9 +159,9 @@ impl Vm {
                 if sloppy {
                     slots.extend([Value::UNDEFINED, Value::UNDEFINED]);
                 }
-                slots
+                slots.into()
             } else {
-                vec![length, name]
+                vec![length, name].into()
             };
             return f;
         }
@@ -217,14 +217,14 @@ impl Vm {
     ) -> ObjectId {
         let shape = self.shapes.plain;
         let proto = Some(self.intrinsics.function_prototype);
-        let kind = ObjectKind::Native(Box::new(NativeFunction {
+        let kind = ObjectKind::Native(Rc::new(NativeFunction {
             func,
             constructor,
             data,
             realm: self.realm,
         }));
         let f = self.heap.new_object_with_shape(shape, proto, kind);
-        self.heap.object_mut(f).slots = vec![Value::int(length as i32), name];
+        self.heap.object_mut(f).slots = vec![Value::int(length as i32), name].into();
         f
     }
 

@@ -448,6 +448,9 @@ impl Default for Vm {
 impl Vm {
     /// A VM with a fresh realm. The realm is built once per thread and copied for each
     /// new VM: copying the cells is several times cheaper than creating the intrinsics.
+    /// The copy shares the template's storage ([`Heap::share_storage`]: object slots,
+    /// string units, shape transitions and lookup tables, native function records), so
+    /// it allocates per arena and table rather than per cell.
     pub fn new() -> Vm {
         thread_local! {
             static PRISTINE: Vm = Vm::build();
@@ -479,6 +482,7 @@ impl Vm {
         let symbols = WellKnownSymbols::new(&mut heap);
         let mut vm = Vm::unbuilt(heap, atoms, symbols);
         crate::builtins::init(&mut vm);
+        vm.heap.share_storage();
         vm
     }
 

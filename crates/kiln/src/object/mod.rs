@@ -15,12 +15,14 @@
 //!    elements, the array's length is `elements.len()`.
 //! 4. An accessor property's value is an [`ObjectKind::Accessor`] object.
 
+pub mod cow_vec;
 pub mod dense;
 pub mod shape;
 
 use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
+pub use cow_vec::{CowVec, Slots};
 pub use dense::DenseElements;
 use rustc_hash::FxHashMap;
 use shape::{MAX_SHAPED_PROPERTIES, ShapeId};
@@ -223,7 +225,9 @@ pub enum ObjectKind {
         length_writable: bool,
     },
     Closure(Box<Closure>),
-    Native(Box<NativeFunction>),
+    /// shared (`Rc`) so that copying a realm template copies no native function record;
+    /// a record with data is changed through `Rc::make_mut`
+    Native(Rc<NativeFunction>),
     Bound(Box<BoundFunction>),
     /// the getter and setter of an accessor property (internal, never exposed)
     Accessor {
@@ -319,7 +323,7 @@ pub struct ForInState {
 pub struct Object {
     pub shape: ShapeId,
     pub proto: Option<ObjectId>,
-    pub slots: Vec<Value>,
+    pub slots: Slots,
     pub elements: Elements,
     pub dict: Option<Box<Dictionary>>,
     pub kind: ObjectKind,
@@ -340,7 +344,7 @@ impl Object {
         Object {
             shape,
             proto,
-            slots: Vec::new(),
+            slots: Slots::new(),
             elements: Elements::Dense(DenseElements::new()),
             dict,
             kind,
@@ -722,7 +726,7 @@ impl Heap {
                 },
             );
         }
-        o.slots = Vec::new();
+        o.slots = Slots::new();
         o.dict = Some(Box::new(dict));
         o.shape = ShapeId::DICTIONARY;
     }

@@ -10,10 +10,11 @@
 //! mode: their shape becomes [`ShapeId::DICTIONARY`], which no cache accepts,
 //! and their properties move to a per-object table.
 
-use super::{Attrs, PropertyKey};
+use super::{Attrs, CowVec, PropertyKey};
 use crate::heap::{ObjectId, SymbolId};
 use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
+use std::rc::Rc;
 
 /// An index into the [`ShapeTable`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,8 +39,11 @@ pub struct Shape {
     /// number of properties, which is also the slot of the next one added
     pub len: u32,
     pub proto: Option<ObjectId>,
-    transitions: Vec<(PropertyKey, Attrs, ShapeId)>,
-    table: OnceCell<FxHashMap<PropertyKey, (u32, Attrs)>>,
+    /// shared with the realm template the table was copied from until one is added
+    transitions: CowVec<(PropertyKey, Attrs, ShapeId)>,
+    /// built on first lookup of a large shape; shared by copies of the table, never
+    /// changed once built
+    table: OnceCell<Rc<FxHashMap<PropertyKey, (u32, Attrs)>>>,
 }
 
 #[derive(Clone)]
@@ -77,7 +81,7 @@ impl ShapeTable {
             key: None,
             len: 0,
             proto: None,
-            transitions: Vec::new(),
+            transitions: CowVec::new(),
             table: OnceCell::new(),
         };
         ShapeTable {
@@ -101,7 +105,7 @@ impl ShapeTable {
             key: None,
             len: 0,
             proto,
-            transitions: Vec::new(),
+            transitions: CowVec::new(),
             table: OnceCell::new(),
         });
         self.roots.insert(proto, id);
@@ -128,16 +132,16 @@ impl ShapeTable {
         // key before adding it, and rebuilding every table from the chain is quadratic.
         let table = OnceCell::new();
         if let Some(parent_table) = parent.table.get() {
-            let mut t = parent_table.clone();
+            let mut t = FxHashMap::clone(parent_table);
             t.insert(key, (parent.len, attrs));
-            let _ = table.set(t);
+            let _ = table.set(Rc::new(t));
         }
         let shape = Shape {
             parent: Some(from),
             key: Some((key, attrs)),
             len: parent.len + 1,
             proto: parent.proto,
-            transitions: Vec::new(),
+            transitions: CowVec::new(),
             table,
         };
         let to = self.push(shape);
@@ -164,11 +168,13 @@ impl ShapeTable {
         shape
             .table
             .get_or_init(|| {
-                self.keys(id)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (k, a))| (k, (i as u32, a)))
-                    .collect()
+                Rc::new(
+                    self.keys(id)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (k, a))| (k, (i as u32, a)))
+                        .collect(),
+                )
             })
             .get(&key)
             .copied()
@@ -201,6 +207,14 @@ impl ShapeTable {
 
     pub fn count(&self) -> usize {
         self.shapes.len()
+    }
+
+    /// Move every shape's transitions into blocks that copies of this table share (a
+    /// realm template's table, once built).
+    pub fn share(&mut self) {
+        for shape in &mut self.shapes {
+            shape.transitions.share();
+        }
     }
 
     /// How shape `id` was made (for a snapshot); None for [`ShapeId::DICTIONARY`].

@@ -259,7 +259,7 @@ impl<'a> PayloadReader<'a> {
     fn object(&mut self, vm: &Vm) -> Read<Object> {
         let shape = ShapeId(self.r.u32()?);
         let proto = self.opt_object()?;
-        let slots = self.values()?;
+        let slots = self.values()?.into();
         let elements = match self.r.u8()? {
             0 => Elements::Dense(self.values()?.into()),
             1 => {
@@ -322,7 +322,7 @@ impl<'a> PayloadReader<'a> {
                     .registry
                     .native(self.r.u32()?)
                     .ok_or_else(|| corrupt("unknown native function"))?;
-                ObjectKind::Native(Box::new(NativeFunction {
+                ObjectKind::Native(std::rc::Rc::new(NativeFunction {
                     func,
                     constructor: self.r.bool()?,
                     data: self.values()?.into_boxed_slice(),

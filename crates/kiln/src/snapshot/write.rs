@@ -12,7 +12,7 @@ use crate::builtins::array_buffer::Bytes;
 use crate::builtins::disposable_stack::{DisposeCall, StackBrand};
 use crate::builtins::promise::Status;
 use crate::builtins::typed_array::ElementType;
-use crate::heap::string::{JsStr, StrData};
+use crate::heap::string::{JsStr, Units};
 use crate::heap::{Env, StringId, Symbol};
 use crate::host::HostValue;
 use crate::interpreter::generator::{
@@ -266,18 +266,16 @@ impl<'a> PayloadWriter<'a> {
     /// A flat string (ropes are flattened and slices given their own units before
     /// writing).
     pub fn string(&mut self, s: &JsStr) -> Result<(), SnapshotError> {
-        match &s.data {
-            StrData::Latin1(b) => {
+        match s.data.units() {
+            Some(Units::Latin1(b)) => {
                 self.w.u8(1);
                 self.w.bytes(b);
             }
-            StrData::Utf16(u) => {
+            Some(Units::Utf16(u)) => {
                 self.w.u8(2);
                 self.w.units(u);
             }
-            StrData::Rope { .. } | StrData::Slice { .. } => {
-                return Err(unsupported("a string was not flattened"));
-            }
+            None => return Err(unsupported("a string was not flattened")),
         }
         self.w.bool(s.is_atom);
         Ok(())
