@@ -75,12 +75,22 @@ impl<T: Clone> CowVec<T> {
     /// The holder's own vector, copied from the shared block first if it has none.
     #[inline(always)]
     pub fn to_mut(&mut self) -> &mut Vec<T> {
-        if let CowVec::Shared(block) = self {
-            *self = CowVec::Owned(block.to_vec());
+        if self.is_shared() {
+            self.unshare();
         }
         match self {
             CowVec::Owned(v) => v,
             CowVec::Shared(_) => unreachable!("made owned above"),
+        }
+    }
+
+    /// The first write to a shared block: kept out of line, so the writes that find the
+    /// storage owned (all but one per object) stay a test and a branch.
+    #[cold]
+    #[inline(never)]
+    fn unshare(&mut self) {
+        if let CowVec::Shared(block) = self {
+            *self = CowVec::Owned(block.to_vec());
         }
     }
 
