@@ -26,7 +26,7 @@ use crate::heap::{ObjectId, StringId};
 use crate::interpreter::{Args, CodeBlock, Termination, Vm};
 use crate::object::shape::ShapeId;
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
-use crate::realm::RealmId;
+use crate::realm::{Atoms, RealmId};
 use crate::value::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -919,20 +919,10 @@ fn get_sticky(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 fn get_flags(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let r = this_any_object(vm, this, "RegExp.prototype.flags getter")?;
     let mut out = String::new();
-    let atoms = &vm.atoms;
-    for (name, c) in [
-        (atoms.has_indices, 'd'),
-        (atoms.global, 'g'),
-        (atoms.ignore_case, 'i'),
-        (atoms.multiline, 'm'),
-        (atoms.dot_all, 's'),
-        (atoms.unicode, 'u'),
-        (atoms.unicode_sets, 'v'),
-        (atoms.sticky, 'y'),
-    ] {
+    for (name, _, _, c) in flag_properties(&vm.atoms) {
         let v = vm.get(Value::object(r), PropertyKey::String(name))?;
         if vm.to_boolean(v) {
-            out.push(c);
+            out.push(char::from(c));
         }
     }
     Ok(vm.intern_value(&out))
@@ -1040,18 +1030,7 @@ fn builtin_flags(vm: &Vm, rx: Value) -> Option<Vec<u16>> {
     {
         return None;
     }
-    let f = data.parsed_flags;
-    let atoms = &vm.atoms;
-    let flags: [(StringId, NativeFn, bool, u8); 8] = [
-        (atoms.has_indices, get_has_indices, f.has_indices, b'd'),
-        (atoms.global, get_global, f.global, b'g'),
-        (atoms.ignore_case, get_ignore_case, f.ignore_case, b'i'),
-        (atoms.multiline, get_multiline, f.multiline, b'm'),
-        (atoms.dot_all, get_dot_all, f.dot_all, b's'),
-        (atoms.unicode, get_unicode, f.unicode, b'u'),
-        (atoms.unicode_sets, get_unicode_sets, f.unicode_sets, b'v'),
-        (atoms.sticky, get_sticky, f.sticky, b'y'),
-    ];
+    let flags = flag_properties(&vm.atoms);
     let built_in = |name: StringId, getter: NativeFn| {
         let Some(p) = vm.heap.own_property(proto, PropertyKey::String(name)) else {
             return false;
@@ -1065,16 +1044,38 @@ fn builtin_flags(vm: &Vm, rx: Value) -> Option<Vec<u16>> {
             Some(ObjectKind::Native(n)) if n.func as usize == getter as usize
         )
     };
-    if !built_in(atoms.flags, get_flags) || !flags.iter().all(|&(n, g, ..)| built_in(n, g)) {
+    if !built_in(vm.atoms.flags, get_flags) || !flags.iter().all(|&(n, g, ..)| built_in(n, g)) {
         return None;
     }
     Some(
         flags
             .iter()
-            .filter(|&&(.., set, _)| set)
-            .map(|&(.., c)| c as u16)
+            .filter(|&&(.., is_set, _)| is_set(data.parsed_flags))
+            .map(|&(.., c)| u16::from(c))
             .collect(),
     )
+}
+
+/// A flag property: its name, its built-in getter, whether [`Flags`] has it, its letter.
+type FlagProperty = (StringId, NativeFn, fn(Flags) -> bool, u8);
+
+/// The flag properties in the order `flags` reads them.
+fn flag_properties(atoms: &Atoms) -> [FlagProperty; 8] {
+    [
+        (atoms.has_indices, get_has_indices, |f| f.has_indices, b'd'),
+        (atoms.global, get_global, |f| f.global, b'g'),
+        (atoms.ignore_case, get_ignore_case, |f| f.ignore_case, b'i'),
+        (atoms.multiline, get_multiline, |f| f.multiline, b'm'),
+        (atoms.dot_all, get_dot_all, |f| f.dot_all, b's'),
+        (atoms.unicode, get_unicode, |f| f.unicode, b'u'),
+        (
+            atoms.unicode_sets,
+            get_unicode_sets,
+            |f| f.unicode_sets,
+            b'v',
+        ),
+        (atoms.sticky, get_sticky, |f| f.sticky, b'y'),
+    ]
 }
 
 fn contains(units: &[u16], c: char) -> bool {

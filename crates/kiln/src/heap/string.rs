@@ -133,20 +133,17 @@ impl StrData {
 /// The code units of string `id` in `strings`; empty for a rope (flatten it first).
 pub fn units_in(strings: &Arena<JsStr>, id: StringId) -> Units<'_> {
     let s = strings.get(id.0);
-    match &s.data {
-        StrData::Latin1(b) => Units::Latin1(b),
-        StrData::Utf16(u) => Units::Utf16(u),
-        StrData::SharedLatin1(b) => Units::Latin1(b),
-        StrData::SharedUtf16(u) => Units::Utf16(u),
-        StrData::Rope { .. } => Units::Latin1(&[]),
-        StrData::Slice { base, start } => {
-            let range = *start as usize..*start as usize + s.len as usize;
-            match strings.get(base.0).data.units() {
-                Some(Units::Latin1(b)) => Units::Latin1(&b[range]),
-                Some(Units::Utf16(u)) => Units::Utf16(&u[range]),
-                None => Units::Latin1(&[]),
-            }
-        }
+    if let Some(units) = s.data.units() {
+        return units;
+    }
+    let StrData::Slice { base, start } = &s.data else {
+        return Units::Latin1(&[]); // a rope
+    };
+    let range = *start as usize..*start as usize + s.len as usize;
+    match strings.get(base.0).data.units() {
+        Some(Units::Latin1(b)) => Units::Latin1(&b[range]),
+        Some(Units::Utf16(u)) => Units::Utf16(&u[range]),
+        None => Units::Latin1(&[]),
     }
 }
 

@@ -1257,8 +1257,8 @@ impl Vm {
     }
 
     /// `f.apply(this, list)` from a `Call` instruction: the list's values are pushed above
-    /// the running frame and the call takes its arguments from there, so a closure runs in
-    /// this loop and no argument vector is allocated.
+    /// the running frame and the call takes them as its arguments in place, so a closure
+    /// runs in this loop and no argument vector is allocated.
     #[inline(never)]
     fn apply_instruction(
         &mut self,
@@ -1267,59 +1267,29 @@ impl Vm {
         argc: usize,
         dst: u16,
     ) -> JsResult<Flow> {
-        let this = if argc > 0 {
-            self.stack[start]
-        } else {
-            Value::UNDEFINED
+        let arg = |i: usize| {
+            if i < argc {
+                self.stack[start + i]
+            } else {
+                Value::UNDEFINED
+            }
         };
-        let list = if argc > 1 {
-            self.stack[start + 1]
-        } else {
-            Value::UNDEFINED
-        };
+        let (this, list) = (arg(0), arg(1));
         let top = self.stack.len();
-        let count = if list.is_nullish() {
+        let frames = self.frames.len();
+        let flow = if list.is_nullish() {
             Ok(0)
         } else {
             self.push_list_from_array_like(list)
-        };
-        let count = match count {
-            Ok(count) => count,
-            Err(thrown) => {
-                self.stack.truncate(top);
-                return Err(thrown);
-            }
-        };
-        if let Some(fobj) = f.as_object()
-            && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
-            && !c.code.code.kind.is_class_constructor()
-        {
-            let code = c.code.clone();
-            let env = c.env;
-            let pushed = self.push_frame_from_stack(
-                code,
-                fobj,
-                env,
-                this,
-                top,
-                count,
-                Value::UNDEFINED,
-                ReturnTo::Register(dst),
-                false,
-            );
-            if let Err(thrown) = pushed {
-                self.stack.truncate(top);
-                return Err(thrown);
-            }
-            self.lower_running_frame(top);
-            self.enter_frame()?;
-            return Ok(Flow::Continue);
         }
-        let r = self.call_from_stack(f, this, top, count, Value::UNDEFINED);
-        self.stack.truncate(top);
-        let base = self.frames.last().expect("frame").base as usize;
-        self.stack[base + dst as usize] = r?;
-        Ok(Flow::Continue)
+        .and_then(|count| self.call_instruction(f, this, top, count, dst));
+        // A frame the call pushed lies above the list it copied; otherwise the call is over.
+        if self.frames.len() > frames {
+            self.lower_running_frame(top);
+        } else {
+            self.stack.truncate(top);
+        }
+        flow
     }
 
     /// Move the running frame's values down to `to`, dropping what lay between: the

@@ -389,7 +389,7 @@ impl Vm {
                 // A built-in calling back into JavaScript holds its values on the roots, so
                 // this is a safe point: callbacks that make garbage (`forEach`, `map`,
                 // `sort`) are collected as they go, before the heap limit is enforced.
-                if (self.heap.wants_collection() || self.heap.bytes() > self.limits.max_heap_bytes)
+                if self.collection_due()
                     && let Err(t) = self.collect_and_check_limit()
                 {
                     let frame = self.pop_frame();

@@ -994,10 +994,16 @@ impl Vm {
     /// allocation pressure asks for it or the heap is over its limit, then charge `fuel`.
     #[inline(always)]
     pub fn safe_point(&mut self, fuel: u64) -> JsResult<()> {
-        if self.heap.wants_collection() || self.heap.bytes() > self.limits.max_heap_bytes {
+        if self.collection_due() {
             self.collect_and_check_limit()?;
         }
         self.charge(fuel)
+    }
+
+    /// Allocation pressure asks for a collection, or the heap is over its limit.
+    #[inline(always)]
+    pub(crate) fn collection_due(&self) -> bool {
+        self.heap.wants_collection() || self.heap.bytes() > self.limits.max_heap_bytes
     }
 
     /// Collect, then end the run if the heap is still over its limit. Only at safe points.
