@@ -6,6 +6,13 @@
 //! idle workers per worker binary and starts one when none is idle. A worker that
 //! exits, is killed or runs out of memory ends only the session it served: the host
 //! sees `Failed` with kind `Engine`, and the pool starts a fresh worker for the next.
+//!
+//! Until a worker sends a session's first event, nothing the session did is visible to
+//! its host. A worker that dies before then (most often an idle one killed a moment
+//! before it was leased, which the pool cannot yet tell from a live one) does not cost
+//! the session: it moves to a fresh worker, which is sent every command the session
+//! has had so far, in order. It moves once; a session whose fresh worker dies too
+//! fails with kind `Engine`, naming how the last one exited.
 
 use crate::protocol::{Command, Event, Failure};
 use crate::session::{SendError, WORKER_STACK_BYTES};
@@ -15,7 +22,7 @@ use rustc_hash::FxHashMap;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -24,6 +31,9 @@ const MAX_FRAME: usize = 1 << 30;
 
 /// Idle workers kept per worker binary.
 const MAX_IDLE: usize = 8;
+
+/// Fresh workers a session may move to when its worker dies before its first event.
+const MOVES: u32 = 1;
 
 fn write_frame(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
     let len = u32::try_from(bytes.len())
@@ -51,35 +61,132 @@ fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
 }
 
 /// One worker process, from the host's side.
+///
+/// # Invariants
+///
+/// 1. Its reader thread stores `alive = false` before it takes `serving` to fail or
+///    move that session, so a session given to it under the `serving` lock while
+///    `alive` holds is seen by that thread.
 struct WorkerProcess {
     /// the process itself: its reader thread kills and reaps it, `lease` asks whether an
     /// idle one has exited
     child: Mutex<Child>,
     stdin: Mutex<BufWriter<ChildStdin>>,
-    /// the session it serves: its lease number and sink
-    serving: Mutex<Option<(u64, Sink)>>,
+    /// the session it serves
+    serving: Mutex<Option<Arc<Tenancy>>>,
     alive: AtomicBool,
 }
 
-/// A worker process serving one session.
-pub(crate) struct Lease {
-    process: Arc<WorkerProcess>,
-    number: u64,
+/// A session in the worker processes, shared by its host side (`Lease`) and the
+/// reader thread of the worker serving it.
+struct Tenancy {
+    sink: Sink,
+    place: Mutex<Place>,
 }
 
+/// Where a session runs, and what it takes to run it elsewhere.
+struct Place {
+    process: Arc<WorkerProcess>,
+    /// every command sent so far, encoded, until the worker's first event for the
+    /// session: what a fresh worker is sent when this one dies before that event
+    replay: Option<Vec<Vec<u8>>>,
+    /// the fresh workers the session may still move to
+    moves: u32,
+    /// the session's last event has come (or its worker died): commands are refused
+    ended: bool,
+}
+
+impl Tenancy {
+    fn new(sink: Sink, process: &Arc<WorkerProcess>) -> Arc<Tenancy> {
+        Arc::new(Tenancy {
+            sink,
+            place: Mutex::new(Place {
+                process: process.clone(),
+                replay: Some(Vec::new()),
+                moves: MOVES,
+                ended: false,
+            }),
+        })
+    }
+
+    /// Pass on an event of the session's worker: the session has shown something, so
+    /// it stays on that worker from now on.
+    fn deliver(&self, frame: Vec<u8>, ends: bool) {
+        {
+            let mut place = lock(&self.place);
+            place.replay = None;
+            place.ended |= ends;
+        }
+        (self.sink)(frame);
+    }
+
+    /// The session's worker died (`why` says how): move the session to a fresh worker
+    /// if it has shown nothing yet and may still move, else fail it.
+    fn worker_died(self: &Arc<Self>, why: &str, pool: &Arc<Pool>) {
+        let mut place = lock(&self.place);
+        let message = match place.replay.take() {
+            Some(replay) if place.moves > 0 => {
+                place.moves -= 1;
+                let moved = spawn(pool, |fresh| {
+                    place.process = fresh.clone();
+                    self.clone()
+                });
+                match moved {
+                    Ok(_) => {
+                        let mut stdin = lock(&place.process.stdin);
+                        // a write fails only when the fresh worker died too: its reader
+                        // thread fails the session
+                        let _ = replay.iter().try_for_each(|f| write_frame(&mut *stdin, f));
+                        drop(stdin);
+                        place.replay = Some(replay);
+                        return;
+                    }
+                    Err(e) => format!(
+                        "the Kiln worker process running this guest exited ({why}) before \
+                         the guest produced anything, and no other could take its place: {e}"
+                    ),
+                }
+            }
+            Some(_) => format!(
+                "the Kiln worker process running this guest ({}) exited ({why}) before the \
+                 guest produced anything, as did the one it replaced",
+                pool.worker.display()
+            ),
+            None => format!("the Kiln worker process running this guest exited ({why})"),
+        };
+        place.ended = true;
+        drop(place);
+        (self.sink)(Event::Failed(Failure::new("Engine", message)).encode());
+    }
+}
+
+/// A session's hold on the worker processes.
+pub(crate) struct Lease(Arc<Tenancy>);
+
 impl Lease {
-    /// Write `command` to the worker, unless the session ended (the worker may serve
-    /// another session by now).
+    /// Write `command` to the session's worker, unless the session ended (the worker
+    /// may serve another session by now).
     pub(crate) fn send(&self, command: &Command) -> Result<(), SendError> {
-        let serving = lock(&self.process.serving);
-        if !matches!(&*serving, Some((n, _)) if *n == self.number) {
+        let mut place = lock(&self.0.place);
+        if place.ended {
             return Err(SendError("the session has ended".into()));
         }
-        if !self.process.alive.load(Ordering::SeqCst) {
-            return Err(SendError("the worker process exited".into()));
+        let frame = command.encode();
+        let written = if place.process.alive.load(Ordering::SeqCst) {
+            write_frame(&mut *lock(&place.process.stdin), &frame)
+                .map_err(|e| SendError(format!("the worker process cannot be reached: {e}")))
+        } else {
+            Err(SendError("the worker process exited".into()))
+        };
+        match &mut place.replay {
+            // a worker that dies before its first event hands the session, this command
+            // included, to a fresh worker
+            Some(replay) => {
+                replay.push(frame);
+                Ok(())
+            }
+            None => written,
         }
-        write_frame(&mut *lock(&self.process.stdin), &command.encode())
-            .map_err(|e| SendError(format!("the worker process cannot be reached: {e}")))
     }
 }
 
@@ -107,26 +214,34 @@ fn pool(worker: &Path) -> Arc<Pool> {
 /// new one.
 pub(crate) fn lease(worker: &Path, sink: Sink) -> Result<Lease, SendError> {
     let pool = pool(worker);
-    let idle = {
-        let mut idle = lock(&pool.idle);
+    loop {
+        let Some(process) = lock(&pool.idle).pop() else {
+            break;
+        };
         // An idle worker killed a moment ago may not be known dead to its reader thread
-        // yet: ask the process itself, so the new session does not start on it (the dead
-        // ones popped on the way are dropped).
-        std::iter::from_fn(|| idle.pop()).find(|p| {
-            p.alive.load(Ordering::SeqCst) && matches!(lock(&p.child).try_wait(), Ok(None))
-        })
-    };
-    let process = match idle {
-        Some(p) => p,
-        None => spawn(&pool)?,
-    };
-    static LEASES: AtomicU64 = AtomicU64::new(1);
-    let number = LEASES.fetch_add(1, Ordering::Relaxed);
-    *lock(&process.serving) = Some((number, sink));
-    Ok(Lease { process, number })
+        // yet: ask the process itself (the dead ones popped on the way are dropped). One
+        // that has not exited yet is leased all the same; when it does, the session
+        // moves to a fresh worker.
+        if !matches!(lock(&process.child).try_wait(), Ok(None)) {
+            continue;
+        }
+        let mut serving = lock(&process.serving);
+        // invariant 1: its reader thread will see this session
+        if process.alive.load(Ordering::SeqCst) {
+            let tenancy = Tenancy::new(sink, &process);
+            *serving = Some(tenancy.clone());
+            return Ok(Lease(tenancy));
+        }
+    }
+    spawn(&pool, |process| Tenancy::new(sink, process)).map(Lease)
 }
 
-fn spawn(pool: &Arc<Pool>) -> Result<Arc<WorkerProcess>, SendError> {
+/// Start a worker process serving the session `serve` gives it (given before its
+/// reader thread starts, so that a worker that dies at once has a session to report to).
+fn spawn(
+    pool: &Arc<Pool>,
+    serve: impl FnOnce(&Arc<WorkerProcess>) -> Arc<Tenancy>,
+) -> Result<Arc<Tenancy>, SendError> {
     let mut child = std::process::Command::new(&pool.worker)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -148,16 +263,21 @@ fn spawn(pool: &Arc<Pool>) -> Result<Arc<WorkerProcess>, SendError> {
         serving: Mutex::new(None),
         alive: AtomicBool::new(true),
     });
+    let tenancy = serve(&process);
+    *lock(&process.serving) = Some(tenancy.clone());
     let (reader, pool) = (process.clone(), pool.clone());
     std::thread::Builder::new()
         .name("kiln-worker-reader".into())
         .spawn(move || read_events(BufReader::new(stdout), reader, pool))
-        .map_err(|e| SendError(format!("cannot start a reader thread: {e}")))?;
-    Ok(process)
+        .map_err(|e| {
+            let _ = lock(&process.child).kill();
+            SendError(format!("cannot start a reader thread: {e}"))
+        })?;
+    Ok(tenancy)
 }
 
 /// Forward a worker's events to the session it serves; return it to the pool when the
-/// session ends; report its death to the session when it dies.
+/// session ends; when it dies, move its session elsewhere or fail it.
 fn read_events(
     mut stdout: BufReader<std::process::ChildStdout>,
     process: Arc<WorkerProcess>,
@@ -170,8 +290,8 @@ fn read_events(
         } else {
             lock(&process.serving).clone()
         };
-        if let Some((_, sink)) = serving {
-            sink(frame);
+        if let Some(tenancy) = serving {
+            tenancy.deliver(frame, ends);
         }
         if ends {
             let mut idle = lock(&pool.idle);
@@ -182,22 +302,19 @@ fn read_events(
             }
         }
     }
+    // invariant 1
     process.alive.store(false, Ordering::SeqCst);
     let status = {
         let mut child = lock(&process.child);
         let _ = child.kill();
         child.wait()
     };
-    if let Some((_, sink)) = lock(&process.serving).take() {
+    if let Some(tenancy) = lock(&process.serving).take() {
         let why = match status {
             Ok(status) => describe_exit(status),
             Err(e) => e.to_string(),
         };
-        let failure = Failure::new(
-            "Engine",
-            format!("the Kiln worker process running this guest exited ({why})"),
-        );
-        sink(Event::Failed(failure).encode());
+        tenancy.worker_died(&why, &pool);
     }
     lock(&pool.idle).retain(|p| !Arc::ptr_eq(p, &process));
 }

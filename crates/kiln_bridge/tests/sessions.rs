@@ -40,14 +40,19 @@ impl Host {
         caps: &[(&str, Mode)],
     ) -> Host {
         let host = Host::open(isolation);
-        host.send(Command::Start(Box::new(Start {
+        host.begin(source, settings, caps);
+        host
+    }
+
+    /// Send `Start` for `source`, with the input `{ n: 3 }`.
+    fn begin(&self, source: &str, settings: Settings, caps: &[(&str, Mode)]) {
+        self.send(Command::Start(Box::new(Start {
             source: source.into(),
             filename: "agent.js".into(),
             settings,
             capabilities: capabilities(caps),
             inputs: vec![("input".into(), HostValue::object([("n", 3.into())]))],
         })));
-        host
     }
 
     fn send(&self, command: Command) {
@@ -72,6 +77,18 @@ impl Host {
             Event::Failed(f) => f,
             other => panic!("expected Failed, got {other:?}"),
         }
+    }
+}
+
+/// Budgets an endless loop does not exhaust before it is interrupted.
+fn endless() -> Settings {
+    Settings {
+        limits: Limits {
+            fuel: Some(u64::MAX >> 12),
+            compute_ms: Some(60_000),
+            ..Limits::default()
+        },
+        ..Settings::default()
     }
 }
 
@@ -169,15 +186,7 @@ fn console_lines_arrive_in_order_before_the_result() {
 #[test]
 fn an_endless_loop_is_interrupted() {
     for isolation in isolations() {
-        let settings = Settings {
-            limits: Limits {
-                fuel: Some(u64::MAX >> 12),
-                compute_ms: Some(60_000),
-                ..Limits::default()
-            },
-            ..Settings::default()
-        };
-        let host = Host::start(&isolation, "while (true) {}", settings, &[]);
+        let host = Host::start(&isolation, "while (true) {}", endless(), &[]);
         std::thread::sleep(Duration::from_millis(50));
         host.session.interrupt();
         assert_eq!(host.failed().kind, "Cancelled");
@@ -346,15 +355,80 @@ fn a_dumped_session_continues_in_another_worker() {
     }
 }
 
+/// A directory of one test's own, removed when it is dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("kiln-bridge-test-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// A pool of its own: the worker linked under `name`, so that killing the workers
+    /// of that name cannot reach those of the tests running beside this one.
+    fn pool(&self, name: &str) -> Isolation {
+        let worker = self.0.join(name);
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kiln-worker"), &worker).unwrap();
+        Isolation::Process { worker }
+    }
+
+    /// A worker binary that is a shell script running `body` (written by a shell, so
+    /// that no descriptor of ours has it open for writing when it is started).
+    fn script(&self, name: &str, body: &str) -> Isolation {
+        let worker = self.0.join(name);
+        let written = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "printf '#!/bin/sh\\n%s\\n' \"$1\" > \"$2\" && chmod +x \"$2\"",
+            ])
+            .args(["sh", body])
+            .arg(&worker)
+            .status()
+            .unwrap();
+        assert!(written.success());
+        Isolation::Process { worker }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Kill with SIGKILL every child process of this test binary named `name` (those there
+/// are when it is called, not the ones started because of the kill); how many.
+fn kill_workers(name: &str) -> usize {
+    let me = std::process::id().to_string();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap() {
+        // "pid (comm) state ppid ...", or nothing for a process that has just gone
+        let stat = std::fs::read_to_string(entry.unwrap().path().join("stat")).unwrap_or_default();
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let ppid = stat[close + 1..].split_whitespace().nth(1);
+        if &stat[open + 1..close] == name && ppid == Some(me.as_str()) {
+            pids.push(stat[..open].trim().to_string());
+        }
+    }
+    if !pids.is_empty() {
+        let killed = std::process::Command::new("kill")
+            .arg("-9")
+            .args(&pids)
+            .status()
+            .unwrap();
+        assert!(killed.success());
+    }
+    pids.len()
+}
+
 #[test]
 fn a_killed_worker_process_fails_its_session_and_is_replaced() {
-    // a pool of its own (a copy of the worker under another name), so that the kill
-    // below cannot reach the workers of the tests running beside this one
-    let dir = std::env::temp_dir().join(format!("kiln-bridge-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let worker = dir.join("kiln-victim");
-    std::fs::copy(env!("CARGO_BIN_EXE_kiln-worker"), &worker).unwrap();
-    let isolation = Isolation::Process { worker };
+    let scratch = Scratch::new("killed");
+    let isolation = scratch.pool("kiln-victim");
     let host = Host::start(
         &isolation,
         "tools.pid()",
@@ -365,35 +439,127 @@ fn a_killed_worker_process_fails_its_session_and_is_replaced() {
         panic!("a call")
     };
     // the worker waits for the reply: kill it
-    let me = std::process::id();
-    let mut killed = 0;
-    for task in std::fs::read_dir(format!("/proc/{me}/task")).unwrap() {
-        let children =
-            std::fs::read_to_string(task.unwrap().path().join("children")).unwrap_or_default();
-        for pid in children.split_whitespace() {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            if comm.trim() == "kiln-victim" {
-                std::process::Command::new("kill")
-                    .args(["-9", pid])
-                    .status()
-                    .unwrap();
-                killed += 1;
-            }
-        }
-    }
-    assert_eq!(killed, 1);
+    assert_eq!(kill_workers("kiln-victim"), 1);
     let failure = host.failed();
     assert_eq!(failure.kind, "Engine");
-    assert!(
-        failure.message.contains("killed by signal 9"),
-        "{}",
-        failure.message
+    assert_eq!(
+        failure.message,
+        "the Kiln worker process running this guest exited (killed by signal 9)"
     );
     assert!(host.session.send(Command::Dump { key: None }).is_err());
     // the pool serves the next session with a fresh worker
     let next = Host::start(&isolation, "6 * 7", Settings::default(), &[]);
     assert_eq!(next.next(), Event::Complete(42.into()));
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_idle_worker_killed_just_before_a_session_costs_it_nothing() {
+    let scratch = Scratch::new("idle");
+    let isolation = scratch.pool("kiln-idle");
+    for round in 0..5 {
+        let host = Host::start(&isolation, "input.n * 2", Settings::default(), &[]);
+        assert_eq!(host.next(), Event::Complete(6.into()), "round {round}");
+        drop(host);
+        // the worker goes back to the pool (or is on its way): kill it, lease at once
+        assert!(kill_workers("kiln-idle") >= 1);
+        let host = Host::start(&isolation, "input.n * 14", Settings::default(), &[]);
+        assert_eq!(host.next(), Event::Complete(42.into()), "round {round}");
+    }
+}
+
+#[test]
+fn a_worker_that_dies_before_its_first_event_hands_the_session_to_a_fresh_one() {
+    let scratch = Scratch::new("moved");
+    let isolation = scratch.pool("kiln-moved");
+    // the worker leased for a session dies before it is sent anything; everything the
+    // session is sent afterwards reaches the fresh worker, in order
+    let leased_then_killed = || {
+        let host = Host::open(&isolation);
+        assert!(kill_workers("kiln-moved") >= 1);
+        host
+    };
+
+    let host = leased_then_killed();
+    host.begin("input.n * 14", Settings::default(), &[]);
+    assert_eq!(host.next(), Event::Complete(42.into()));
+
+    // an interrupt sent meanwhile stops the guest on the fresh worker
+    let host = leased_then_killed();
+    host.begin("while (true) {}", endless(), &[]);
+    host.session.interrupt();
+    assert_eq!(host.failed().kind, "Cancelled");
+
+    // and a close sent meanwhile closes the session there
+    let host = leased_then_killed();
+    host.begin(
+        "await tools.get(input.n)",
+        Settings::default(),
+        &[("tools.get", Mode::Async)],
+    );
+    host.send(Command::Close);
+    let calls = host.suspended();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].args, vec![HostValue::Number(3.0)]);
+    assert_eq!(host.next(), Event::Closed);
+    assert!(host.session.send(Command::Dump { key: None }).is_err());
+
+    // a snapshot loaded meanwhile is loaded there
+    let host = Host::start(
+        &isolation,
+        "await tools.get('a')",
+        Settings::default(),
+        &[("tools.get", Mode::Async)],
+    );
+    let calls = host.suspended();
+    host.send(Command::Dump { key: None });
+    let Event::Dumped(Ok(snapshot)) = host.next() else {
+        panic!("dumped")
+    };
+    drop(host);
+    let restored = leased_then_killed();
+    restored.send(Command::Load(Box::new(Load {
+        snapshot,
+        key: None,
+        settings: Settings::default(),
+        capabilities: capabilities(&[("tools.get", Mode::Async)]),
+    })));
+    assert_eq!(restored.suspended(), calls);
+    restored.send(Command::Answer {
+        id: calls[0].id,
+        result: Ok("moved".into()),
+    });
+    assert_eq!(restored.next(), Event::Complete("moved".into()));
+}
+
+#[test]
+fn a_worker_binary_that_always_dies_fails_the_session_naming_its_exit() {
+    let scratch = Scratch::new("dies");
+    for (name, body, exit) in [
+        ("kiln-exits", "exit 3", "exit status 3"),
+        ("kiln-killed", "kill -9 $$", "killed by signal 9"),
+    ] {
+        let isolation = scratch.script(name, body);
+        let Isolation::Process { worker } = &isolation else {
+            unreachable!()
+        };
+        let host = Host::start(&isolation, "1", Settings::default(), &[]);
+        let failure = host.failed();
+        assert_eq!(failure.kind, "Engine");
+        assert_eq!(
+            failure.message,
+            format!(
+                "the Kiln worker process running this guest ({}) exited ({exit}) before the \
+                 guest produced anything, as did the one it replaced",
+                worker.display()
+            )
+        );
+        assert!(host.session.send(Command::Dump { key: None }).is_err());
+        assert!(
+            host.events
+                .recv_timeout(Duration::from_millis(200))
+                .is_err()
+        );
+    }
 }
 
 #[test]
