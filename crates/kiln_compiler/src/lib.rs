@@ -97,7 +97,11 @@ fn compile_with_scope(
     // (a `.tsx` name is refused when the source is parsed)
     let typescript =
         kind != ScriptKind::Eval && typescript::is_typescript(source_name).unwrap_or(false);
-    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING, typescript) {
+    let goal = nesting::Goal {
+        module: matches!(kind, ScriptKind::Module | ScriptKind::Agent),
+        typescript,
+    };
+    if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING, goal) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
     if source.len() <= INLINE_SOURCE_LIMIT {

@@ -419,6 +419,78 @@ fn unbracketed_nesting_past_the_chain_limit_is_refused_before_parsing() {
     }
 }
 
+/// Brackets the pre-scan used to miss while oxc parses them: inside a regular expression
+/// literal, behind an HTML-like comment, after a `//` comment that a `\r` or U+2028 ends,
+/// after a `\` + CRLF line continuation in a string, and in `else` chains whose links
+/// end with `;`. A million levels of each overflowed the compiler thread's stack.
+#[test]
+fn brackets_hidden_from_a_character_scan_are_counted() {
+    let n = 1_000_000;
+    let nest = |open: &str, close: &str| format!("var x = {}1{};", open.repeat(n), close.repeat(n));
+    let sources = [
+        nest("(/)/,", ")"),
+        nest("(/[)]/,", ")"),
+        nest("[.../)/,", "]"),
+        nest("(\n<!-- )\n", ")"),
+        nest("(\n--> )\n", ")"),
+        format!("var x = //\r{}1{};", "(".repeat(n), ")".repeat(n)),
+        format!(
+            "var x = //{}{}1{};",
+            '\u{2028}',
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+        nest("('\\\r\n)'+", ")"),
+        // a `}` then `/` is a block and a regular expression, or an object and a division
+        nest("({}/)/,", ")"),
+        format!(
+            "function* g() {{ {}1{} }}",
+            "(yield /)/,".repeat(n),
+            ")".repeat(n)
+        ),
+        format!("var a, x; if (a) x;{}", " else if (a) x;".repeat(n)),
+        format!("var a, x; if (a) x;{}", " els\\u0065 if (a) x;".repeat(n)),
+        // `\u0069f` is `if`: its `)` ends a header, so a regular expression follows
+        format!("var x; {}{}", "{\\u0069f(x)/)/;".repeat(n), "}".repeat(n)),
+    ];
+    for source in &sources {
+        let e = err(source);
+        assert_eq!(e.message, "nesting too deep", "{:?}", &source[..60]);
+    }
+}
+
+/// What a character scan would have miscounted, in code that nests little: regular
+/// expressions holding brackets, HTML-like comments, `}` before a regular expression or a
+/// division, `yield` before a regular expression.
+#[test]
+fn regular_expressions_and_comments_holding_brackets_are_not_nesting() {
+    let sources = [
+        format!(
+            "var r = [{}];",
+            "/[(]/, /\\(/, /(a)[)]/g, /[[]/, ".repeat(5000)
+        ),
+        format!("var a = 1;\n{}", "<!-- ((((((( [[[[ {{{{\n".repeat(3000)),
+        format!("var a = 1;\n{}", "--> ((((((( [[[[ {{{{\n".repeat(3000)),
+        format!(
+            "var s = '';\n{}",
+            "if (s) {}\n/[(]/.test(s);\n".repeat(3000)
+        ),
+        format!(
+            "var a = 1, b = 2, c = 3;\n{}",
+            "a = a / (b) / c;\n".repeat(5000)
+        ),
+        format!("var o = {{}};\n{}", "a = ({}) / 2 / (3);\n".repeat(5000)),
+        format!("function* g() {{ {} }}", "yield /[(]/;".repeat(5000)),
+        // (the compiler itself refuses an `if` nested a thousand deep)
+        format!("var x; if (x) x;{} else x;", " else if (x) x;".repeat(900)),
+    ];
+    for source in &sources {
+        if let Err(e) = compile(source, "flat.js", ScriptKind::Script, false) {
+            panic!("{:?}: {e:?}", &source[..60]);
+        }
+    }
+}
+
 #[test]
 fn long_flat_code_is_not_nesting() {
     // Commas and semicolons end a chain; so does each bracket's close.
