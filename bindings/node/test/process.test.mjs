@@ -7,6 +7,9 @@ import { run, start, Progress, KilnError } from 'kiln-sandbox';
 
 const isolation = 'process';
 
+/** The idle workers a pool keeps (MAX_IDLE in crates/kiln_bridge/src/process.rs). */
+const MAX_IDLE = 8;
+
 /** The pids of this process's kiln-worker children. */
 function workers() {
   const pids = [];
@@ -92,4 +95,17 @@ test('idle workers killed just before runs cost those runs nothing', async () =>
     for (const pid of idle) process.kill(pid, 'SIGKILL');
     assert.deepEqual(await Promise.all([4, 5, 6].map(square)), [16, 25, 36]);
   }
+});
+
+test('runs refused at their inputs take no worker', async () => {
+  const inputs = { input: { f: () => 1 } };
+  for (let round = 0; round < 20; round++) {
+    const error = await (round % 2 ? start : run)('input', { isolation, inputs }).catch((e) => e);
+    assert.ok(error instanceof KilnError, `round ${round}: ${error}`);
+    assert.equal(error.kind, 'Boundary');
+    assert.equal(error.message, 'inputs: a function cannot cross to the guest (at $.input.f)');
+    assert.ok(workers().length <= MAX_IDLE, `round ${round}`);
+  }
+  assert.equal(await run('input.n * 14', { isolation, inputs: { input: { n: 3 } } }), 42);
+  assert.ok(workers().length <= MAX_IDLE);
 });

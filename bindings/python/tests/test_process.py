@@ -15,6 +15,9 @@ pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds worker
 
 ISOLATION = "process"
 
+# the idle workers a pool keeps (MAX_IDLE in crates/kiln_bridge/src/process.rs)
+MAX_IDLE = 8
+
 
 def workers():
     """The pids of this process's kiln-worker children."""
@@ -132,3 +135,19 @@ def test_idle_workers_killed_just_before_runs_cost_those_runs_nothing():
         for pid in workers():
             os.kill(pid, signal.SIGKILL)
         assert kiln.run("6 * 7", isolation=ISOLATION) == 42
+
+
+def test_runs_refused_at_their_inputs_take_no_worker():
+    refused = {"input": {"f": lambda: 1}}
+    ways = [
+        lambda: kiln.run("input", isolation=ISOLATION, inputs=refused),
+        lambda: asyncio.run(kiln.run_async("input", isolation=ISOLATION, inputs=refused)),
+        lambda: kiln.start("input", isolation=ISOLATION, inputs=refused),
+    ]
+    for round in range(21):
+        with pytest.raises(kiln.BoundaryError) as caught:
+            ways[round % len(ways)]()
+        assert str(caught.value) == "inputs: a function cannot cross to the guest (at $.input.f)"
+        assert len(workers()) <= MAX_IDLE, f"round {round}"
+    assert kiln.run("input.n * 14", isolation=ISOLATION, inputs={"input": {"n": 3}}) == 42
+    assert len(workers()) <= MAX_IDLE

@@ -1,4 +1,4 @@
-//! Sessions in worker processes: the pool the host keeps (`lease`), and the loop a
+//! Sessions in worker processes: the pool the host keeps (`Lease`), and the loop a
 //! worker process runs (`serve`).
 //!
 //! A worker process serves one session at a time over its standard input and output,
@@ -6,6 +6,13 @@
 //! idle workers per worker binary and starts one when none is idle. A worker that
 //! exits, is killed or runs out of memory ends only the session it served: the host
 //! sees `Failed` with kind `Engine`, and the pool starts a fresh worker for the next.
+//!
+//! A session takes a worker with its `Start` or `Load`, and gives it back with its last
+//! event (`Complete`, `Failed` or `Closed`), before the host hears that event. Before
+//! its `Start` or `Load` a session holds no worker: the host answers its commands as a
+//! worker would (`Close` with `Closed`), so a session closed or dropped before it
+//! started (a binding that refused an input, say) costs no process. Each worker's
+//! conversation is therefore a run of sessions, each beginning with `Start` or `Load`.
 //!
 //! Until a worker sends a session's first event, nothing the session did is visible to
 //! its host. A worker that dies before then (most often an idle one killed a moment
@@ -16,7 +23,7 @@
 
 use crate::protocol::{Command, Event, Failure};
 use crate::session::{SendError, WORKER_STACK_BYTES};
-use crate::worker::{Envelope, Link, Sink, Worker, lock};
+use crate::worker::{Envelope, Link, Sink, Worker, lock, unstarted};
 use kiln::HostReply;
 use rustc_hash::FxHashMap;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -109,15 +116,37 @@ impl Tenancy {
         })
     }
 
-    /// Pass on an event of the session's worker: the session has shown something, so
-    /// it stays on that worker from now on.
-    fn deliver(&self, frame: Vec<u8>, ends: bool) {
-        {
-            let mut place = lock(&self.place);
-            place.replay = None;
-            place.ended |= ends;
+    /// The session's worker sent an event (its last when `ends`): the session has shown
+    /// something, so it stays on that worker from now on.
+    fn shown(&self, ends: bool) {
+        let mut place = lock(&self.place);
+        place.replay = None;
+        place.ended |= ends;
+    }
+
+    /// Write `command` to the session's worker, unless the session ended (the worker
+    /// may serve another session by now).
+    fn send(&self, command: &Command) -> Result<(), SendError> {
+        let mut place = lock(&self.place);
+        if place.ended {
+            return Err(SendError("the session has ended".into()));
         }
-        (self.sink)(frame);
+        let frame = command.encode();
+        let written = if place.process.alive.load(Ordering::SeqCst) {
+            write_frame(&mut *lock(&place.process.stdin), &frame)
+                .map_err(|e| SendError(format!("the worker process cannot be reached: {e}")))
+        } else {
+            Err(SendError("the worker process exited".into()))
+        };
+        match &mut place.replay {
+            // a worker that dies before its first event hands the session, this command
+            // included, to a fresh worker
+            Some(replay) => {
+                replay.push(frame);
+                Ok(())
+            }
+            None => written,
+        }
     }
 
     /// The session's worker died (`why` says how): move the session to a fresh worker
@@ -160,33 +189,69 @@ impl Tenancy {
     }
 }
 
-/// A session's hold on the worker processes.
-pub(crate) struct Lease(Arc<Tenancy>);
+/// A session's hold on the worker processes: none until its `Start` or `Load`.
+pub(crate) struct Lease {
+    pool: Arc<Pool>,
+    sink: Sink,
+    hold: Mutex<Hold>,
+}
+
+enum Hold {
+    /// nothing for a worker to run yet; `interrupted` once the host stopped the guest
+    /// still to start
+    Unleased {
+        interrupted: bool,
+    },
+    Leased(Arc<Tenancy>),
+    /// closed, or failed, before it had a worker
+    Ended,
+}
 
 impl Lease {
-    /// Write `command` to the session's worker, unless the session ended (the worker
-    /// may serve another session by now).
+    /// A session in the pool of `worker` whose events go to `sink`; it takes a worker
+    /// when it is sent `Start` or `Load`.
+    pub(crate) fn new(worker: &Path, sink: Sink) -> Lease {
+        Lease {
+            pool: pool(worker),
+            sink,
+            hold: Mutex::new(Hold::Unleased { interrupted: false }),
+        }
+    }
+
+    /// Deliver `command`: to the session's worker, taking one for `Start` or `Load`;
+    /// before then, answer it here as the worker would.
     pub(crate) fn send(&self, command: &Command) -> Result<(), SendError> {
-        let mut place = lock(&self.0.place);
-        if place.ended {
-            return Err(SendError("the session has ended".into()));
-        }
-        let frame = command.encode();
-        let written = if place.process.alive.load(Ordering::SeqCst) {
-            write_frame(&mut *lock(&place.process.stdin), &frame)
-                .map_err(|e| SendError(format!("the worker process cannot be reached: {e}")))
-        } else {
-            Err(SendError("the worker process exited".into()))
+        let mut hold = lock(&self.hold);
+        let interrupted = match &mut *hold {
+            Hold::Leased(tenancy) => return tenancy.send(command),
+            Hold::Ended => return Err(SendError("the session has ended".into())),
+            Hold::Unleased { interrupted } => interrupted,
         };
-        match &mut place.replay {
-            // a worker that dies before its first event hands the session, this command
-            // included, to a fresh worker
-            Some(replay) => {
-                replay.push(frame);
-                Ok(())
+        match command {
+            Command::Start(_) | Command::Load(_) => {
+                let interrupted = *interrupted;
+                let tenancy = lease(&self.pool, self.sink.clone())?;
+                *hold = Hold::Leased(tenancy.clone());
+                tenancy.send(command)?;
+                if interrupted {
+                    tenancy.send(&Command::Interrupt)?;
+                }
             }
-            None => written,
+            // as on a worker thread, an interrupt that comes first stops the guest once
+            // it starts
+            Command::Interrupt => *interrupted = true,
+            command => {
+                let (event, ends) = unstarted(command);
+                if ends {
+                    *hold = Hold::Ended;
+                }
+                drop(hold);
+                if let Some(event) = event {
+                    (self.sink)(event.encode());
+                }
+            }
         }
+        Ok(())
     }
 }
 
@@ -210,10 +275,9 @@ fn pool(worker: &Path) -> Arc<Pool> {
         .clone()
 }
 
-/// A worker process for a new session whose events go to `sink`: an idle one, or a
-/// new one.
-pub(crate) fn lease(worker: &Path, sink: Sink) -> Result<Lease, SendError> {
-    let pool = pool(worker);
+/// A worker process for a session starting now, whose events go to `sink`: an idle one,
+/// or a new one.
+fn lease(pool: &Arc<Pool>, sink: Sink) -> Result<Arc<Tenancy>, SendError> {
     loop {
         let Some(process) = lock(&pool.idle).pop() else {
             break;
@@ -230,10 +294,10 @@ pub(crate) fn lease(worker: &Path, sink: Sink) -> Result<Lease, SendError> {
         if process.alive.load(Ordering::SeqCst) {
             let tenancy = Tenancy::new(sink, &process);
             *serving = Some(tenancy.clone());
-            return Ok(Lease(tenancy));
+            return Ok(tenancy);
         }
     }
-    spawn(&pool, |process| Tenancy::new(sink, process)).map(Lease)
+    spawn(pool, |process| Tenancy::new(sink, process))
 }
 
 /// Start a worker process serving the session `serve` gives it (given before its
@@ -290,9 +354,10 @@ fn read_events(
         } else {
             lock(&process.serving).clone()
         };
-        if let Some(tenancy) = serving {
-            tenancy.deliver(frame, ends);
+        if let Some(tenancy) = &serving {
+            tenancy.shown(ends);
         }
+        // idle before the host hears the session ended: its next session can have it
         if ends {
             let mut idle = lock(&pool.idle);
             if idle.len() < MAX_IDLE {
@@ -300,6 +365,9 @@ fn read_events(
             } else {
                 let _ = lock(&process.child).kill();
             }
+        }
+        if let Some(tenancy) = serving {
+            (tenancy.sink)(frame);
         }
     }
     // invariant 1

@@ -7,7 +7,8 @@
 //! the host's answers to asynchronous calls), `Complete`, `Failed` or, after `Dump`,
 //! `Dumped`. While a step runs, the worker may send `Console` lines and `Call`s: a `Call`
 //! is a synchronous host call, and the worker waits for its `Reply` before the guest goes
-//! on. `Close` ends a session at any time and is acknowledged with `Closed`.
+//! on. `Close` ends a session at any time and is acknowledged with `Closed`, after the
+//! step running then (unless that step ends the session: then its event is the last).
 //!
 //! Each message is a tag byte and its fields, in the order the types list them, with
 //! the encodings of [`crate::codec`]; call ids and limits are `f64` (what JavaScript

@@ -1,6 +1,6 @@
 //! The host's handle on a session, wherever its worker runs.
 
-use crate::process::{self, Lease};
+use crate::process::Lease;
 use crate::protocol::Command;
 use crate::worker::{Envelope, Link, Sink, Worker};
 use kiln::HostReply;
@@ -21,7 +21,9 @@ pub enum Isolation {
 }
 
 /// The host's side of one session. Commands go to its worker; events come back through
-/// the sink it was opened with, on another thread. Dropping it closes the session.
+/// the sink it was opened with, on another thread. Dropping it interrupts the guest and
+/// closes the session, so that a session dropped while its guest runs or waits in a
+/// synchronous call does not keep its worker busy.
 pub struct Session {
     route: Route,
 }
@@ -50,7 +52,9 @@ impl std::error::Error for SendError {}
 
 impl Session {
     /// A new session; `sink` receives its events, encoded ([`crate::protocol::Event`]).
-    /// Opening in a worker process starts one when none is idle, which can fail.
+    /// A session in worker processes takes a worker only when it is sent `Start` or
+    /// `Load` (starting one when none is idle, which can fail there); one closed or
+    /// dropped before then never holds a process.
     pub fn open(isolation: &Isolation, sink: Sink) -> Result<Session, SendError> {
         let route = match isolation {
             Isolation::Thread => {
@@ -77,7 +81,7 @@ impl Session {
                     replies,
                 }
             }
-            Isolation::Process { worker } => Route::Process(process::lease(worker, sink)?),
+            Isolation::Process { worker } => Route::Process(Lease::new(worker, sink)),
         };
         Ok(Session { route })
     }
@@ -122,6 +126,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.interrupt();
         let _ = self.send(Command::Close);
     }
 }

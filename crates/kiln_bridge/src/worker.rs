@@ -179,36 +179,37 @@ impl Worker {
                 let Some(live) = self.sessions.get_mut(&session) else {
                     return;
                 };
-                let ended = match command {
-                    Command::Start(start) => {
+                let ended = match (command, live.runtime.as_mut()) {
+                    (Command::Start(start), _) => {
                         let runtime = self.spare.take().unwrap_or_default();
                         start_session(live, runtime, *start)
                     }
-                    Command::Load(load) => load_session(live, *load),
-                    Command::Answer { id, result } => match live.runtime.as_mut() {
-                        Some(rt) => match rt.resume(id, result) {
-                            Ok(Outcome::Suspended(_)) if quiet => false,
-                            step => report(live, step),
-                        },
-                        None => not_started(live),
+                    (Command::Load(load), _) => load_session(live, *load),
+                    (Command::Answer { id, result }, Some(rt)) => match rt.resume(id, result) {
+                        Ok(Outcome::Suspended(_)) if quiet => false,
+                        step => report(live, step),
                     },
-                    Command::Dump { key } => {
-                        let dumped = match live.runtime.as_mut() {
-                            Some(rt) => rt
-                                .snapshot(key.as_deref())
-                                .map_err(|e| Failure::from_snapshot_error(&e)),
-                            None => Err(Failure::new("Snapshot", "nothing to dump")),
-                        };
+                    (Command::Dump { key }, Some(rt)) => {
+                        let dumped = rt
+                            .snapshot(key.as_deref())
+                            .map_err(|e| Failure::from_snapshot_error(&e));
                         live.link.emit(&Event::Dumped(dumped));
                         false
                     }
-                    Command::Close => {
+                    (Command::Close, Some(_)) => {
                         live.link.emit(&Event::Closed);
                         true
                     }
                     // replies go to the waiting call's channel and interrupts to the
                     // link; either arriving here has nothing left to act on
-                    Command::Reply(_) | Command::Interrupt => false,
+                    (Command::Reply(_) | Command::Interrupt, Some(_)) => false,
+                    (command, None) => {
+                        let (event, ends) = unstarted(&command);
+                        if let Some(event) = event {
+                            live.link.emit(&event);
+                        }
+                        ends
+                    }
                 };
                 if ended && let Some(live) = self.sessions.remove(&session) {
                     self.ended.extend(live.runtime);
@@ -218,13 +219,30 @@ impl Worker {
     }
 }
 
-/// A command that needs an execution arrived before `Start` or `Load`.
-fn not_started(live: &Live) -> bool {
-    live.link.emit(&Event::Failed(Failure::new(
-        "Host",
-        "the session has not started",
-    )));
-    true
+/// How a session that has not started (no `Start` or `Load` yet) answers `command`, other
+/// than those two: the event it sends, if any, and whether the session is over. A worker
+/// process is leased at a session's start, so before then its host answers with this.
+pub(crate) fn unstarted(command: &Command) -> (Option<Event>, bool) {
+    match command {
+        Command::Answer { .. } => (
+            Some(Event::Failed(Failure::new(
+                "Host",
+                "the session has not started",
+            ))),
+            true,
+        ),
+        Command::Dump { .. } => (
+            Some(Event::Dumped(Err(Failure::new(
+                "Snapshot",
+                "nothing to dump",
+            )))),
+            false,
+        ),
+        Command::Close => (Some(Event::Closed), true),
+        Command::Start(_) | Command::Load(_) | Command::Reply(_) | Command::Interrupt => {
+            (None, false)
+        }
+    }
 }
 
 /// Run `start` on `runtime`; true when the session is over.

@@ -398,9 +398,8 @@ impl Drop for Scratch {
     }
 }
 
-/// Kill with SIGKILL every child process of this test binary named `name` (those there
-/// are when it is called, not the ones started because of the kill); how many.
-fn kill_workers(name: &str) -> usize {
+/// The pids of this test binary's child processes named `name`.
+fn workers(name: &str) -> Vec<String> {
     let me = std::process::id().to_string();
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap() {
@@ -414,16 +413,31 @@ fn kill_workers(name: &str) -> usize {
             pids.push(stat[..open].trim().to_string());
         }
     }
+    pids
+}
+
+/// Send `signal` (`KILL`, `STOP`) to every child process of this test binary named
+/// `name` (those there are when it is called, not the ones started because of it);
+/// how many.
+fn signal_workers(name: &str, signal: &str) -> usize {
+    let pids = workers(name);
     if !pids.is_empty() {
-        let killed = std::process::Command::new("kill")
-            .arg("-9")
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
             .args(&pids)
             .status()
             .unwrap();
-        assert!(killed.success());
+        assert!(sent.success());
     }
     pids.len()
 }
+
+fn kill_workers(name: &str) -> usize {
+    signal_workers(name, "KILL")
+}
+
+/// The idle workers the pool keeps per worker binary (`MAX_IDLE` in `process.rs`).
+const MAX_IDLE: usize = 8;
 
 #[test]
 fn a_killed_worker_process_fails_its_session_and_is_replaced() {
@@ -471,31 +485,37 @@ fn an_idle_worker_killed_just_before_a_session_costs_it_nothing() {
 fn a_worker_that_dies_before_its_first_event_hands_the_session_to_a_fresh_one() {
     let scratch = Scratch::new("moved");
     let isolation = scratch.pool("kiln-moved");
-    // the worker leased for a session dies before it is sent anything; everything the
-    // session is sent afterwards reaches the fresh worker, in order
-    let leased_then_killed = || {
+    // the worker leased for a session dies before its first event: an idle worker is
+    // stopped, leased and sent the session's first command, then killed; that command
+    // and everything the session is sent afterwards reach the fresh worker, in order
+    let leased_then_killed = |first: &dyn Fn(&Host)| {
+        let warm = Host::start(&isolation, "0", Settings::default(), &[]);
+        assert_eq!(warm.next(), Event::Complete(0.into()));
+        drop(warm);
+        // idle since the host heard Complete
+        assert!(signal_workers("kiln-moved", "STOP") >= 1);
         let host = Host::open(&isolation);
+        first(&host);
         assert!(kill_workers("kiln-moved") >= 1);
         host
     };
 
-    let host = leased_then_killed();
-    host.begin("input.n * 14", Settings::default(), &[]);
+    let host = leased_then_killed(&|host| host.begin("input.n * 14", Settings::default(), &[]));
     assert_eq!(host.next(), Event::Complete(42.into()));
 
     // an interrupt sent meanwhile stops the guest on the fresh worker
-    let host = leased_then_killed();
-    host.begin("while (true) {}", endless(), &[]);
+    let host = leased_then_killed(&|host| host.begin("while (true) {}", endless(), &[]));
     host.session.interrupt();
     assert_eq!(host.failed().kind, "Cancelled");
 
     // and a close sent meanwhile closes the session there
-    let host = leased_then_killed();
-    host.begin(
-        "await tools.get(input.n)",
-        Settings::default(),
-        &[("tools.get", Mode::Async)],
-    );
+    let host = leased_then_killed(&|host| {
+        host.begin(
+            "await tools.get(input.n)",
+            Settings::default(),
+            &[("tools.get", Mode::Async)],
+        )
+    });
     host.send(Command::Close);
     let calls = host.suspended();
     assert_eq!(calls.len(), 1);
@@ -516,13 +536,14 @@ fn a_worker_that_dies_before_its_first_event_hands_the_session_to_a_fresh_one() 
         panic!("dumped")
     };
     drop(host);
-    let restored = leased_then_killed();
-    restored.send(Command::Load(Box::new(Load {
-        snapshot,
-        key: None,
-        settings: Settings::default(),
-        capabilities: capabilities(&[("tools.get", Mode::Async)]),
-    })));
+    let restored = leased_then_killed(&|host| {
+        host.send(Command::Load(Box::new(Load {
+            snapshot: snapshot.clone(),
+            key: None,
+            settings: Settings::default(),
+            capabilities: capabilities(&[("tools.get", Mode::Async)]),
+        })))
+    });
     assert_eq!(restored.suspended(), calls);
     restored.send(Command::Answer {
         id: calls[0].id,
@@ -565,12 +586,91 @@ fn a_worker_binary_that_always_dies_fails_the_session_naming_its_exit() {
 #[test]
 fn garbage_commands_do_not_harm_a_worker() {
     assert!(Command::decode(&[99, 1, 2]).is_err());
-    let host = Host::open(&Isolation::Thread);
-    host.send(Command::Answer {
-        id: 1,
-        result: Ok(1.into()),
-    });
-    assert_eq!(host.failed().kind, "Host");
+    for isolation in isolations() {
+        // before Start: a reply has no call to go to, a dump nothing to dump, an answer
+        // no execution (which ends the session)
+        let host = Host::open(&isolation);
+        host.send(Command::Reply(HostReply::Return(1.into())));
+        host.send(Command::Dump { key: None });
+        let Event::Dumped(Err(failure)) = host.next() else {
+            panic!("dumped")
+        };
+        assert_eq!(failure.kind, "Snapshot");
+        host.send(Command::Answer {
+            id: 1,
+            result: Ok(1.into()),
+        });
+        assert_eq!(host.failed().kind, "Host");
+        let host = Host::start(&isolation, "6 * 7", Settings::default(), &[]);
+        assert_eq!(host.next(), Event::Complete(42.into()));
+    }
+}
+
+#[test]
+fn sessions_closed_or_dropped_before_they_start_hold_no_worker() {
+    let scratch = Scratch::new("unstarted");
+    let isolation = scratch.pool("kiln-unstarted");
+    for round in 0..40 {
+        let host = Host::open(&isolation);
+        match round % 3 {
+            0 => {
+                host.send(Command::Close);
+                assert_eq!(host.next(), Event::Closed);
+                assert!(host.session.send(Command::Close).is_err());
+            }
+            // what a binding does when it refuses an input
+            1 => {
+                host.session.interrupt();
+                host.send(Command::Close);
+                assert_eq!(host.next(), Event::Closed);
+            }
+            _ => {}
+        }
+        drop(host);
+        assert!(workers("kiln-unstarted").len() <= MAX_IDLE, "round {round}");
+    }
+    assert_eq!(workers("kiln-unstarted").len(), 0);
+    for _ in 0..3 {
+        let host = Host::start(&isolation, "input.n * 14", Settings::default(), &[]);
+        assert_eq!(host.next(), Event::Complete(42.into()));
+        // after its last event a session refuses commands; its worker is idle again
+        assert!(host.session.send(Command::Close).is_err());
+    }
+    assert_eq!(workers("kiln-unstarted").len(), 1);
+}
+
+#[test]
+fn a_session_dropped_while_its_guest_runs_or_waits_stops_it_and_frees_its_worker() {
+    let scratch = Scratch::new("busy");
+    let busy = scratch.pool("kiln-busy");
+    let waits = [("tools.wait", Mode::Call)];
+    for isolation in [Isolation::Thread, busy] {
+        for (source, settings, caps) in [
+            ("while (true) {}", endless(), &[][..]),
+            ("tools.wait(); 1", Settings::default(), &waits[..]),
+        ] {
+            let host = Host::start(&isolation, source, settings, caps);
+            if !caps.is_empty() {
+                let Event::Call(_) = host.next() else {
+                    panic!("a call")
+                };
+            }
+            // the host goes; the sink it gave still hears how the guest ended
+            let Host { session, events } = host;
+            drop(session);
+            let ended = events.recv_timeout(Duration::from_secs(30));
+            assert!(
+                matches!(&ended, Ok(Event::Failed(f)) if f.kind == "Cancelled"),
+                "{source}: {ended:?}"
+            );
+            let next = Host::start(&isolation, "input.n * 14", Settings::default(), &[]);
+            assert_eq!(next.next(), Event::Complete(42.into()));
+            if let Isolation::Process { .. } = isolation {
+                // the same worker served both
+                assert_eq!(workers("kiln-busy").len(), 1, "{source}");
+            }
+        }
+    }
 }
 
 #[test]
