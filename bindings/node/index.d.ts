@@ -154,7 +154,7 @@ export declare class Progress {
   resume(id: number, value: Value): Promise<Progress>;
   /** answer call `id` with an error the guest can catch, and continue */
   resumeError(id: number, error: unknown): Promise<Progress>;
-  /** end the execution */
+  /** end the execution; a resume or dump still running rejects with kind Cancelled */
   cancel(): void;
   /** the suspended execution as bytes (authenticated with `key`) */
   dump(options?: { key?: string | Uint8Array }): Promise<Buffer>;

@@ -268,9 +268,11 @@ class Conversation {
         return this.handlers.console?.(event.level, event.text);
       case 'closed':
         return undefined;
-      default:
+      default: {
+        const rested = this.handlers.rest?.(event);
         if (event.type === 'complete' || (event.type === 'failed' && !event.dumpFailed)) this.close();
-        return this.handlers.rest?.(event);
+        return rested;
+      }
     }
   }
 
@@ -283,6 +285,11 @@ class Conversation {
     this.closed = true;
     this.native.close();
     conversations.delete(this.native.id);
+    // no event reaches a closed conversation: a step still in flight ends here
+    if (busy.has(this)) {
+      const message = 'the execution was cancelled while a step was running';
+      this.handlers.rest?.({ type: 'failed', failure: { kind: 'Cancelled', name: 'Cancelled', message, stack: message } });
+    }
   }
 }
 

@@ -54,6 +54,21 @@ test('a spent progress and an unknown call id are refused', async () => {
   await assert.rejects(next.dump(), /already resumed/);
 });
 
+test('cancelling while a resume runs ends that resume with kind Cancelled', async () => {
+  for (const isolation of ['thread', 'process']) {
+    const p = await start('await tools.get(1); while (true) {}', {
+      isolation,
+      capabilities: ['tools.get'],
+      limits: { fuel: 1e15, computeMs: 60_000 },
+    });
+    const running = p.resume(p.calls[0].id, 1);
+    setTimeout(() => p.cancel(), 50);
+    const error = await running.catch((e) => e);
+    assert.ok(error instanceof KilnError, `${isolation}: ${error}`);
+    assert.equal(error.kind, 'Cancelled');
+  }
+});
+
 test('a script that needs no host completes at once', async () => {
   const p = await start('return 6 * 7');
   assert.equal(p.status, 'complete');
