@@ -13,7 +13,8 @@
 //! A `/` starts a regular expression where an expression may start and is a
 //! division after one; one token of context tells which, except after a `}` (the end
 //! of a block or of an object literal), after `yield`, `await` and `of` (keywords or
-//! plain names), and after a `}` followed by `++`. There the scan forks and follows
+//! plain names), after a `}` followed by `++`, and in TypeScript after a `>` (of a
+//! comparison or of type arguments). There the scan forks and follows
 //! both readings until they meet again at the same place in the same state (then one
 //! reading keeps the larger of each count). A reading ends where oxc would stop
 //! parsing: at an unterminated regular expression, and at a closing bracket that does
@@ -135,7 +136,7 @@ enum Prev {
     Operand,
     /// after `.`, `?.` or `#`: the next name is a property name, never a keyword
     Member,
-    /// either (after `}`, `yield`, `await`, `of`)
+    /// either (after `}`, `yield`, `await`, `of`, and TypeScript's `>`)
     Either,
 }
 
@@ -589,14 +590,15 @@ impl Scan<'_> {
                     return Step::TooDeep(i);
                 }
             }
-            // `>` closes one, not in `=>` or `>=`
+            // `>` closes one, not in `=>` or `>=`; it ends a comparison (a regular
+            // expression may follow) or type arguments (`f<T> / x` divides)
             b'>' if self.goal.typescript
                 && i > 0
                 && bytes[i - 1] != b'='
                 && bytes.get(i + 1) != Some(&b'=') =>
             {
                 r.pos = i + 1;
-                r.prev = Prev::Operand;
+                r.prev = Prev::Either;
                 if r.top().angles > 0 {
                     r.top().angles -= 1;
                     r.open_angles -= 1;

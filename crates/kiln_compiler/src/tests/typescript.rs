@@ -398,3 +398,21 @@ fn deep_type_arguments_are_an_error_not_a_crash() {
     let closed = "m = new Map<string, Array<number>>() as Map<string, number[]>;\n".repeat(2000);
     assert!(ts(&closed, ScriptKind::Script).is_ok());
 }
+
+/// After type arguments a `/` divides (`a<b> / (x)`); after a comparison's `>` it starts a
+/// regular expression. Read only as the second, a million `a<b>/(/ /,` hid their `(` in
+/// what looked like a regular expression literal `/(/`, and overflowed the compiler
+/// thread's stack; the pre-scan now follows both readings.
+#[test]
+fn a_slash_after_type_arguments_is_read_both_ways() {
+    let n = 1_000_000;
+    let hidden = format!("let x = {}1{};", "a<b>/(/ /,".repeat(n), ")".repeat(n));
+    assert_eq!(
+        ts(&hidden, ScriptKind::Script).unwrap_err().message,
+        "nesting too deep"
+    );
+    let divisions = "x = f<number> / (2) / 3; y = a > /[(]/.source.length;\n".repeat(3000);
+    if let Err(e) = ts(&divisions, ScriptKind::Script) {
+        panic!("{e}");
+    }
+}
