@@ -55,3 +55,27 @@ print(JSON.parse('[1.0, "a", 9007199254740993]', (k, v, { source }) => (source =
 print(JSON.stringify({ big: JSON.rawJSON("12345678901234567890") })); // expect: {"big":12345678901234567890}
 print(JSON.isRawJSON(JSON.rawJSON("null")), JSON.isRawJSON({})); // expect: true false
 try { JSON.rawJSON("{}"); } catch (e) { print(e.name); } // expect: SyntaxError
+
+// One-byte and two-byte texts parse alike; values without escapes are pieces of the text.
+const wide = '{"ключ": "значение", "k\\u0065y": "v\\u00e9", "long": "' + "x".repeat(100) + '"}';
+const parsedWide = JSON.parse(wide);
+print(parsedWide["ключ"], parsedWide.key, parsedWide.long.length, JSON.parse('["\u00e9\u00ff", "\\/"]').join()); // expect: значение vé 100 éÿ,/
+print(JSON.stringify(JSON.parse('{"0": 1, "4294967295": 2, "01": 3, "b": 4, "1": 5}'))); // expect: {"0":1,"1":5,"4294967295":2,"01":3,"b":4}
+print(JSON.parse("123456789012345"), JSON.parse("-1234567890123456789"), JSON.parse("9007199254740993"), 1 / JSON.parse("-0")); // expect: 123456789012345 -1234567890123456800 9007199254740992 -Infinity
+
+// What a getter, a toJSON on a prototype, a proxy or a deleted property changes is seen.
+print(JSON.stringify({ get a() { return 1; }, b: -2147483648, c: 2147483647 })); // expect: {"a":1,"b":-2147483648,"c":2147483647}
+const shrinking = { a: { toJSON() { delete shrinking.b; shrinking.c = 9; return "A"; } }, b: 2, c: 3 };
+print(JSON.stringify(shrinking)); // expect: {"a":"A","c":9}
+Object.prototype.toJSON = function () { return "proto"; };
+print(JSON.stringify({ a: {} }), JSON.stringify([[]])); // expect: "proto" "proto"
+delete Object.prototype.toJSON;
+Array.prototype.toJSON = () => "array";
+print(JSON.stringify({ a: [1] })); // expect: {"a":"array"}
+delete Array.prototype.toJSON;
+print(JSON.stringify(new Proxy({ a: 1 }, { get: (t, k) => (k === "a" ? 2 : t[k]) }))); // expect: {"a":2}
+const dict = { a: 1, b: 2, c: 3 };
+delete dict.b;
+print(JSON.stringify(dict), JSON.stringify(Object.defineProperty({ a: 1 }, "h", { value: 2, enumerable: false }))); // expect: {"a":1,"c":3} {"a":1}
+const quoted = JSON.stringify("\x00\x1f\x7f\xff\"\\");
+print(quoted.slice(0, 13), [...quoted.slice(13)].map((c) => c.charCodeAt(0).toString(16)).join(" "), JSON.stringify("\ud800\u0100")); // expect: "\u0000\u001f 7f ff 5c 22 5c 5c 22 "\ud800Ā"

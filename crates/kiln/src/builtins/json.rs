@@ -14,10 +14,10 @@
 use super::{define_global, define_to_string_tag, new_plain_object};
 use crate::JsResult;
 use crate::heap::ObjectId;
-use crate::heap::string::Units;
+use crate::heap::string::{JsStr, Units};
 use crate::interpreter::convert::number_to_string;
 use crate::interpreter::{Args, Vm};
-use crate::object::{ObjectKind, PropertyKey};
+use crate::object::{Attrs, Elements, ObjectKind, Property, PropertyKey};
 use crate::value::{Kind, Value};
 
 /// The deepest nesting of arrays and objects `JSON.parse` accepts.
@@ -44,8 +44,69 @@ enum Open {
     Object(ObjectId, PropertyKey),
 }
 
-struct Parser<'a> {
-    src: &'a [u16],
+/// A code unit of the text being parsed: the parser reads a one-byte string as bytes and
+/// a two-byte one as UTF-16, never a widened copy.
+trait Unit: Copy {
+    fn unit(self) -> u16;
+    fn view(units: &[Self]) -> Units<'_>;
+}
+
+impl Unit for u8 {
+    #[inline]
+    fn unit(self) -> u16 {
+        self as u16
+    }
+    fn view(units: &[u8]) -> Units<'_> {
+        Units::Latin1(units)
+    }
+}
+
+impl Unit for u16 {
+    #[inline]
+    fn unit(self) -> u16 {
+        self
+    }
+    fn view(units: &[u16]) -> Units<'_> {
+        Units::Utf16(units)
+    }
+}
+
+/// A copy of the text being parsed, in its own width (the parser allocates on the heap
+/// as it reads, so it cannot borrow the string there).
+enum Text {
+    Latin1(Vec<u8>),
+    Utf16(Vec<u16>),
+}
+
+impl Text {
+    fn of(vm: &mut Vm, id: crate::heap::StringId) -> Text {
+        let text = match vm.heap.units(id) {
+            Units::Latin1(b) => Text::Latin1(b.to_vec()),
+            Units::Utf16(u) => Text::Utf16(u.to_vec()),
+        };
+        vm.heap.note_work(text.units().len());
+        text
+    }
+
+    fn units(&self) -> Units<'_> {
+        match self {
+            Text::Latin1(b) => Units::Latin1(b),
+            Text::Utf16(u) => Units::Utf16(u),
+        }
+    }
+}
+
+/// A string literal: where it lies in the text when it has no escapes, else its decoded
+/// code units.
+enum Literal {
+    Span(std::ops::Range<usize>),
+    Decoded(Vec<u16>),
+}
+
+struct Parser<'a, T> {
+    src: &'a [T],
+    /// the string `src` copies: string values without escapes are its substrings
+    text: crate::heap::StringId,
     pos: usize,
     /// the parse records of the open containers' finished members, when tracked
     records: Option<Vec<Vec<ParseRecord>>>,
@@ -67,9 +128,40 @@ struct ParseRecord {
 /// A parse failure: message and position, turned into a SyntaxError by the caller.
 struct ParseError(String);
 
-impl<'a> Parser<'a> {
+/// Parse the whole of `text` (the string `id`), with the parse records a reviver needs
+/// when `revive`.
+fn parse_text(
+    vm: &mut Vm,
+    text: &Text,
+    id: crate::heap::StringId,
+    revive: bool,
+) -> Result<(Value, Option<ParseRecord>), ParseError> {
+    fn run<T: Unit>(
+        vm: &mut Vm,
+        src: &[T],
+        text: crate::heap::StringId,
+        revive: bool,
+    ) -> Result<(Value, Option<ParseRecord>), ParseError> {
+        let mut parser = Parser {
+            src,
+            text,
+            pos: 0,
+            // the root's record lands in the outermost list
+            records: revive.then(|| vec![Vec::new()]),
+        };
+        let value = parser.parse_text(vm)?;
+        Ok((value, parser.close_records().pop()))
+    }
+    match text {
+        Text::Latin1(b) => run(vm, b, id, revive),
+        Text::Utf16(u) => run(vm, u, id, revive),
+    }
+}
+
+impl<T: Unit> Parser<'_, T> {
+    #[inline]
     fn peek(&self) -> Option<u16> {
-        self.src.get(self.pos).copied()
+        self.src.get(self.pos).map(|u| u.unit())
     }
 
     fn skip_whitespace(&mut self) {
@@ -98,8 +190,8 @@ impl<'a> Parser<'a> {
 
     fn position(&self) -> String {
         let before = &self.src[..self.pos.min(self.src.len())];
-        let line = before.iter().filter(|&&u| u == 0x0A).count() + 1;
-        let column = before.iter().rev().take_while(|&&u| u != 0x0A).count() + 1;
+        let line = before.iter().filter(|u| u.unit() == 0x0A).count() + 1;
+        let column = before.iter().rev().take_while(|u| u.unit() != 0x0A).count() + 1;
         format!("position {} (line {line} column {column})", self.pos)
     }
 
@@ -123,11 +215,26 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A string literal's code units (the opening quote is at `pos`).
-    fn string_units(&mut self) -> Result<Vec<u16>, ParseError> {
+    /// A string literal (the opening quote is at `pos`).
+    fn string_literal(&mut self) -> Result<Literal, ParseError> {
         let start = self.pos;
         self.pos += 1;
-        let mut out = Vec::new();
+        // Most strings have no escapes: they are a span of the text.
+        while let Some(c) = self.peek() {
+            match c {
+                0x22 => {
+                    self.pos += 1;
+                    return Ok(Literal::Span(start + 1..self.pos - 1));
+                }
+                0x5C => break,
+                c if c < 0x20 => break,
+                _ => self.pos += 1,
+            }
+        }
+        let mut out: Vec<u16> = self.src[start + 1..self.pos]
+            .iter()
+            .map(|u| u.unit())
+            .collect();
         loop {
             let Some(c) = self.peek() else {
                 self.pos = start;
@@ -139,7 +246,7 @@ impl<'a> Parser<'a> {
             match c {
                 0x22 => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Literal::Decoded(out));
                 }
                 0x5C => {
                     self.pos += 1;
@@ -158,7 +265,7 @@ impl<'a> Parser<'a> {
                                 let digit = self
                                     .src
                                     .get(self.pos + i)
-                                    .and_then(|&u| char::from_u32(u as u32))
+                                    .and_then(|u| char::from_u32(u.unit() as u32))
                                     .and_then(|c| c.to_digit(16));
                                 match digit {
                                     Some(d) => v = v * 16 + d as u16,
@@ -202,9 +309,11 @@ impl<'a> Parser<'a> {
     fn number(&mut self) -> Result<f64, ParseError> {
         let start = self.pos;
         let is_digit = |c: Option<u16>| c.is_some_and(|c| (0x30..=0x39).contains(&c));
-        if self.peek() == Some(0x2D) {
+        let negative = self.peek() == Some(0x2D);
+        if negative {
             self.pos += 1;
         }
+        let digits_start = self.pos;
         match self.peek() {
             Some(0x30) => self.pos += 1,
             c if is_digit(c) => {
@@ -214,6 +323,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected()),
         }
+        let integer_end = self.pos;
         if self.peek() == Some(0x2E) {
             self.pos += 1;
             if !is_digit(self.peek()) {
@@ -235,9 +345,16 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
         }
+        // An integer of up to 15 digits is exact in a double: no text to convert.
+        if self.pos == integer_end && integer_end - digits_start <= 15 {
+            let n = self.src[digits_start..integer_end]
+                .iter()
+                .fold(0u64, |n, u| n * 10 + (u.unit() - 0x30) as u64) as f64;
+            return Ok(if negative { -n } else { n });
+        }
         let text: String = self.src[start..self.pos]
             .iter()
-            .map(|&u| u as u8 as char)
+            .map(|u| u.unit() as u8 as char)
             .collect();
         Ok(text.parse::<f64>().unwrap_or(f64::NAN))
     }
@@ -248,10 +365,30 @@ impl<'a> Parser<'a> {
         if self.peek() != Some(0x22) {
             return Err(self.unexpected());
         }
-        let units = self.string_units()?;
+        let literal = self.string_literal()?;
         self.expect(b':')?;
-        let atom = vm.heap.intern_units(Units::Utf16(&units));
-        Ok(vm.key_from_string(atom))
+        let units = match &literal {
+            Literal::Span(r) => T::view(&self.src[r.clone()]),
+            Literal::Decoded(units) => Units::Utf16(units),
+        };
+        Ok(match units.as_array_index() {
+            Some(i) => PropertyKey::Index(i),
+            None => PropertyKey::String(vm.heap.intern_units(units)),
+        })
+    }
+
+    /// The string value of a literal.
+    fn string_value(&self, vm: &mut Vm, literal: Literal) -> Value {
+        let units = match &literal {
+            Literal::Span(r) => T::view(&self.src[r.clone()]),
+            Literal::Decoded(units) => Units::Utf16(units),
+        };
+        Value::string(match (units.len(), &literal) {
+            (0, _) => vm.atoms.empty,
+            (1, _) => vm.single_unit_string(units.at(0)),
+            (_, Literal::Span(r)) => vm.heap.substring(self.text, r.start, r.end),
+            (_, Literal::Decoded(units)) => vm.heap.alloc_units(units),
+        })
     }
 
     /// The whole text as one value. Runs no JavaScript (so nothing needs rooting).
@@ -294,12 +431,8 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Some(0x22) => {
-                    let units = self.string_units()?;
-                    Value::string(match units.len() {
-                        0 => vm.atoms.empty,
-                        1 => vm.single_unit_string(units[0]),
-                        _ => vm.heap.alloc_units(&units),
-                    })
+                    let literal = self.string_literal()?;
+                    self.string_value(vm, literal)
                 }
                 Some(0x74) => {
                     self.literal("true")?;
@@ -359,8 +492,16 @@ impl<'a> Parser<'a> {
                     }
                     Some(Open::Object(obj, key)) => {
                         let (obj, k) = (*obj, *key);
-                        // A fresh ordinary object: CreateDataProperty cannot fail or run code.
-                        let _ = vm.create_data_property(obj, k, value);
+                        // A fresh ordinary object: CreateDataProperty is a plain put (a
+                        // duplicate key replaces the earlier value), and runs no code.
+                        vm.heap.put_own(
+                            obj,
+                            k,
+                            Property {
+                                value,
+                                attrs: Attrs::DEFAULT,
+                            },
+                        );
                         self.skip_whitespace();
                         match self.peek() {
                             Some(0x2C) => {
@@ -425,23 +566,17 @@ pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
     let reviver = vm.arg(args, 1);
-    let units = vm.heap.units_vec(text);
+    let units = Text::of(vm, text);
     // parsing is linear in the text: about four code units per unit of fuel
-    vm.charge(units.len() as u64 / 4)?;
+    vm.charge(units.units().len() as u64 / 4)?;
     // 2-6. Parse (ECMA-404) and evaluate.
     let revive = vm.is_callable(reviver);
-    let mut parser = Parser {
-        src: &units,
-        pos: 0,
-        // the root's record lands in the outermost list
-        records: revive.then(|| vec![Vec::new()]),
-    };
-    let unfiltered = match parser.parse_text(vm) {
-        Ok(v) => v,
+    let (unfiltered, root_record) = match parse_text(vm, &units, text, revive) {
+        Ok(parsed) => parsed,
         Err(ParseError(msg)) => return Err(vm.syntax_error(msg)),
     };
     // 7. If IsCallable(reviver), walk the result with InternalizeJSONProperty.
-    let Some(root_record) = parser.close_records().pop() else {
+    let Some(root_record) = root_record else {
         return Ok(unfiltered);
     };
     // The records' values are compared with what the reviver sees; they stay rooted so
@@ -453,7 +588,7 @@ pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     vm.create_data_property_or_throw(root, root_name, unfiltered)?;
     let walk = Walk {
         reviver,
-        units: &units,
+        units: units.units(),
     };
     walk.internalize(vm, root, root_name, Some(&root_record), 0)
 }
@@ -471,7 +606,7 @@ impl ParseRecord {
 struct Walk<'a> {
     reviver: Value,
     /// the parsed text, for the source of primitive values
-    units: &'a [u16],
+    units: Units<'a>,
 }
 
 /// The string-keyed enumerable own property keys of `o`
@@ -515,7 +650,9 @@ impl Walk<'_> {
         if let Some(r) = record
             && !val.is_object()
         {
-            let source = vm.heap.alloc_units(&self.units[r.source.clone()]);
+            let source = vm
+                .heap
+                .alloc_string(JsStr::from_view(self.units.slice(r.source.clone())));
             let key = vm.key("source");
             vm.create_data_property_or_throw(context, key, Value::string(source))?;
         }
@@ -566,25 +703,26 @@ impl Walk<'_> {
 fn raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
-    let units = vm.heap.units_vec(text);
+    let units = Text::of(vm, text);
+    let view = units.units();
     // 2. Not empty, and no whitespace at either end.
-    let blank = |c: Option<&u16>| matches!(c, None | Some(0x09 | 0x0A | 0x0D | 0x20));
-    if blank(units.first()) || blank(units.last()) {
+    let blank = |i: Option<usize>| {
+        matches!(
+            i.map(|i| view.at(i)),
+            None | Some(0x09 | 0x0A | 0x0D | 0x20)
+        )
+    };
+    if blank((!view.is_empty()).then_some(0)) || blank(view.len().checked_sub(1)) {
         return Err(
             vm.syntax_error("JSON.rawJSON: the text is empty or starts or ends with whitespace")
         );
     }
     // 3. A JSON text whose value is not an object or array.
-    if matches!(units[0], 0x5B | 0x7B) {
+    if matches!(view.at(0), 0x5B | 0x7B) {
         return Err(vm.syntax_error("JSON.rawJSON: the text is an object or array"));
     }
-    vm.charge(units.len() as u64 / 4)?;
-    let mut parser = Parser {
-        src: &units,
-        pos: 0,
-        records: None,
-    };
-    if let Err(ParseError(msg)) = parser.parse_text(vm) {
+    vm.charge(view.len() as u64 / 4)?;
+    if let Err(ParseError(msg)) = parse_text(vm, &units, text, false) {
         return Err(vm.syntax_error(msg));
     }
     // 4-8. A frozen null-prototype object with [[IsRawJSON]] and a rawJSON property.
@@ -627,36 +765,135 @@ fn push_ascii(out: &mut Vec<u16>, s: &str) {
 
 /// [QuoteJSONString](https://tc39.es/ecma262/#sec-quotejsonstring), appended to `out`.
 fn quote_json_string(out: &mut Vec<u16>, units: Units<'_>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"' as u16);
-    let len = units.len();
-    let mut i = 0;
-    while i < len {
-        let c = units.at(i);
-        match c {
-            0x08 => push_ascii(out, "\\b"),
-            0x09 => push_ascii(out, "\\t"),
-            0x0A => push_ascii(out, "\\n"),
-            0x0C => push_ascii(out, "\\f"),
-            0x0D => push_ascii(out, "\\r"),
-            0x22 => push_ascii(out, "\\\""),
-            0x5C => push_ascii(out, "\\\\"),
-            0xD800..=0xDBFF if i + 1 < len && (0xDC00..=0xDFFF).contains(&units.at(i + 1)) => {
-                out.push(c);
-                out.push(units.at(i + 1));
-                i += 1;
-            }
-            c if c < 0x20 || (0xD800..=0xDFFF).contains(&c) => {
-                push_ascii(out, "\\u");
-                for shift in [12, 8, 4, 0] {
-                    out.push(HEX[((c >> shift) & 0xF) as usize] as u16);
+    match units {
+        Units::Latin1(bytes) => {
+            out.reserve(bytes.len());
+            for &c in bytes {
+                if c >= 0x20 && c != b'"' && c != b'\\' {
+                    out.push(c as u16);
+                } else {
+                    escape_unit(out, c as u16);
                 }
             }
-            c => out.push(c),
         }
-        i += 1;
+        Units::Utf16(units) => {
+            let len = units.len();
+            let mut i = 0;
+            while i < len {
+                let c = units[i];
+                match c {
+                    0xD800..=0xDBFF if i + 1 < len && (0xDC00..=0xDFFF).contains(&units[i + 1]) => {
+                        out.push(c);
+                        out.push(units[i + 1]);
+                        i += 1;
+                    }
+                    c if c < 0x20 || c == 0x22 || c == 0x5C || (0xD800..=0xDFFF).contains(&c) => {
+                        escape_unit(out, c)
+                    }
+                    c => out.push(c),
+                }
+                i += 1;
+            }
+        }
     }
     out.push(b'"' as u16);
+}
+
+/// The escape of a unit QuoteJSONString does not copy: a control character, a quote, a
+/// backslash or a lone surrogate.
+fn escape_unit(out: &mut Vec<u16>, c: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        0x08 => push_ascii(out, "\\b"),
+        0x09 => push_ascii(out, "\\t"),
+        0x0A => push_ascii(out, "\\n"),
+        0x0C => push_ascii(out, "\\f"),
+        0x0D => push_ascii(out, "\\r"),
+        0x22 => push_ascii(out, "\\\""),
+        0x5C => push_ascii(out, "\\\\"),
+        c => {
+            push_ascii(out, "\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[((c >> shift) & 0xF) as usize] as u16);
+            }
+        }
+    }
+}
+
+/// The decimal digits of `i`, appended to `out`.
+fn push_int(out: &mut Vec<u16>, i: i32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push(b'-' as u16);
+    }
+    out.extend(digits[at..].iter().map(|&d| d as u16));
+}
+
+/// Whether `o` is an ordinary object or an array: reading its own properties runs no
+/// code and they are all in its storage.
+fn is_plain(vm: &Vm, o: ObjectId) -> bool {
+    matches!(
+        vm.heap.object(o).kind,
+        ObjectKind::Ordinary | ObjectKind::Array { .. }
+    )
+}
+
+/// The value of own data property `key` of `o` when `o` is plain; None when it is not,
+/// or has no such data property (then `Get` decides).
+fn plain_own_value(vm: &Vm, o: ObjectId, key: PropertyKey) -> Option<Value> {
+    if !is_plain(vm, o) {
+        return None;
+    }
+    vm.heap
+        .own_property(o, key)
+        .filter(|p| !p.attrs.is_accessor())
+        .map(|p| p.value)
+}
+
+/// Whether `o` and every object on its prototype chain are plain and have no property
+/// `key` (so `Get(o, key)` is undefined and runs no code).
+fn plainly_lacks(vm: &Vm, o: ObjectId, key: PropertyKey) -> bool {
+    let mut current = Some(o);
+    while let Some(c) = current {
+        if !is_plain(vm, c) || vm.heap.own_property(c, key).is_some() {
+            return false;
+        }
+        current = vm.heap.object(c).proto;
+    }
+    true
+}
+
+/// The enumerable string keys of an ordinary object whose properties are all named and
+/// kept in its shape, in insertion order (the order EnumerableOwnProperties gives them);
+/// None for any other object.
+fn shaped_enumerable_keys(vm: &Vm, o: ObjectId) -> Option<Vec<PropertyKey>> {
+    let obj = vm.heap.object(o);
+    let Elements::Dense(elements) = &obj.elements else {
+        return None;
+    };
+    if !matches!(obj.kind, ObjectKind::Ordinary) || obj.dict.is_some() || !elements.is_empty() {
+        return None;
+    }
+    Some(
+        vm.heap
+            .shapes
+            .keys(obj.shape)
+            .into_iter()
+            .filter(|(key, attrs)| matches!(key, PropertyKey::String(_)) && attrs.enumerable())
+            .map(|(key, _)| key)
+            .collect(),
+    )
 }
 
 impl Serializer {
@@ -690,11 +927,17 @@ impl Serializer {
         holder: ObjectId,
     ) -> JsResult<bool> {
         // 1. Let value be ? Get(holder, key).
-        let mut value = vm.get(Value::object(holder), key)?;
+        let mut value = match plain_own_value(vm, holder, key) {
+            Some(value) => value,
+            None => vm.get(Value::object(holder), key)?,
+        };
         vm.roots.push(value);
         // 2. If value is an Object or a BigInt, call its toJSON method if it has one.
         if value.is_object() || value.as_bigint().is_some() {
-            let to_json = vm.get(value, self.to_json)?;
+            let to_json = match value.as_object() {
+                Some(o) if plainly_lacks(vm, o, self.to_json) => Value::UNDEFINED,
+                _ => vm.get(value, self.to_json)?,
+            };
             if vm.is_callable(to_json) {
                 let k = vm.key_to_value(key);
                 value = vm.call(to_json, value, &[k])?;
@@ -733,7 +976,7 @@ impl Serializer {
             Kind::Bool(true) => push_ascii(&mut self.out, "true"),
             Kind::Bool(false) => push_ascii(&mut self.out, "false"),
             Kind::String(s) => quote_json_string(&mut self.out, vm.heap.units(s)),
-            Kind::Int(i) => push_ascii(&mut self.out, &i.to_string()),
+            Kind::Int(i) => push_int(&mut self.out, i),
             Kind::Double(d) => {
                 if d.is_finite() {
                     push_ascii(&mut self.out, &number_to_string(d));
@@ -801,7 +1044,10 @@ impl Serializer {
         let stepback = self.enter(vm, value)?;
         let keys = match &self.property_list {
             Some(list) => list.clone(),
-            None => enumerable_own_keys(vm, value)?,
+            None => match shaped_enumerable_keys(vm, value) {
+                Some(keys) => keys,
+                None => enumerable_own_keys(vm, value)?,
+            },
         };
         self.out.push(b'{' as u16);
         let mut any = false;

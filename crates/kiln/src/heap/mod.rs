@@ -640,10 +640,7 @@ impl Heap {
     pub fn substring(&mut self, id: StringId, from: usize, to: usize) -> StringId {
         self.flatten(id);
         if to - from < MIN_SLICE_LEN {
-            let piece = match self.flat_units(id) {
-                Units::Latin1(b) => JsStr::from_latin1(b[from..to].into()),
-                Units::Utf16(u) => JsStr::from_units(&u[from..to]),
-            };
+            let piece = JsStr::from_view(self.flat_units(id).slice(from..to));
             return self.alloc_string(piece);
         }
         let (base, offset) = match self.strings.get(id.0).data {
@@ -739,10 +736,7 @@ impl Heap {
                 return candidate;
             }
         }
-        let mut s = match units {
-            Units::Latin1(b) => JsStr::from_latin1(b.into()),
-            Units::Utf16(u) => JsStr::from_units(u),
-        };
+        let mut s = JsStr::from_view(units);
         s.is_atom = true;
         let id = self.alloc_string(s);
         self.atoms.insert(hash, id);

@@ -78,6 +78,14 @@ impl JsStr {
         }
     }
 
+    /// A string of the units `units` (two-byte units all below 256 are stored as one byte).
+    pub fn from_view(units: Units<'_>) -> JsStr {
+        match units {
+            Units::Latin1(b) => JsStr::from_latin1(b.into()),
+            Units::Utf16(u) => JsStr::from_units(u),
+        }
+    }
+
     pub fn from_latin1(bytes: Box<[u8]>) -> JsStr {
         let len = bytes.len() as u32;
         JsStr {
@@ -178,6 +186,12 @@ impl<'a> Units<'a> {
         };
         a.into_iter().flatten().chain(b.into_iter().flatten())
     }
+    pub fn slice(self, range: std::ops::Range<usize>) -> Units<'a> {
+        match self {
+            Units::Latin1(b) => Units::Latin1(&b[range]),
+            Units::Utf16(u) => Units::Utf16(&u[range]),
+        }
+    }
     pub fn to_vec(self) -> Vec<u16> {
         self.iter().collect()
     }
@@ -191,6 +205,7 @@ impl<'a> Units<'a> {
     /// Exact conversion; None for a string with a lone surrogate (it has no UTF-8 form).
     pub fn to_rust_string_exact(self) -> Option<String> {
         match self {
+            Units::Latin1(b) if b.is_ascii() => String::from_utf8(b.to_vec()).ok(),
             Units::Latin1(b) => Some(b.iter().map(|&c| c as char).collect()),
             Units::Utf16(u) => String::from_utf16(u).ok(),
         }
@@ -198,6 +213,7 @@ impl<'a> Units<'a> {
     /// Lossy conversion for messages and printing (lone surrogates become U+FFFD).
     pub fn to_rust_string(self) -> String {
         match self {
+            Units::Latin1(b) if b.is_ascii() => String::from_utf8(b.to_vec()).unwrap_or_default(),
             Units::Latin1(b) => b.iter().map(|&c| c as char).collect(),
             Units::Utf16(u) => String::from_utf16_lossy(u),
         }
@@ -248,11 +264,12 @@ pub struct AtomTable {
 impl AtomTable {
     /// The atoms whose contents hash to `hash`.
     pub fn bucket(&self, hash: u64) -> impl Iterator<Item = StringId> + '_ {
-        self.first
-            .get(&hash)
+        let first = self.first.get(&hash).copied();
+        // the others are looked up only when the first is not the one sought
+        let others = first
             .into_iter()
-            .chain(self.collisions.get(&hash).into_iter().flatten())
-            .copied()
+            .flat_map(move |_| self.collisions.get(&hash).into_iter().flatten().copied());
+        first.into_iter().chain(others)
     }
     pub fn insert(&mut self, hash: u64, id: StringId) {
         match self.first.entry(hash) {

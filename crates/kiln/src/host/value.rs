@@ -192,7 +192,8 @@ struct ToHost<'a> {
 
 enum PathPart {
     Index(u32),
-    Key(String),
+    /// a property of an object (an index key is shown as a name too: `.0`)
+    Key(PropertyKey),
 }
 
 impl ToHost<'_> {
@@ -201,7 +202,12 @@ impl ToHost<'_> {
         for part in &self.path {
             match part {
                 PathPart::Index(i) => path.push_str(&format!("[{i}]")),
-                PathPart::Key(k) => path.push_str(&format!(".{k}")),
+                PathPart::Key(PropertyKey::Index(i)) => path.push_str(&format!(".{i}")),
+                PathPart::Key(PropertyKey::String(s)) => {
+                    path.push('.');
+                    path.push_str(&self.vm.heap.flat_units(*s).to_rust_string());
+                }
+                PathPart::Key(PropertyKey::Symbol(_)) => path.push_str(".[symbol]"),
             }
         }
         BoundaryError { kind, path }
@@ -302,8 +308,8 @@ impl ToHost<'_> {
         let extra = match self.vm.heap.own_keys(o).first() {
             None => None,
             Some(&PropertyKey::Symbol(_)) => return Err(self.fail(BoundaryErrorKind::SymbolKey)),
-            Some(&PropertyKey::String(s)) => Some(PathPart::Key(self.string(s)?)),
             Some(&PropertyKey::Index(i)) => Some(PathPart::Index(i)),
+            Some(&key) => Some(PathPart::Key(key)),
         };
         if let Some(part) = extra {
             self.path.push(part);
@@ -346,19 +352,14 @@ impl ToHost<'_> {
             self.path.pop();
             items.push(item);
         }
-        for key in self.vm.heap.own_keys(o) {
-            match key {
-                PropertyKey::Index(_) => {}
-                PropertyKey::String(s) if s == self.vm.atoms.length => {}
-                PropertyKey::String(s) => {
-                    let name = self.string(s)?;
-                    self.path.push(PathPart::Key(name));
-                    return Err(self.fail(BoundaryErrorKind::NotPlainData));
-                }
-                PropertyKey::Symbol(_) => return Err(self.fail(BoundaryErrorKind::SymbolKey)),
+        match self.vm.heap.named_keys(o).first() {
+            None => Ok(HostValue::Array(items)),
+            Some(&PropertyKey::Symbol(_)) => Err(self.fail(BoundaryErrorKind::SymbolKey)),
+            Some(&key) => {
+                self.path.push(PathPart::Key(key));
+                Err(self.fail(BoundaryErrorKind::NotPlainData))
             }
         }
-        Ok(HostValue::Array(items))
     }
 
     fn plain_object(&mut self, o: ObjectId) -> Result<HostValue, BoundaryError> {
@@ -376,7 +377,7 @@ impl ToHost<'_> {
             let Some(p) = self.vm.heap.own_property(o, key) else {
                 continue;
             };
-            self.path.push(PathPart::Key(name.clone()));
+            self.path.push(PathPart::Key(key));
             if p.attrs.is_accessor() {
                 return Err(self.fail(BoundaryErrorKind::Accessor));
             }

@@ -782,6 +782,15 @@ impl Heap {
         if matches!(o.kind, ObjectKind::Array { .. } | ObjectKind::String(_)) {
             keys.push(PropertyKey::String(self.length_atom));
         }
+        keys.extend(self.named_keys(obj));
+        keys
+    }
+
+    /// The string and symbol keys `obj` stores (not its elements, nor a virtual
+    /// `length`): strings first, then symbols, each in insertion order. Private names
+    /// are not keys.
+    pub fn named_keys(&self, obj: ObjectId) -> Vec<PropertyKey> {
+        let o = self.object(obj);
         let named: Vec<PropertyKey> = match &o.dict {
             Some(d) => d.iter().map(|(k, _)| k).collect(),
             None => self
@@ -791,12 +800,12 @@ impl Heap {
                 .map(|(k, _)| k)
                 .collect(),
         };
-        keys.extend(named.iter().filter(|k| matches!(k, PropertyKey::String(_))));
-        keys.extend(named.iter().filter(|k| match k {
+        let strings = named.iter().filter(|k| matches!(k, PropertyKey::String(_)));
+        let symbols = named.iter().filter(|k| match k {
             PropertyKey::Symbol(s) => !self.symbol(*s).is_private,
             _ => false,
-        }));
-        keys
+        });
+        strings.chain(symbols).copied().collect()
     }
 
     /// Change the prototype, keeping the layout (shape-mode objects move to the new root's tree).

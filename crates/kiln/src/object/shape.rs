@@ -13,7 +13,7 @@
 use super::{Attrs, CowVec, PropertyKey};
 use crate::heap::{ObjectId, SymbolId};
 use rustc_hash::FxHashMap;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 /// An index into the [`ShapeTable`].
@@ -50,6 +50,53 @@ pub struct Shape {
 pub struct ShapeTable {
     shapes: Vec<Shape>,
     roots: FxHashMap<Option<ObjectId>, ShapeId>,
+    recent: RecentLookups,
+}
+
+/// Log2 of the number of entries in [`RecentLookups`].
+const RECENT_LOOKUP_BITS: u32 = 9;
+
+/// The answers of recent lookups. A shape never changes once made, so what a lookup found
+/// (or did not) in it stays true: a repeated lookup costs one probe instead of a walk up
+/// the chain or a table search, found or not. Direct-mapped; made on first use, and a
+/// copied table starts without one.
+#[derive(Default)]
+struct RecentLookups(OnceCell<Box<[Cell<RecentLookup>]>>);
+
+impl Clone for RecentLookups {
+    fn clone(&self) -> Self {
+        RecentLookups::default()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct RecentLookup {
+    shape: ShapeId,
+    key: PropertyKey,
+    found: Option<(u32, Attrs)>,
+}
+
+impl RecentLookups {
+    fn entry(&self, id: ShapeId, key: PropertyKey) -> &Cell<RecentLookup> {
+        let entries = self.0.get_or_init(|| {
+            // the dictionary shape has no properties: a true answer for the empty entries
+            let empty = RecentLookup {
+                shape: ShapeId::DICTIONARY,
+                key: PropertyKey::Index(0),
+                found: None,
+            };
+            (0..1 << RECENT_LOOKUP_BITS)
+                .map(|_| Cell::new(empty))
+                .collect()
+        });
+        let key_bits = match key {
+            PropertyKey::String(s) => s.0 as u64,
+            PropertyKey::Symbol(s) => s.0 as u64 | 1 << 32,
+            PropertyKey::Index(i) => i as u64 | 2 << 32,
+        };
+        let hash = (id.0 as u64 ^ key_bits.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        &entries[(hash >> (64 - RECENT_LOOKUP_BITS)) as usize]
+    }
 }
 
 impl Default for ShapeTable {
@@ -87,6 +134,7 @@ impl ShapeTable {
         ShapeTable {
             shapes: vec![dictionary],
             roots: FxHashMap::default(),
+            recent: RecentLookups::default(),
         }
     }
 
@@ -153,6 +201,21 @@ impl ShapeTable {
 
     /// Find `key` in shape `id`: its slot and attributes.
     pub fn lookup(&self, id: ShapeId, key: PropertyKey) -> Option<(u32, Attrs)> {
+        let recent = self.recent.entry(id, key);
+        let last = recent.get();
+        if last.shape == id && last.key == key {
+            return last.found;
+        }
+        let found = self.search(id, key);
+        recent.set(RecentLookup {
+            shape: id,
+            key,
+            found,
+        });
+        found
+    }
+
+    fn search(&self, id: ShapeId, key: PropertyKey) -> Option<(u32, Attrs)> {
         let shape = self.get(id);
         if shape.len <= LINEAR_LOOKUP_LIMIT {
             let mut cur = Some(id);
