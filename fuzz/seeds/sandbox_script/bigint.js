@@ -1,0 +1,1 @@
+[2n ** 70n, -7n / 2n, BigInt.asUintN(8, 257n), 10n > 9]

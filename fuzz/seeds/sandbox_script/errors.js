@@ -1,0 +1,1 @@
+try { null.x } catch (e) { e instanceof TypeError } try { undefinedName } catch (e) { e.name } try { new Array(-1) } catch (e) { e.name }

@@ -1,0 +1,1 @@
+function* g() { const x = yield 1; yield x * 2; return 3 } const it = g(); [it.next(), it.next(5), it.next(), it.next()].map(r => JSON.stringify(r))

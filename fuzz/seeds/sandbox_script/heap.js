@@ -1,0 +1,1 @@
+const keep = []; for (let i = 0; i < 1e6; i++) keep.push('x'.repeat(100) + i);

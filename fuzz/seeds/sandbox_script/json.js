@@ -1,0 +1,1 @@
+JSON.stringify(JSON.parse('{"a":[1,2,{"b":null}],"c":"\\u00e9"}'), null, 2)

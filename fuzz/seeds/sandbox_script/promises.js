@@ -1,0 +1,1 @@
+let order = []; Promise.resolve().then(() => order.push(1)); queueMicrotask(() => order.push(2)); await null; order.join()

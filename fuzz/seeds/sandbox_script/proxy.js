@@ -1,0 +1,1 @@
+const p = new Proxy({}, { get: (t, k) => k.toString().length }); [p.abc, p[Symbol.iterator], Reflect.ownKeys(p).length]

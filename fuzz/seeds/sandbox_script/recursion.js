@@ -1,0 +1,1 @@
+function f(n) { return 1 + f(n + 1) } try { f(0) } catch (e) { e.name }

@@ -1,0 +1,1 @@
+const m = /(?<y>\d{4})-(?<m>\d\d)/u.exec('on 2026-11'); [m.groups.y, 'aXbX'.replace(/x/gi, '$&$&'), 'a1b22'.split(/\d+/)]

@@ -1,0 +1,1 @@
+'abc'.padStart(10, '-') + 'x'.repeat(3) + 'A-B'.split('-').reverse().join('') + 'é'.normalize('NFD').length + `${1 + 1}` + String.raw`\n`

@@ -1,0 +1,1 @@
+const b = new ArrayBuffer(8); const v = new DataView(b); v.setFloat64(0, Math.PI); [...new Uint8Array(b)].join()
