@@ -927,7 +927,7 @@ impl Writer {
             }
             Lit::Ascii(s) => {
                 let s: String = s.chars().filter(|c| c.is_ascii()).take(24).collect();
-                self.string(&s);
+                self.string(&s.replace('\\', "\\\\"));
             }
             Lit::BigInt(i) => {
                 let _ = write!(self.out, "({i}n)");
@@ -942,9 +942,16 @@ impl Writer {
     /// A string literal; `s` may hold escapes already written as JavaScript (`\\ud800`).
     fn string(&mut self, s: &str) {
         self.out.push('"');
+        self.escaped(s, '"');
+        self.out.push('"');
+    }
+
+    /// `s` inside a string or template literal closed by `quote`: control characters,
+    /// line terminators and the quote escaped (a NUL in the source would also stop
+    /// QuickJS's C API short).
+    fn escaped(&mut self, s: &str, quote: char) {
         for c in s.chars() {
             match c {
-                '"' => self.out.push_str("\\\""),
                 '\n' => self.out.push_str("\\n"),
                 '\r' => self.out.push_str("\\r"),
                 '\u{2028}' => self.out.push_str("\\u2028"),
@@ -952,10 +959,13 @@ impl Writer {
                 c if (c as u32) < 0x20 => {
                     let _ = write!(self.out, "\\x{:02x}", c as u32);
                 }
+                c if c == quote || (quote == '`' && c == '$') => {
+                    self.out.push('\\');
+                    self.out.push(c);
+                }
                 c => self.out.push(c),
             }
         }
-        self.out.push('"');
     }
 
     fn expr(&mut self, e: &Expr, scope: Scope) {
@@ -1007,16 +1017,7 @@ impl Writer {
             Expr::Template(parts) => {
                 self.out.push('`');
                 for (text, value) in parts.iter().take(4) {
-                    let s = STRINGS[*text as usize % STRINGS.len()];
-                    for c in s.chars() {
-                        match c {
-                            '`' | '$' => {
-                                self.out.push('\\');
-                                self.out.push(c);
-                            }
-                            c => self.out.push(c),
-                        }
-                    }
+                    self.escaped(STRINGS[*text as usize % STRINGS.len()], '`');
                     self.out.push_str("${");
                     self.expr(value, inner);
                     self.out.push('}');
@@ -1732,10 +1733,9 @@ fn run_quickjs(source: &str) -> Option<(Vec<String>, End)> {
                     }
                     return;
                 }
-                Err(other) => {
-                    end = End::Uncaught(format!("{other}"));
-                    return;
-                }
+                // not a JavaScript exception: the harness gave QuickJS something it
+                // cannot take
+                Err(other) => panic!("QuickJS refused the program: {other}\n{code}"),
             }
         }
     });
