@@ -86,6 +86,10 @@ const big = [];
 for (let i = 0; i < 1000; i++) big.push((i * 7919) % 1000);
 big.sort((x, y) => x - y);
 print(big[0], big[999], big.every((x, i) => i === 0 || big[i - 1] <= x)); // expect: 0 999 true
+// A single value (undefined aside) is never compared, so never converted to a string: a
+// symbol alone sorts (found by the differential fuzzer; Kiln threw a TypeError).
+print([Symbol("s")].sort().length, [undefined, Symbol()].toSorted().length); // expect: 1 2
+try { [1, Symbol()].sort(); } catch (e) { print(e.constructor.name); } // expect: TypeError
 
 // change-by-copy methods
 const orig = [3, 1, 2];
