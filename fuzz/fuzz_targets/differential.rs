@@ -71,6 +71,7 @@ function errname(e) {
   return e instanceof Error ? 'throws ' + e.constructor.name : 'throws value ' + show(e);
 }
 function arr(v) { return Array.isArray(v) ? v : [v]; }
+function spreadable(v) { return typeof v === 'string' ? new String(v) : v; }
 function radix(x, r) {
   return Number.isInteger(x) && Math.abs(x) < 9007199254740992 ? x.toString(r) : 'fraction';
 }
@@ -1337,11 +1338,13 @@ impl Writer {
                 self.out.push_str("), 0]");
             }
             Expr::SpreadObject(a, b) => {
-                self.out.push_str("({ ...");
-                self.paren(a, inner);
-                self.out.push_str(", z: 1, ...");
-                self.paren(b, inner);
-                self.out.push_str(" })");
+                // a string primitive spread as its String object: the same properties by
+                // the spec, but QuickJS-NG copies none from the primitive
+                self.out.push_str("({ ...spreadable(");
+                self.expr(a, inner);
+                self.out.push_str("), z: 1, ...spreadable(");
+                self.expr(b, inner);
+                self.out.push_str(") })");
             }
             Expr::Destructure(x, array) => {
                 let p = scope.lambdas;
