@@ -27,6 +27,10 @@ use std::rc::Rc;
 
 /// Defined the same on both engines; `__out` is the host's line sink.
 const PRELUDE: &str = r#"
+// a function's text is up to the engine for built-ins (spacing, line breaks)
+Object.defineProperty(Function.prototype, 'toString', {
+  value: function toString() { return 'function'; }, writable: true, configurable: true,
+});
 var __depth = 0;
 function quote(s) {
   var out = '"';
