@@ -82,6 +82,7 @@ function caught(e) {
 }
 function arr(v) { return Array.isArray(v) ? v : [v]; }
 function spreadable(v) { return typeof v === 'string' ? new String(v) : v; }
+function key(v) { return typeof v === 'object' || typeof v === 'function' ? String(v) : v; }
 function radix(x, r) {
   return Number.isInteger(x) && Math.abs(x) < 9007199254740992 ? x.toString(r) : 'fraction';
 }
@@ -658,10 +659,12 @@ impl Writer {
                 self.out.push_str("; ");
             }
             Stmt::SetIndex(o, i, e) => {
+                // the key made a primitive first: in `o[k] = v` the spec converts `k` after
+                // evaluating `v` (as Kiln and V8 do), QuickJS-NG before
                 self.paren(o, inner);
-                self.out.push('[');
+                self.out.push_str("[key(");
                 self.expr(i, inner);
-                self.out.push_str("] = ");
+                self.out.push_str(")] = ");
                 self.expr(e, inner);
                 self.out.push_str("; ");
             }
