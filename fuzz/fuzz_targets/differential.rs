@@ -82,6 +82,7 @@ function caught(e) {
 }
 function arr(v) { return Array.isArray(v) ? v : [v]; }
 function spreadable(v) { return typeof v === 'string' ? new String(v) : v; }
+function text(v) { return `${v}`; }
 function key(v) { return typeof v === 'object' || typeof v === 'function' ? String(v) : v; }
 function radix(x, r) {
   return Number.isInteger(x) && Math.abs(x) < 9007199254740992 ? x.toString(r) : 'fraction';
@@ -1031,9 +1032,12 @@ impl Writer {
                 self.out.push('`');
                 for (text, value) in parts.iter().take(4) {
                     self.escaped(STRINGS[*text as usize % STRINGS.len()], '`');
-                    self.out.push_str("${");
+                    // each part converted in its own template: the spec converts each
+                    // substitution before evaluating the next (as Kiln and V8 do),
+                    // QuickJS-NG evaluates them all first
+                    self.out.push_str("${text(");
                     self.expr(value, inner);
-                    self.out.push('}');
+                    self.out.push_str(")}");
                 }
                 self.out.push('`');
             }
