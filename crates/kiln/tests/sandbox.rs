@@ -823,6 +823,31 @@ fn globals_from_host_values_are_fresh_copies() {
     assert_eq!(input.get("tags"), Some(&HostValue::from(vec!["x", "y"])));
 }
 
+/// The nesting limit (64) is the same in both directions: a global nested as deep as a
+/// result may be comes back unchanged, and one level more is refused on the way in. The
+/// way in allowed one level more, so a host value could enter and not come back (found
+/// by the host_boundary fuzzer).
+#[test]
+fn what_crosses_into_the_guest_can_cross_back() {
+    let nested = |levels: usize| {
+        let mut v = HostValue::Array(vec![]);
+        for _ in 1..levels {
+            v = HostValue::Array(vec![HostValue::Bool(true), v]);
+        }
+        v
+    };
+    let mut rt = Runtime::new();
+    rt.set_global("deepest", &nested(64)).unwrap();
+    assert_eq!(complete(rt.start("deepest", "t.js")), nested(64));
+    let e = rt.set_global("deeper", &nested(65)).unwrap_err();
+    assert_eq!(
+        e.message,
+        "the global deeper: nesting deeper than the limit cannot cross to the host (at $)"
+    );
+    let e = rt.start("[deepest]", "t.js").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Boundary);
+}
+
 #[test]
 fn an_over_deep_global_is_a_boundary_error() {
     let mut rt = Runtime::new();

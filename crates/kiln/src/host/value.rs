@@ -437,8 +437,12 @@ impl Vm {
         self.guest_value_at(value, 0)
     }
 
+    /// `depth`: the arrays and objects around `value`. As in [`Vm::to_host`], an array
+    /// or object may have at most `max_depth - 1` around it, so that whatever crosses in
+    /// can cross back.
     fn guest_value_at(&mut self, value: &HostValue, depth: usize) -> Result<Value, BoundaryError> {
-        if depth > self.host.boundary.max_depth {
+        let container = matches!(value, HostValue::Array(_) | HostValue::Object(_));
+        if container && depth >= self.host.boundary.max_depth {
             return Err(BoundaryError {
                 kind: BoundaryErrorKind::TooDeep,
                 path: "$".into(),
