@@ -5,10 +5,12 @@
 //!
 //! A session's events arrive on a Kiln thread (or a worker process's reader thread)
 //! and wait in the session's queue. A synchronous host takes them with `next`, which
-//! waits with the GIL released; an asyncio host gives the session a `notify` callable
-//! (`loop.call_soon_threadsafe(drain)`), called once whenever the queue stops being
-//! empty, and takes them with `poll` on the loop's thread. The GIL is held only to call
-//! that callable and to turn values into Python objects.
+//! waits with the GIL released; an asyncio host watches the session's wake socket
+//! (`loop.add_reader`), which gets a byte whenever the queue stops being empty, and
+//! takes them with `poll` on the loop's thread. A Kiln thread never runs Python: the
+//! GIL is held only on the host's threads, to turn values into Python objects. (A
+//! Kiln thread that took the GIL while the interpreter finalises would be ended by
+//! CPython in the middle of Rust frames, which aborts the process.)
 
 mod values;
 
@@ -20,6 +22,9 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -49,41 +54,59 @@ struct Queue {
 
 struct Waiting {
     events: VecDeque<Event>,
-    /// the host's event loop was told and has not yet found the queue empty
+    /// a wake byte was written and the host has not yet found the queue empty
     scheduled: bool,
-    /// what tells the host's event loop (asyncio hosts only)
-    notify: Option<Arc<Py<PyAny>>>,
+    /// what wakes the host's event loop (asyncio hosts only)
+    wake: Option<Wake>,
+}
+
+/// A connected socket pair: the host's event loop watches `read`, and a byte on it
+/// means events are waiting. At most one byte is unread at a time.
+struct Wake {
+    read: UnixStream,
+    write: UnixStream,
+}
+
+impl Wake {
+    fn new() -> std::io::Result<Wake> {
+        let (read, write) = UnixStream::pair()?;
+        read.set_nonblocking(true)?;
+        write.set_nonblocking(true)?;
+        Ok(Wake { read, write })
+    }
+
+    /// Empties `read`, so the loop stops seeing it readable.
+    fn clear(&self) {
+        let mut buf = [0u8; 16];
+        while matches!((&self.read).read(&mut buf), Ok(n) if n > 0) {}
+    }
 }
 
 impl Queue {
     fn push(&self, event: Event) {
-        let notify = {
-            let mut waiting = lock(&self.state);
-            waiting.events.push_back(event);
-            self.ready.notify_all();
-            match &waiting.notify {
-                Some(notify) if !waiting.scheduled => {
-                    let notify = notify.clone();
-                    waiting.scheduled = true;
-                    Some(notify)
-                }
-                _ => None,
-            }
-        };
-        if let Some(notify) = notify {
-            // an interpreter that is shutting down has no loop left to tell; a closed
-            // loop refuses the call, and then nobody waits for these events either
-            Python::try_attach(|py| {
-                let _ = notify.call0(py);
-            });
+        let mut guard = lock(&self.state);
+        let waiting = &mut *guard;
+        waiting.events.push_back(event);
+        self.ready.notify_all();
+        if !waiting.scheduled
+            && let Some(wake) = &waiting.wake
+        {
+            waiting.scheduled = true;
+            // a failed write leaves nobody to wake: the host closed the session
+            let _ = (&wake.write).write(&[1]);
         }
     }
 
-    /// The next event, if one is waiting; an empty queue wants telling again.
+    /// The next event, if one is waiting; an empty queue wants waking again. The wake
+    /// socket is emptied under the lock, so a byte written after this finds
+    /// `scheduled` false and is not lost.
     fn pop(&self) -> Option<Event> {
         let mut waiting = lock(&self.state);
         let event = waiting.events.pop_front();
         if event.is_none() {
+            if let Some(wake) = &waiting.wake {
+                wake.clear();
+            }
             waiting.scheduled = false;
         }
         event
@@ -157,16 +180,20 @@ fn host_error(name: String, message: String, code: Option<String>) -> HostError 
 #[pymethods]
 impl Session {
     /// Opens a session: on a Kiln thread when `worker` is None, else in a pool of
-    /// `kiln-worker` processes at that path. `notify`, when given, is called (from any
-    /// thread) whenever events start waiting.
+    /// `kiln-worker` processes at that path. With `wake`, the session has a socket
+    /// (`wake_fd`) that becomes readable whenever events start waiting.
     #[new]
-    #[pyo3(signature = (worker=None, notify=None))]
-    fn new(py: Python<'_>, worker: Option<PathBuf>, notify: Option<Py<PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (worker=None, wake=false))]
+    fn new(py: Python<'_>, worker: Option<PathBuf>, wake: bool) -> PyResult<Self> {
+        let wake = match wake {
+            true => Some(Wake::new().map_err(|e| PyRuntimeError::new_err(e.to_string()))?),
+            false => None,
+        };
         let queue = Arc::new(Queue {
             state: Mutex::new(Waiting {
                 events: VecDeque::new(),
                 scheduled: false,
-                notify: notify.map(Arc::new),
+                wake,
             }),
             ready: Condvar::new(),
         });
@@ -340,7 +367,17 @@ impl Session {
     fn close(&self, py: Python<'_>) {
         let session = lock(&self.session).take();
         py.detach(move || drop(session));
-        lock(&self.queue.state).notify = None;
+    }
+
+    /// The file descriptor an event loop watches for waiting events (`add_reader`),
+    /// open as long as the session object lives; ValueError for a session opened
+    /// without `wake`.
+    fn wake_fd(&self) -> PyResult<i32> {
+        lock(&self.queue.state)
+            .wake
+            .as_ref()
+            .map(|w| w.read.as_raw_fd())
+            .ok_or_else(|| PyValueError::new_err("the session was opened without wake"))
     }
 
     /// The next event, waiting for it with the GIL released; None after `timeout`
@@ -363,8 +400,8 @@ impl Session {
         }
     }
 
-    /// The next event if one is waiting, else None (and `notify` is called for the
-    /// next one).
+    /// The next event if one is waiting, else None (and the wake socket becomes
+    /// readable again at the next one).
     fn poll(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         match self.queue.pop() {
             Some(event) => event_to_python(py, event).map(Some),

@@ -10,7 +10,7 @@
 # refusal: (what, path) of a guest value Python cannot hold, or None
 # failure: (kind, name, message, stack, (file, line, column, source_line) | None)
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 Limits = Tuple[Optional[int], Optional[int], Optional[int], Optional[int], Optional[int]]
 
@@ -21,9 +21,8 @@ class BoundaryRefusal(Exception):
     """args: (what, path) of a value that cannot cross to the guest."""
 
 class Session:
-    def __init__(
-        self, worker: Optional[str] = None, notify: Optional[Callable[[], Any]] = None
-    ) -> None: ...
+    def __init__(self, worker: Optional[str] = None, wake: bool = False) -> None: ...
+    def wake_fd(self) -> int: ...
     def start(
         self,
         source: str,

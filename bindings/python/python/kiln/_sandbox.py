@@ -11,7 +11,6 @@ calls, which are answered here as they arrive.
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import threading
 from typing import (
@@ -85,10 +84,10 @@ def _complete_value(event: Event) -> Any:
     return value
 
 
-def _open(isolation: str, notify: Optional[Callable[[], Any]] = None) -> _native.Session:
+def _open(isolation: str, wake: bool = False) -> _native.Session:
     worker = worker_of(isolation)
     try:
-        return _native.Session(worker, notify)
+        return _native.Session(worker, wake)
     except RuntimeError as e:
         raise fail("Engine", str(e)) from None
 
@@ -237,8 +236,8 @@ async def run_async(
     guest gets a promise, and when it fans out (``await Promise.all([...])``) they run
     concurrently on this event loop. Other functions are called in place, on the loop's
     thread; one that returns an awaitable gives the guest a promise too. The loop is
-    never blocked: the guest runs on a Kiln thread and its events reach the loop through
-    ``call_soon_threadsafe``. Cancelling the awaiting task stops the guest.
+    never blocked: the guest runs on a Kiln thread and the loop takes its events when the
+    session's wake socket becomes readable. Cancelling the awaiting task stops the guest.
     """
     check_source(source)
     functions = functions_of(capabilities)
@@ -351,7 +350,9 @@ async def run_async(
             if not done.done():
                 done.set_exception(e)
 
-    session = _open(isolation, functools.partial(loop.call_soon_threadsafe, drain))
+    session = _open(isolation, wake=True)
+    wake_fd = session.wake_fd()
+    loop.add_reader(wake_fd, drain)
     unwatch: Callable[[], None] = lambda: None
     try:
         _start(
@@ -370,6 +371,7 @@ async def run_async(
         return await done
     finally:
         unwatch()
+        loop.remove_reader(wake_fd)
         # the guest may still run (a cancelled task, a console sink that raised);
         # interrupting an ended session does nothing
         session.interrupt()
