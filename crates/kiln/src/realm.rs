@@ -187,6 +187,7 @@ intrinsics!(
     eval,
     function_apply,
     function_call,
+    function_has_instance,
     throw_type_error,
     array_prototype_values,
     array_iterator_next,

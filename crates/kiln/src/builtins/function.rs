@@ -30,6 +30,7 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.function_call = vm.define_native(proto, "call", call, 1);
     vm.define_native(proto, "toString", to_string, 0);
     let has_instance = vm.new_native(has_instance, "[Symbol.hasInstance]", 1, false);
+    vm.intrinsics.function_has_instance = has_instance;
     vm.define_builtin(
         proto,
         PropertyKey::Symbol(vm.symbols.has_instance),

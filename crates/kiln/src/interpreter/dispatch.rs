@@ -1830,15 +1830,8 @@ impl Vm {
         };
         let megamorphic = matches!(code.caches[site as usize].get(), InlineCache::Megamorphic);
         if megamorphic {
-            let shape = self.heap.object(obj).shape;
-            if let Some(v) = self.megamorphic_hit(obj, shape, key) {
+            if let Some(v) = self.get_data_cached(obj, key) {
                 return Ok(v);
-            }
-            if let Some(cache) = self.cacheable_lookup(obj, key) {
-                self.megamorphic_get.fill(shape, key, cache);
-                if let Some(v) = self.megamorphic_hit(obj, shape, key) {
-                    return Ok(v);
-                }
             }
         } else if let Some(cache) = self.cacheable_lookup(obj, key) {
             self.fill_cache(code, site, cache);
@@ -1847,6 +1840,20 @@ impl Vm {
             }
         }
         self.get_with_receiver(obj, key, receiver)
+    }
+
+    /// The named data property `key` of `obj`, read through the runtime's shared
+    /// (shape, key) cache; None when the lookup cannot be cached (absent, an accessor,
+    /// a proxy or a dictionary-mode object on the way), and then the caller does the
+    /// full [[Get]].
+    pub(super) fn get_data_cached(&mut self, obj: ObjectId, key: PropertyKey) -> Option<Value> {
+        let shape = self.heap.object(obj).shape;
+        if let Some(v) = self.megamorphic_hit(obj, shape, key) {
+            return Some(v);
+        }
+        let cache = self.cacheable_lookup(obj, key)?;
+        self.megamorphic_get.fill(shape, key, cache);
+        self.megamorphic_hit(obj, shape, key)
     }
 
     fn megamorphic_hit(

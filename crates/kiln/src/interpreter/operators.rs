@@ -246,7 +246,18 @@ impl Vm {
             return Err(self.type_error("Right-hand side of 'instanceof' is not an object"));
         }
         let key = crate::object::PropertyKey::Symbol(self.symbols.has_instance);
-        let handler = self.get(target, key)?;
+        let handler = match target
+            .as_object()
+            .and_then(|t| self.get_data_cached(t, key))
+        {
+            Some(handler) => handler,
+            None => self.get(target, key)?,
+        };
+        // Function.prototype[@@hasInstance] is OrdinaryHasInstance (and cannot be
+        // replaced: it is neither writable nor configurable); skip the call
+        if handler == Value::object(self.intrinsics.function_has_instance) {
+            return self.ordinary_has_instance(target, v);
+        }
         if !handler.is_nullish() {
             let r = self.call(handler, target, &[v])?;
             return Ok(self.to_boolean(r));
@@ -270,12 +281,21 @@ impl Vm {
         let Some(mut obj) = o.as_object() else {
             return Ok(false);
         };
-        let proto = self.get(c, crate::object::PropertyKey::String(self.atoms.prototype))?;
+        let key = crate::object::PropertyKey::String(self.atoms.prototype);
+        let proto = match self.get_data_cached(cobj, key) {
+            Some(proto) => proto,
+            None => self.get(c, key)?,
+        };
         let Some(proto) = proto.as_object() else {
             return Err(self.type_error("Function has non-object prototype in instanceof check"));
         };
         loop {
-            match self.get_prototype_of(obj)? {
+            let o = self.heap.object(obj);
+            let next = match o.kind {
+                crate::object::ObjectKind::Proxy { .. } => self.get_prototype_of(obj)?,
+                _ => o.proto,
+            };
+            match next {
                 Some(p) if p == proto => return Ok(true),
                 Some(p) => obj = p,
                 None => return Ok(false),
