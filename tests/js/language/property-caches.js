@@ -38,3 +38,50 @@ setX(ro, 8);
 var sealed = Object.preventExtensions({ s: 1 });
 setX(sealed, 9);
 print(ro.x, sealed.x); // expect: 7 undefined
+
+// An exotic object shares its shape with ordinary objects of the same prototype, but a
+// cached prototype property, absence or add must not hide what is virtual in it.
+var X = { length: 5 };
+var ordinary = Object.create(X);
+var arr = [1, 2];
+Object.setPrototypeOf(arr, X);
+function len(z) { return z.length; }
+print(len(ordinary), len(arr)); // expect: 5 2
+var str = new String("abc");
+Object.setPrototypeOf(str, X);
+print(len(str)); // expect: 3
+var bare = [1];
+Object.setPrototypeOf(bare, null);
+function len2(z) { return z.length; }
+print(len2(Object.create(null)), len2(bare)); // expect: undefined 1
+function readY(z) { return z.y; }
+var trapped = new Proxy({}, { get: function () { return 42; } });
+print(readY(Object.create(null)), readY(trapped)); // expect: undefined 42
+var sets = [];
+var setTrap = new Proxy({}, { set: function (t, k) { sets.push(k); return true; } });
+function writeZ(z) { z.z = 1; }
+writeZ(Object.create(null));
+writeZ(Object.create(null));
+writeZ(setTrap);
+print(sets.join(), Object.keys(setTrap).length); // expect: z 0
+var T = Object.create(null);
+function setLength(z) { z.length = 3; }
+setLength(Object.create(T));
+var five = [1, 2, 3, 4, 5];
+Object.setPrototypeOf(five, T);
+setLength(five);
+print(five.length, Object.keys(five).length); // expect: 3 3
+
+// Built-ins read through the same cache: an absent property stays absent only until
+// it is added (to the object or to a prototype).
+var P = {};
+var child = Object.create(P);
+print(Reflect.get(child, "w")); // expect: undefined
+P.w = "from proto";
+print(Reflect.get(child, "w"), [child].map(function (c) { return c.w; })[0]); // expect: from proto from proto
+var iterable = Object.create(null);
+try { Array.from({ length: 1, 0: "a" }); new Map(iterable); } catch (e) { print(e.constructor.name); } // expect: TypeError
+iterable[Symbol.iterator] = function* () { yield ["k", "v"]; };
+print(new Map(iterable).get("k")); // expect: v
+var proxied = new Proxy(Object.create(null), { get: function (t, k) { return k === Symbol.iterator ? iterable[Symbol.iterator] : undefined; } });
+print(new Map(proxied).size); // expect: 1

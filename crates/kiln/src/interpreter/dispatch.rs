@@ -1796,6 +1796,9 @@ impl Vm {
     ) -> Option<Value> {
         let obj = receiver.as_object()?;
         let o = self.heap.object(obj);
+        // an exotic object shares its shape with ordinary objects of the same prototype
+        // and properties, but not its virtual properties (an array's `length`), which a
+        // prototype's property or an absence must not hide
         match code.caches[site as usize].get() {
             InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
             InlineCache::Proto {
@@ -1803,8 +1806,18 @@ impl Vm {
                 holder,
                 slot,
                 epoch,
-            } if o.shape == shape && epoch == self.heap.proto_epoch => {
+            } if o.shape == shape
+                && epoch == self.heap.proto_epoch
+                && !self.has_virtual_named(o, code.sites[site as usize]) =>
+            {
                 Some(self.heap.object(holder).slots[slot as usize])
+            }
+            InlineCache::Absent { shape, epoch }
+                if o.shape == shape
+                    && epoch == self.heap.proto_epoch
+                    && !self.has_virtual_named(o, code.sites[site as usize]) =>
+            {
+                Some(Value::UNDEFINED)
             }
             _ => None,
         }
@@ -1846,7 +1859,7 @@ impl Vm {
     /// (shape, key) cache; None when the lookup cannot be cached (absent, an accessor,
     /// a proxy or a dictionary-mode object on the way), and then the caller does the
     /// full [[Get]].
-    pub(super) fn get_data_cached(&mut self, obj: ObjectId, key: PropertyKey) -> Option<Value> {
+    pub(crate) fn get_data_cached(&mut self, obj: ObjectId, key: PropertyKey) -> Option<Value> {
         let shape = self.heap.object(obj).shape;
         if let Some(v) = self.megamorphic_hit(obj, shape, key) {
             return Some(v);
@@ -1862,24 +1875,35 @@ impl Vm {
         shape: crate::object::shape::ShapeId,
         key: PropertyKey,
     ) -> Option<Value> {
+        let o = self.heap.object(obj);
+        // as in get_named_cached, virtual properties are not in the shape
         match self.megamorphic_get.get(shape, key)? {
-            InlineCache::Own { slot, .. } => Some(self.heap.object(obj).slots[slot as usize]),
+            InlineCache::Own { slot, .. } => Some(o.slots[slot as usize]),
             InlineCache::Proto {
                 holder,
                 slot,
                 epoch,
                 ..
-            } if epoch == self.heap.proto_epoch => {
+            } if epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key) => {
                 Some(self.heap.object(holder).slots[slot as usize])
+            }
+            InlineCache::Absent { epoch, .. }
+                if epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key) =>
+            {
+                Some(Value::UNDEFINED)
             }
             _ => None,
         }
     }
 
-    /// Where a named data property lives, if that can be cached.
+    /// Where a named data property lives (or that no object on the chain has it), if
+    /// that can be cached. Never for an index: elements are not in shapes.
     fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
         let o = self.heap.object(obj);
-        if o.shape == crate::object::shape::ShapeId::DICTIONARY || self.has_virtual_named(o, key) {
+        if o.shape == crate::object::shape::ShapeId::DICTIONARY
+            || matches!(key, PropertyKey::Index(_))
+            || self.has_virtual_named(o, key)
+        {
             return None;
         }
         if let Some((slot, attrs)) = self.heap.shapes.lookup(o.shape, key) {
@@ -1888,7 +1912,13 @@ impl Vm {
                 slot,
             });
         }
-        let mut holder = o.proto?;
+        let absent = InlineCache::Absent {
+            shape: o.shape,
+            epoch: self.heap.proto_epoch,
+        };
+        let Some(mut holder) = o.proto else {
+            return Some(absent);
+        };
         loop {
             let h = self.heap.object(holder);
             if h.shape == crate::object::shape::ShapeId::DICTIONARY
@@ -1904,11 +1934,15 @@ impl Vm {
                     epoch: self.heap.proto_epoch,
                 });
             }
-            holder = h.proto?;
+            match h.proto {
+                Some(p) => holder = p,
+                None => return Some(absent),
+            }
         }
     }
 
     /// Objects whose named properties are not all in their shape (proxies, array `length`).
+    #[inline]
     fn has_virtual_named(&self, o: &crate::object::Object, key: PropertyKey) -> bool {
         match o.kind {
             ObjectKind::Proxy { .. } | ObjectKind::ModuleNamespace(_) => true,
@@ -1951,12 +1985,19 @@ impl Vm {
         let Some(obj) = receiver.as_object() else {
             return false;
         };
-        self.apply_set_cache(obj, value, code.caches[site as usize].get())
+        let cache = code.caches[site as usize].get();
+        self.apply_set_cache(obj, code.sites[site as usize], value, cache)
     }
 
     /// Store `value` in `obj` as `cache` says, if it applies to `obj`.
     #[inline(always)]
-    fn apply_set_cache(&mut self, obj: ObjectId, value: Value, cache: InlineCache) -> bool {
+    fn apply_set_cache(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        value: Value,
+        cache: InlineCache,
+    ) -> bool {
         match cache {
             InlineCache::Own { shape, slot } => {
                 let o = self.heap.object_mut(obj);
@@ -1967,7 +2008,11 @@ impl Vm {
                 false
             }
             InlineCache::Add { from, to, epoch } => {
-                if epoch != self.heap.proto_epoch {
+                // an exotic object of the same shape may have `key` virtually (a
+                // proxy has every key its handler says)
+                if epoch != self.heap.proto_epoch
+                    || self.has_virtual_named(self.heap.object(obj), key)
+                {
                     return false;
                 }
                 let o = self.heap.object_mut(obj);
@@ -2002,7 +2047,7 @@ impl Vm {
             let before = self.heap.object(obj).shape;
             if megamorphic
                 && let Some(cache) = self.megamorphic_set.get(before, key)
-                && self.apply_set_cache(obj, value, cache)
+                && self.apply_set_cache(obj, key, value, cache)
             {
                 return Ok(());
             }

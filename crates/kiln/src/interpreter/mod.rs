@@ -63,6 +63,9 @@ pub enum InlineCache {
         slot: u32,
         epoch: u32,
     },
+    /// the property is on neither the receiver (of `shape`) nor its prototypes: the
+    /// read is undefined; valid while no prototype changed shape (`epoch`)
+    Absent { shape: ShapeId, epoch: u32 },
     /// a store that adds the property: shape `from` becomes `to`, slot = from's length
     Add {
         from: ShapeId,

@@ -83,6 +83,9 @@ impl Vm {
     pub fn get(&mut self, v: Value, key: PropertyKey) -> JsResult<Value> {
         self.charge(1)?;
         if let Some(obj) = v.as_object() {
+            if let Some(value) = self.get_data_cached(obj, key) {
+                return Ok(value);
+            }
             return self.get_with_receiver(obj, key, v);
         }
         if let Some(s) = v.as_string() {
@@ -98,6 +101,9 @@ impl Vm {
             }
         }
         let proto = self.primitive_prototype(v)?;
+        if let Some(value) = self.get_data_cached(proto, key) {
+            return Ok(value);
+        }
         self.get_with_receiver(proto, key, v)
     }
 
