@@ -22,6 +22,9 @@ pub struct Folding {
     mapped: Vec<(u32, u32)>,
     /// every orbit of two or more characters, members sorted
     orbits: Vec<Vec<u32>>,
+    /// (character, index of its orbit) for every member of an orbit, sorted: a set's
+    /// orbits are found from its ranges, not by testing every orbit
+    members: Vec<(u32, u32)>,
     /// the characters whose canonical form is not themselves
     unfixed: CharSet,
 }
@@ -48,12 +51,32 @@ impl Folding {
                 orbits.push(members);
             }
         }
+        let mut members: Vec<(u32, u32)> = orbits
+            .iter()
+            .enumerate()
+            .flat_map(|(i, orbit)| orbit.iter().map(move |&c| (c, i as u32)))
+            .collect();
+        members.sort_unstable();
         let unfixed = CharSet::from_ranges(mapped.iter().map(|&(c, _)| (c, c)).collect());
         Folding {
             mapped,
             orbits,
+            members,
             unfixed,
         }
+    }
+
+    /// The orbits that have a member in `set`, each once, in order.
+    fn orbits_meeting(&self, set: &CharSet) -> impl Iterator<Item = &[u32]> {
+        let mut hits: Vec<u32> = Vec::new();
+        for &(lo, hi) in set.ranges() {
+            let start = self.members.partition_point(|m| m.0 < lo);
+            let within = self.members[start..].iter().take_while(|m| m.0 <= hi);
+            hits.extend(within.map(|m| m.1));
+        }
+        hits.sort_unstable();
+        hits.dedup();
+        hits.into_iter().map(|i| self.orbits[i as usize].as_slice())
     }
 
     /// [Canonicalize](https://tc39.es/ecma262/#sec-runtime-semantics-canonicalize-ch)(ch)
@@ -72,10 +95,8 @@ impl Folding {
     pub fn closure(&self, set: &CharSet) -> CharSet {
         let mut out = set.clone();
         let mut extra = Vec::new();
-        for orbit in &self.orbits {
-            if orbit.iter().any(|&c| set.contains(c)) {
-                extra.extend(orbit.iter().map(|&c| (c, c)));
-            }
+        for orbit in self.orbits_meeting(set) {
+            extra.extend(orbit.iter().map(|&c| (c, c)));
         }
         if !extra.is_empty() {
             out.union(&CharSet::from_ranges(extra));
@@ -88,11 +109,9 @@ impl Folding {
     pub fn fold(&self, set: &CharSet) -> CharSet {
         let mut out = set.subtract(&self.unfixed);
         let mut extra = Vec::new();
-        for orbit in &self.orbits {
-            if orbit.iter().any(|&c| set.contains(c)) {
-                let k = self.canonicalize(orbit[0]);
-                extra.push((k, k));
-            }
+        for orbit in self.orbits_meeting(set) {
+            let k = self.canonicalize(orbit[0]);
+            extra.push((k, k));
         }
         out.union(&CharSet::from_ranges(extra));
         out
@@ -335,6 +354,51 @@ mod tests {
             legacy.closure(&CharSet::single('k' as u32)).ranges().len(),
             2
         );
+    }
+
+    /// The closure and the folding of `set` as the definitions say: every orbit tested.
+    fn by_every_orbit(folding: &Folding, set: &CharSet) -> (CharSet, CharSet) {
+        let meeting: Vec<&Vec<u32>> = folding
+            .orbits
+            .iter()
+            .filter(|orbit| orbit.iter().any(|&c| set.contains(c)))
+            .collect();
+        let mut closure = set.clone();
+        closure.union(&CharSet::from_ranges(
+            meeting
+                .iter()
+                .flat_map(|o| o.iter().map(|&c| (c, c)))
+                .collect(),
+        ));
+        let mut fold = set.subtract(&folding.unfixed);
+        fold.union(&CharSet::from_ranges(
+            meeting
+                .iter()
+                .map(|o| (folding.canonicalize(o[0]), folding.canonicalize(o[0])))
+                .collect(),
+        ));
+        (closure, fold)
+    }
+
+    #[test]
+    fn closure_and_fold_find_the_orbits_a_set_meets() {
+        let sets = [
+            CharSet::single('k' as u32),
+            CharSet::single('1' as u32),
+            CharSet::single(0x3A3), // Σ: an orbit of three
+            CharSet::range('a' as u32, 'z' as u32),
+            CharSet::from_ranges(vec![(0x40, 0x60), (0x100, 0x17F), (0x1E00, 0x1FFF)]),
+            CharSet::range('a' as u32, 'z' as u32).complement(MAX_CODE_POINT),
+            CharSet::range(0, MAX_CODE_POINT),
+            CharSet::new(),
+        ];
+        for folding in [unicode_folding(), legacy_folding()] {
+            for set in &sets {
+                let (closure, fold) = by_every_orbit(folding, set);
+                assert_eq!(folding.closure(set).ranges(), closure.ranges());
+                assert_eq!(folding.fold(set).ranges(), fold.ranges());
+            }
+        }
     }
 
     #[test]
