@@ -1859,7 +1859,7 @@ impl Vm {
     /// (shape, key) cache; None when the lookup cannot be cached (absent, an accessor,
     /// a proxy or a dictionary-mode object on the way), and then the caller does the
     /// full [[Get]].
-    pub(crate) fn get_data_cached(&mut self, obj: ObjectId, key: PropertyKey) -> Option<Value> {
+    pub(super) fn get_data_cached(&mut self, obj: ObjectId, key: PropertyKey) -> Option<Value> {
         let shape = self.heap.object(obj).shape;
         if let Some(v) = self.megamorphic_hit(obj, shape, key) {
             return Some(v);
