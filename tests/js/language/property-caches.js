@@ -85,3 +85,44 @@ iterable[Symbol.iterator] = function* () { yield ["k", "v"]; };
 print(new Map(iterable).get("k")); // expect: v
 var proxied = new Proxy(Object.create(null), { get: function (t, k) { return k === Symbol.iterator ? iterable[Symbol.iterator] : undefined; } });
 print(new Map(proxied).size); // expect: 1
+
+// A getter found on a prototype is cached where it is stored: a read calls whatever
+// getter the accessor holds now, and a prototype that changes the property (to another
+// getter, to data, or away) is read again.
+class Temperature {
+  constructor(c) { this.c = c; }
+  get f() { return this.c * 9 / 5 + 32; }
+}
+function fahrenheit(t) { return t.f; }
+var temps = [new Temperature(0), new Temperature(100)];
+print(fahrenheit(temps[0]), fahrenheit(temps[1])); // expect: 32 212
+Object.defineProperty(Temperature.prototype, "f", { get: function () { return "replaced"; }, configurable: true });
+print(fahrenheit(temps[0])); // expect: replaced
+Object.defineProperty(Temperature.prototype, "f", { value: "data", configurable: true });
+print(fahrenheit(temps[1])); // expect: data
+Object.defineProperty(Temperature.prototype, "f", { set: function () {}, configurable: true });
+print(fahrenheit(temps[1])); // expect: undefined
+delete Temperature.prototype.f;
+print(fahrenheit(temps[0])); // expect: undefined
+Object.defineProperty(Temperature.prototype, "f", { get: function () { return this.c; }, configurable: true });
+var shadowed = new Temperature(7);
+print(fahrenheit(shadowed)); // expect: 7
+Object.defineProperty(shadowed, "f", { value: "own" });
+print(fahrenheit(shadowed), fahrenheit(new Temperature(8))); // expect: own 8
+var thrower = Object.create({ get boom() { throw new RangeError("from getter"); } });
+function boom(o) { return o.boom; }
+for (var i = 0; i < 2; i++) { try { boom(thrower); } catch (e) { print(e.message); } } // expect: from getter
+// expect: from getter
+
+// A typed array's length is a built-in getter on %TypedArray%.prototype.
+function size(ta) { return ta.length; }
+var bytes = new Uint8Array(16);
+var words = new Int32Array(bytes.buffer, 4, 2);
+print(size(bytes), size(words), size(new Float64Array(3))); // expect: 16 2 3
+bytes.buffer.transfer();
+print(size(bytes), size(words)); // expect: 0 0
+var resizable = new ArrayBuffer(4, { maxByteLength: 16 });
+var tracking = new Uint8Array(resizable);
+print(size(tracking)); // expect: 4
+resizable.resize(12);
+print(size(tracking)); // expect: 12

@@ -13,7 +13,7 @@
 //! 2. `byte_offset` is a multiple of the element size.
 
 use super::array::{callable, relative_end, relative_index};
-use super::array_buffer::{self, Bytes};
+use super::array_buffer::{self, ArrayBufferData, Bytes};
 use super::define_getter;
 use crate::JsResult;
 use crate::heap::{Heap, ObjectId, StringId};
@@ -355,7 +355,12 @@ pub fn ta_data(vm: &Vm, obj: ObjectId) -> Option<TypedArrayData> {
 /// [IsTypedArrayOutOfBounds](https://tc39.es/ecma262/#sec-istypedarrayoutofbounds)
 /// (detached buffers included).
 pub fn length_of(vm: &Vm, t: &TypedArrayData) -> Option<usize> {
-    let b = array_buffer::data(vm, t.buffer);
+    length_in(array_buffer::data(vm, t.buffer), t)
+}
+
+/// [`length_of`] with the viewed buffer's data in hand.
+#[inline]
+fn length_in(b: &ArrayBufferData, t: &TypedArrayData) -> Option<usize> {
     if b.detached {
         return None;
     }
@@ -434,21 +439,55 @@ pub fn get_element(vm: &mut Vm, obj: ObjectId, index: f64) -> Value {
     }
 }
 
+/// The element index `i` names when it is in bounds: [`valid_index`] for an int32 key,
+/// with the viewed buffer's data in hand.
+#[inline(always)]
+fn index_in(b: &ArrayBufferData, t: &TypedArrayData, i: i32) -> Option<usize> {
+    let i = usize::try_from(i).ok()?;
+    (i < length_in(b, t)?).then_some(i)
+}
+
 /// Fast `ta[i]` for the interpreter: never allocates; None for BigInt elements in bounds.
+/// Integer elements of an ArrayBuffer's own bytes become int32 values directly (the
+/// loops of compression and hashing code read little else).
 #[inline]
 pub fn fast_get(vm: &Vm, t: &TypedArrayData, i: i32) -> Option<Value> {
-    let Some(i) = valid_index(vm, t, i as f64) else {
+    use ElementType::*;
+    let b = array_buffer::data(vm, t.buffer);
+    let Some(i) = index_in(b, t, i) else {
         return Some(Value::UNDEFINED);
     };
-    match read(vm, t, i) {
-        Numeric::Number(x) => Some(Value::number(x)),
-        Numeric::BigInt(_) => None,
-    }
+    let Bytes::Local(bytes) = &b.bytes else {
+        return match read(vm, t, i) {
+            Numeric::Number(x) => Some(Value::number(x)),
+            Numeric::BigInt(_) => None,
+        };
+    };
+    let at = t.byte_offset + i * t.element.size();
+    let unit = || -> [u8; 2] { [bytes[at], bytes[at + 1]] };
+    let word = || -> [u8; 4] { [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]] };
+    Some(match t.element {
+        Int8 => Value::int(i32::from(bytes[at] as i8)),
+        Uint8 | Uint8Clamped => Value::int(i32::from(bytes[at])),
+        Int16 => Value::int(i32::from(i16::from_le_bytes(unit()))),
+        Uint16 => Value::int(i32::from(u16::from_le_bytes(unit()))),
+        Int32 => Value::int(i32::from_le_bytes(word())),
+        Uint32 => Value::number(f64::from(u32::from_le_bytes(word()))),
+        Float16 | Float32 | Float64 => match decode(t.element, &bytes[at..], true) {
+            Numeric::Number(x) => Value::number(x),
+            Numeric::BigInt(_) => unreachable!("a Number element type"),
+        },
+        BigInt64 | BigUint64 => return None,
+    })
 }
 
 /// Fast `ta[i] = v` for a Number `v` and a Number element type; false when not applicable.
+/// An int32 stored into an integer element of an ArrayBuffer's own bytes is its low
+/// bytes (ToInt8 … ToUint32 of an int32 keep exactly those), or clamped for
+/// Uint8Clamped.
 #[inline]
 pub fn fast_set(vm: &mut Vm, obj: ObjectId, i: i32, v: Value) -> bool {
+    use ElementType::*;
     let Some(x) = v.as_number() else { return false };
     let Some(t) = ta_data(vm, obj) else {
         return false;
@@ -456,8 +495,23 @@ pub fn fast_set(vm: &mut Vm, obj: ObjectId, i: i32, v: Value) -> bool {
     if t.element.is_bigint() {
         return false;
     }
-    if let Some(i) = valid_index(vm, &t, i as f64) {
-        write(vm, &t, i, Numeric::Number(x));
+    let b = array_buffer::data_mut(vm, t.buffer);
+    let Some(i) = index_in(b, &t, i) else {
+        return true;
+    };
+    let size = t.element.size();
+    let at = t.byte_offset + i * size;
+    let raw = match (v.as_int(), t.element) {
+        (Some(n), Uint8Clamped) => [n.clamp(0, 255) as u8; 8],
+        (Some(n), Int8 | Uint8 | Int16 | Uint16 | Int32 | Uint32) => {
+            let [b0, b1, b2, b3] = n.to_le_bytes();
+            [b0, b1, b2, b3, 0, 0, 0, 0]
+        }
+        _ => encode(t.element, Numeric::Number(x), true),
+    };
+    match &mut b.bytes {
+        Bytes::Local(bytes) => bytes[at..at + size].copy_from_slice(&raw[..size]),
+        Bytes::Shared(block) => block.write(at, &raw[..size]),
     }
     true
 }

@@ -1841,8 +1841,28 @@ impl Vm {
             }
             return self.get(receiver, key);
         };
-        let megamorphic = matches!(code.caches[site as usize].get(), InlineCache::Megamorphic);
-        if megamorphic {
+        let cache = code.caches[site as usize].get();
+        if let InlineCache::ProtoGetter {
+            shape,
+            holder,
+            slot,
+            epoch,
+        } = cache
+        {
+            let o = self.heap.object(obj);
+            if o.shape == shape && epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key)
+            {
+                let getter = self
+                    .accessor_parts(self.heap.object(holder).slots[slot as usize])
+                    .0;
+                return if getter.is_undefined() {
+                    Ok(Value::UNDEFINED)
+                } else {
+                    self.call(getter, receiver, &[])
+                };
+            }
+        }
+        if matches!(cache, InlineCache::Megamorphic) {
             if let Some(v) = self.get_data_cached(obj, key) {
                 return Ok(v);
             }
@@ -1896,8 +1916,9 @@ impl Vm {
         }
     }
 
-    /// Where a named data property lives (or that no object on the chain has it), if
-    /// that can be cached. Never for an index: elements are not in shapes.
+    /// Where a named data property or a prototype's accessor lives (or that no object
+    /// on the chain has it), if that can be cached. Never for an index: elements are not
+    /// in shapes.
     fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
         let o = self.heap.object(obj);
         if o.shape == crate::object::shape::ShapeId::DICTIONARY
@@ -1927,11 +1948,21 @@ impl Vm {
                 return None;
             }
             if let Some((slot, attrs)) = self.heap.shapes.lookup(h.shape, key) {
-                return (!attrs.is_accessor()).then_some(InlineCache::Proto {
-                    shape: o.shape,
-                    holder,
-                    slot,
-                    epoch: self.heap.proto_epoch,
+                let (shape, epoch) = (o.shape, self.heap.proto_epoch);
+                return Some(if attrs.is_accessor() {
+                    InlineCache::ProtoGetter {
+                        shape,
+                        holder,
+                        slot,
+                        epoch,
+                    }
+                } else {
+                    InlineCache::Proto {
+                        shape,
+                        holder,
+                        slot,
+                        epoch,
+                    }
                 });
             }
             match h.proto {

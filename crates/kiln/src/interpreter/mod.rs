@@ -63,6 +63,15 @@ pub enum InlineCache {
         slot: u32,
         epoch: u32,
     },
+    /// the property is an accessor in `holder`'s slot, found through the prototype chain
+    /// (class getters; built-in getters such as a typed array's `length`): a read calls
+    /// the getter stored there; valid while no prototype changed shape (`epoch`)
+    ProtoGetter {
+        shape: ShapeId,
+        holder: ObjectId,
+        slot: u32,
+        epoch: u32,
+    },
     /// the property is on neither the receiver (of `shape`) nor its prototypes: the
     /// read is undefined; valid while no prototype changed shape (`epoch`)
     Absent { shape: ShapeId, epoch: u32 },
