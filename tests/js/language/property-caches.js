@@ -126,3 +126,20 @@ var tracking = new Uint8Array(resizable);
 print(size(tracking)); // expect: 4
 resizable.resize(12);
 print(size(tracking)); // expect: 12
+
+// An own getter is cached by the receiver's shape; one that replaces itself with a data
+// property (a lazily computed field) leaves a shape the cache no longer matches.
+function lazy(o, key, compute) {
+  Object.defineProperty(o, key, {
+    get: function () { var v = compute(); Object.defineProperty(this, key, { value: v }); return v; },
+    configurable: true,
+  });
+  return o;
+}
+var computed = 0;
+function shapeOf(o) { return o.shape; }
+var schemas = [lazy({}, "shape", function () { return ++computed; }), lazy({}, "shape", function () { return ++computed; })];
+print(shapeOf(schemas[0]), shapeOf(schemas[0]), shapeOf(schemas[1]), shapeOf(schemas[1]), computed); // expect: 1 1 2 2 2
+var counter = { n: 0, get next() { return ++this.n; } };
+function next(o) { return o.next; }
+print(next(counter), next(counter), next(counter)); // expect: 1 2 3

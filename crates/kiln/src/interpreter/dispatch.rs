@@ -1842,37 +1842,58 @@ impl Vm {
             return self.get(receiver, key);
         };
         let cache = code.caches[site as usize].get();
-        if let InlineCache::ProtoGetter {
-            shape,
-            holder,
-            slot,
-            epoch,
-        } = cache
-        {
-            let o = self.heap.object(obj);
-            if o.shape == shape && epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key)
-            {
-                let getter = self
-                    .accessor_parts(self.heap.object(holder).slots[slot as usize])
-                    .0;
-                return if getter.is_undefined() {
-                    Ok(Value::UNDEFINED)
-                } else {
-                    self.call(getter, receiver, &[])
-                };
-            }
+        let megamorphic = matches!(cache, InlineCache::Megamorphic);
+        if megamorphic && let Some(v) = self.get_data_cached(obj, key) {
+            return Ok(v);
         }
-        if matches!(cache, InlineCache::Megamorphic) {
-            if let Some(v) = self.get_data_cached(obj, key) {
-                return Ok(v);
-            }
-        } else if let Some(cache) = self.cacheable_lookup(obj, key) {
+        // a getter, where the site's cache (a megamorphic site: the shared one) found it
+        let cache = if megamorphic {
+            self.megamorphic_get.get(self.heap.object(obj).shape, key)
+        } else {
+            Some(cache)
+        };
+        if let Some(accessor) = cache.and_then(|c| self.cached_accessor(obj, key, c)) {
+            let getter = self.accessor_parts(accessor).0;
+            return if getter.is_undefined() {
+                Ok(Value::UNDEFINED)
+            } else {
+                self.call(getter, receiver, &[])
+            };
+        }
+        if !megamorphic && let Some(cache) = self.cacheable_lookup(obj, key) {
             self.fill_cache(code, site, cache);
             if let Some(v) = self.get_named_cached(receiver, code, site) {
                 return Ok(v);
             }
         }
         self.get_with_receiver(obj, key, receiver)
+    }
+
+    /// The accessor `cache` says `obj`'s property `key` is, if the cache applies to `obj`.
+    fn cached_accessor(
+        &self,
+        obj: ObjectId,
+        key: PropertyKey,
+        cache: InlineCache,
+    ) -> Option<Value> {
+        let o = self.heap.object(obj);
+        match cache {
+            InlineCache::OwnGetter { shape, slot } if o.shape == shape => {
+                Some(o.slots[slot as usize])
+            }
+            InlineCache::ProtoGetter {
+                shape,
+                holder,
+                slot,
+                epoch,
+            } if o.shape == shape
+                && epoch == self.heap.proto_epoch
+                && !self.has_virtual_named(o, key) =>
+            {
+                Some(self.heap.object(holder).slots[slot as usize])
+            }
+            _ => None,
+        }
     }
 
     /// The named data property `key` of `obj`, read through the runtime's shared
@@ -1928,9 +1949,11 @@ impl Vm {
             return None;
         }
         if let Some((slot, attrs)) = self.heap.shapes.lookup(o.shape, key) {
-            return (!attrs.is_accessor()).then_some(InlineCache::Own {
-                shape: o.shape,
-                slot,
+            let shape = o.shape;
+            return Some(if attrs.is_accessor() {
+                InlineCache::OwnGetter { shape, slot }
+            } else {
+                InlineCache::Own { shape, slot }
             });
         }
         let absent = InlineCache::Absent {

@@ -63,6 +63,9 @@ pub enum InlineCache {
         slot: u32,
         epoch: u32,
     },
+    /// the property is an accessor in the receiver's own slot: a read calls the getter
+    /// stored there
+    OwnGetter { shape: ShapeId, slot: u32 },
     /// the property is an accessor in `holder`'s slot, found through the prototype chain
     /// (class getters; built-in getters such as a typed array's `length`): a read calls
     /// the getter stored there; valid while no prototype changed shape (`epoch`)
