@@ -1806,16 +1806,11 @@ impl Vm {
                 holder,
                 slot,
                 epoch,
-            } if o.shape == shape
-                && epoch == self.heap.proto_epoch
-                && !self.has_virtual_named(o, code.sites[site as usize]) =>
-            {
+            } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
             InlineCache::Absent { shape, epoch }
-                if o.shape == shape
-                    && epoch == self.heap.proto_epoch
-                    && !self.has_virtual_named(o, code.sites[site as usize]) =>
+                if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) =>
             {
                 Some(Value::UNDEFINED)
             }
@@ -1886,14 +1881,24 @@ impl Vm {
                 holder,
                 slot,
                 epoch,
-            } if o.shape == shape
-                && epoch == self.heap.proto_epoch
-                && !self.has_virtual_named(o, key) =>
-            {
+            } if self.chain_entry_applies(o, shape, epoch, key) => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
             _ => None,
         }
+    }
+
+    /// Whether a cache entry made for objects of `shape` from their prototype chain (at
+    /// `epoch`) applies to `o`'s property `key`.
+    #[inline(always)]
+    fn chain_entry_applies(
+        &self,
+        o: &crate::object::Object,
+        shape: crate::object::shape::ShapeId,
+        epoch: u32,
+        key: PropertyKey,
+    ) -> bool {
+        o.shape == shape && epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key)
     }
 
     /// The named data property `key` of `obj`, read through the runtime's shared
