@@ -197,7 +197,7 @@ fn fast_element(vm: &mut Vm, o: ObjectId, k: f64) -> Option<Value> {
         ObjectKind::Array { .. } | ObjectKind::Ordinary => {}
         ObjectKind::String(s) if k < vm.heap.string_len(s) as f64 => {
             let unit = vm.heap.units(s).at(k as usize);
-            return Some(Value::string(vm.single_unit_string(unit)));
+            return Some(Value::string(vm.heap.single_unit_string(unit)));
         }
         _ => return None,
     }

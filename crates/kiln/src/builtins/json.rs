@@ -385,7 +385,7 @@ impl<T: Unit> Parser<'_, T> {
         };
         Value::string(match (units.len(), &literal) {
             (0, _) => vm.atoms.empty,
-            (1, _) => vm.single_unit_string(units.at(0)),
+            (1, _) => vm.heap.single_unit_string(units.at(0)),
             (_, Literal::Span(r)) => vm.heap.substring(self.text, r.start, r.end),
             (_, Literal::Decoded(units)) => vm.heap.alloc_units(units),
         })

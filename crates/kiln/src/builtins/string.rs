@@ -162,7 +162,7 @@ pub(crate) fn substring_of(vm: &mut Vm, s: StringId, from: usize, to: usize) -> 
     }
     if to - from == 1 {
         let unit = vm.heap.units(s).at(from);
-        return vm.single_unit_string(unit);
+        return vm.heap.single_unit_string(unit);
     }
     vm.heap.substring(s, from, to)
 }
@@ -295,7 +295,7 @@ fn from_char_code(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         units.push(vm.to_uint32(v)? as u16);
     }
     if units.len() == 1 {
-        return Ok(Value::string(vm.single_unit_string(units[0])));
+        return Ok(Value::string(vm.heap.single_unit_string(units[0])));
     }
     new_string(vm, &units)
 }
@@ -402,7 +402,7 @@ fn at(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Ok(Value::UNDEFINED);
     }
     let unit = vm.heap.units(s).at(k as usize);
-    Ok(Value::string(vm.single_unit_string(unit)))
+    Ok(Value::string(vm.heap.single_unit_string(unit)))
 }
 
 /// [String.prototype.charAt](https://tc39.es/ecma262/#sec-string.prototype.charat)
@@ -413,7 +413,7 @@ fn char_at(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         return Ok(Value::string(vm.atoms.empty));
     }
     let unit = vm.heap.units(s).at(pos as usize);
-    Ok(Value::string(vm.single_unit_string(unit)))
+    Ok(Value::string(vm.heap.single_unit_string(unit)))
 }
 
 /// [String.prototype.charCodeAt](https://tc39.es/ecma262/#sec-string.prototype.charcodeat)
@@ -1205,7 +1205,7 @@ fn split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         let mut parts = Vec::with_capacity(count);
         for i in 0..count {
             let unit = vm.heap.units(s).at(i);
-            parts.push(Value::string(vm.single_unit_string(unit)));
+            parts.push(Value::string(vm.heap.single_unit_string(unit)));
         }
         return Ok(Value::object(vm.array_from_values(parts)));
     }

@@ -259,6 +259,9 @@ pub struct Heap {
     pub shapes: ShapeTable,
     /// the atom `"length"`, which arrays and strings answer virtually
     pub length_atom: StringId,
+    /// the atoms of one Latin-1 code unit, made on first use: `s[i]`, a one-character
+    /// match or slice, and the property keys they become share one string each
+    pub single_unit_strings: Box<[Option<StringId>; 256]>,
     /// bumped whenever an object used as a prototype changes layout; prototype-chain
     /// inline caches record it and miss once it moves
     pub proto_epoch: u32,
@@ -306,6 +309,7 @@ impl Heap {
             envs: Arena::new(),
             shapes: ShapeTable::new(),
             length_atom: StringId(0),
+            single_unit_strings: Box::new([None; 256]),
             proto_epoch: 0,
             atoms: AtomTable::default(),
             bytes: 0,
@@ -639,6 +643,10 @@ impl Heap {
     /// storage of the flat string they come from, short ones are copied.
     pub fn substring(&mut self, id: StringId, from: usize, to: usize) -> StringId {
         self.flatten(id);
+        if to - from == 1 {
+            let unit = self.flat_units(id).at(from);
+            return self.single_unit_string(unit);
+        }
         if to - from < MIN_SLICE_LEN {
             let piece = JsStr::from_view(self.flat_units(id).slice(from..to));
             return self.alloc_string(piece);
@@ -753,9 +761,29 @@ impl Heap {
     }
 
     /// The atom for string `id` (itself if it is one).
+    /// A one-code-unit string; the atom of a Latin-1 unit is made once.
+    pub fn single_unit_string(&mut self, unit: u16) -> StringId {
+        let Some(cached) = self.single_unit_strings.get_mut(unit as usize) else {
+            return self.intern_units(Units::Utf16(&[unit]));
+        };
+        if let Some(s) = *cached {
+            return s;
+        }
+        let s = self.intern_units(Units::Latin1(&[unit as u8]));
+        self.single_unit_strings[unit as usize] = Some(s);
+        s
+    }
+
     pub fn intern_string(&mut self, id: StringId) -> StringId {
-        if self.strings.get(id.0).is_atom {
+        let s = self.strings.get(id.0);
+        if s.is_atom {
             return id;
+        }
+        if let StrData::Slice { base, start: 0 } = s.data
+            && self.strings.get(base.0).is_atom
+            && self.strings.get(base.0).len == s.len
+        {
+            return base;
         }
         self.flatten(id);
         // an atom lives for ever: it must not keep a larger string alive
@@ -763,6 +791,12 @@ impl Heap {
         let hash = self.flat_units(id).content_hash();
         for candidate in self.atoms.bucket(hash) {
             if self.flat_units(candidate).eq_units(self.flat_units(id)) {
+                // the string becomes a view of the atom: the next key made from it
+                // (a template's token, a name kept in a table) finds the atom at once
+                self.strings.get_mut(id.0).data = StrData::Slice {
+                    base: candidate,
+                    start: 0,
+                };
                 return candidate;
             }
         }

@@ -413,7 +413,6 @@ pub struct Vm {
     /// `Symbol.for` registry (shared by all realms)
     pub symbol_registry: rustc_hash::FxHashMap<StringId, crate::heap::SymbolId>,
     pub small_int_strings: Box<[Option<StringId>; 256]>,
-    pub single_unit_strings: Box<[Option<StringId>; 256]>,
     /// the running realm's shapes of fresh functions and arguments objects
     pub shapes: FunctionShapes,
     /// values a host has pinned (embedding API handles)
@@ -484,7 +483,6 @@ impl Vm {
             global_lexical_values: self.global_lexical_values.clone(),
             symbol_registry: self.symbol_registry.clone(),
             small_int_strings: self.small_int_strings.clone(),
-            single_unit_strings: self.single_unit_strings.clone(),
             shapes: self.shapes,
             ..Vm::unbuilt(self.heap.clone(), self.atoms.clone(), self.symbols.clone())
         }
@@ -525,7 +523,6 @@ impl Vm {
             global_lexical_values: Vec::new(),
             symbol_registry: Default::default(),
             small_int_strings: Box::new([None; 256]),
-            single_unit_strings: Box::new([None; 256]),
             shapes: FunctionShapes::placeholder(),
             pinned: Vec::new(),
             megamorphic_get: MegamorphicCache::new(),
@@ -549,22 +546,6 @@ impl Vm {
 
     pub fn global_object(&self) -> ObjectId {
         self.intrinsics.global
-    }
-
-    /// A one-code-unit string, cached for Latin-1 units.
-    pub fn single_unit_string(&mut self, unit: u16) -> StringId {
-        if unit < 256 {
-            if let Some(s) = self.single_unit_strings[unit as usize] {
-                return s;
-            }
-            let s = self
-                .heap
-                .intern_units(crate::heap::string::Units::Latin1(&[unit as u8]));
-            self.single_unit_strings[unit as usize] = Some(s);
-            return s;
-        }
-        self.heap
-            .intern_units(crate::heap::string::Units::Utf16(&[unit]))
     }
 
     // ---- loading code ----
@@ -984,12 +965,7 @@ impl Vm {
         for (_, s) in self.symbols.all() {
             self.heap.mark_value(Value::symbol(s));
         }
-        for s in self
-            .small_int_strings
-            .iter()
-            .chain(self.single_unit_strings.iter())
-            .flatten()
-        {
+        for s in self.small_int_strings.iter().flatten() {
             self.heap.mark_value(Value::string(*s));
         }
         self.heap.set_external(self.external_bytes());

@@ -92,7 +92,7 @@ impl Vm {
             match key {
                 PropertyKey::Index(i) if i < self.heap.string_len(s) => {
                     let unit = self.heap.units(s).at(i as usize);
-                    return Ok(Value::string(self.single_unit_string(unit)));
+                    return Ok(Value::string(self.heap.single_unit_string(unit)));
                 }
                 PropertyKey::String(k) if k == self.heap.length_atom => {
                     return Ok(Value::int(self.heap.string_len(s) as i32));
@@ -360,7 +360,7 @@ impl Vm {
             && let Some(unit) = p.value.as_int()
         {
             return Property {
-                value: Value::string(self.single_unit_string(unit as u16)),
+                value: Value::string(self.heap.single_unit_string(unit as u16)),
                 attrs: p.attrs,
             };
         }

@@ -386,7 +386,7 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
     vm.scripts.clear();
     vm.code_bytes = 0;
     vm.small_int_strings.fill(None);
-    vm.single_unit_strings.fill(None);
+    vm.heap.single_unit_strings.fill(None);
     vm.megamorphic_get.clear();
     vm.megamorphic_set.clear();
     let templates = p.scripts(vm)?;
