@@ -1847,7 +1847,9 @@ impl Vm {
         } else {
             Some(cache)
         };
-        if let Some(accessor) = cache.and_then(|c| self.cached_accessor(obj, key, c)) {
+        if let Some(c @ (InlineCache::OwnGetter { .. } | InlineCache::ProtoGetter { .. })) = cache
+            && let Some(accessor) = self.cached_accessor(obj, key, c)
+        {
             let getter = self.accessor_parts(accessor).0;
             return if getter.is_undefined() {
                 Ok(Value::UNDEFINED)
@@ -1865,6 +1867,7 @@ impl Vm {
     }
 
     /// The accessor `cache` says `obj`'s property `key` is, if the cache applies to `obj`.
+    #[inline]
     fn cached_accessor(
         &self,
         obj: ObjectId,
@@ -1909,6 +1912,12 @@ impl Vm {
         let shape = self.heap.object(obj).shape;
         if let Some(v) = self.megamorphic_hit(obj, shape, key) {
             return Some(v);
+        }
+        if let Some(cache) = self.megamorphic_get.get(shape, key)
+            && self.cached_accessor(obj, key, cache).is_some()
+        {
+            // a getter, which the caller calls or looks up in full
+            return None;
         }
         let cache = self.cacheable_lookup(obj, key)?;
         self.megamorphic_get.fill(shape, key, cache);
