@@ -143,3 +143,46 @@ print(shapeOf(schemas[0]), shapeOf(schemas[0]), shapeOf(schemas[1]), shapeOf(sch
 var counter = { n: 0, get next() { return ++this.n; } };
 function next(o) { return o.next; }
 print(next(counter), next(counter), next(counter)); // expect: 1 2 3
+
+// Reconfiguring a property, sealing, freezing and preventing extensions keep an object
+// in shape mode: its shape has the new attributes in the same slots, and caches made for
+// other objects of its old shape stop applying.
+var conf = { a: 1, b: 2, c: 3 };
+function setA(o, v) { o.a = v; }
+function readA(o) { return o.a; }
+setA(conf, 10);
+Object.defineProperty(conf, "a", { enumerable: false });
+setA(conf, 20);
+print(readA(conf), Object.keys(conf).join(), Object.getOwnPropertyNames(conf).join()); // expect: 20 b,c a,b,c
+Object.defineProperty(conf, "a", { writable: false });
+setA(conf, 30);
+print(readA(conf), (function () { "use strict"; try { conf.a = 40; } catch (e) { return e.constructor.name; } })()); // expect: 20 TypeError
+Object.defineProperty(conf, "b", { get: function () { return "getter"; } });
+print(conf.b, JSON.stringify(Object.getOwnPropertyDescriptor(conf, "a"))); // expect: getter {"value":20,"writable":false,"enumerable":false,"configurable":true}
+function addX(o) { o.x = 1; }
+addX({});
+addX({});
+var closed = Object.preventExtensions({});
+addX(closed);
+print(closed.x, Object.isExtensible(closed), Object.keys(closed).length); // expect: undefined false 0
+var sealed = Object.seal({ x: 0, y: 0 });
+function setY(o) { o.y = 5; }
+setY({ x: 0, y: 0 });
+setY(sealed);
+delete sealed.y;
+addX(sealed);
+print(sealed.x, sealed.y, Object.isSealed(sealed), Object.isFrozen(sealed)); // expect: 1 5 true false
+var frozen = Object.freeze({ x: 0, y: 0 });
+setY(frozen);
+print(frozen.y, Object.isFrozen(frozen), (function () { "use strict"; try { setYStrict(frozen); } catch (e) { return e.constructor.name; } function setYStrict(o) { o.y = 6; } })()); // expect: 0 true TypeError
+var base = { m: "data" };
+var heir = Object.create(base);
+function readM(o) { return o.m; }
+print(readM(heir)); // expect: data
+Object.defineProperty(base, "m", { get: function () { return "accessor"; } });
+print(readM(heir)); // expect: accessor
+Object.freeze(base);
+print(readM(heir), Object.isFrozen(base)); // expect: accessor true
+var order = { p: 1, q: 2, r: 3 };
+Object.freeze(order);
+print(Object.keys(order).join(), JSON.stringify(order)); // expect: p,q,r {"p":1,"q":2,"r":3}

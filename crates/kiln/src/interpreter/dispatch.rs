@@ -2084,7 +2084,7 @@ impl Vm {
                     return false;
                 }
                 let o = self.heap.object_mut(obj);
-                if o.shape == from {
+                if o.shape == from && o.extensible {
                     o.shape = to;
                     o.slots.push(value);
                     self.heap.note_growth(8);
@@ -2385,11 +2385,6 @@ impl Vm {
         let Some(obj) = o.as_object() else {
             return Ok(());
         };
-        if let Some(f) = v.as_object()
-            && let ObjectKind::Closure(_) = self.heap.object(f).kind
-        {
-            let _ = f;
-        }
         self.create_data_property_or_throw(obj, key, v)
     }
 

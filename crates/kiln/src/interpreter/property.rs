@@ -835,8 +835,7 @@ impl Vm {
         {
             return Ok(false);
         }
-        // Extensibility is not part of a shape: leave shape mode so no add-property cache applies.
-        self.heap.to_dictionary(obj);
+        // Extensibility is not part of a shape: add-property caches test it.
         self.heap.object_mut(obj).extensible = false;
         Ok(true)
     }

@@ -625,11 +625,14 @@ impl Heap {
             Some((slot, attrs)) if attrs == prop.attrs => {
                 self.object_mut(obj).slots[slot as usize] = prop.value;
             }
-            Some(_) => {
-                self.to_dictionary(obj);
-                if let Some(d) = self.object_mut(obj).dict.as_mut() {
-                    d.insert(key, prop)
-                }
+            Some((slot, _)) => {
+                self.layout_changed(obj);
+                let next = self
+                    .shapes
+                    .with_attrs(shape, |k, a| if k == key { prop.attrs } else { a });
+                let o = self.object_mut(obj);
+                o.shape = next;
+                o.slots[slot as usize] = prop.value;
             }
             None => {
                 self.layout_changed(obj);
@@ -872,23 +875,34 @@ impl Heap {
     }
 
     /// Make every own property non-configurable (and non-writable when `freeze`).
+    /// An object stays in shape mode (its shape is the one with the restricted
+    /// attributes), so reads of frozen objects — hardened intrinsics included — stay
+    /// cached.
     pub fn seal_or_freeze(&mut self, obj: ObjectId, freeze: bool) {
         self.to_sparse_elements(obj);
-        self.to_dictionary(obj);
+        let restrict = |mut attrs: Attrs| {
+            attrs.0 &= !Attrs::CONFIGURABLE;
+            if freeze && !attrs.is_accessor() {
+                attrs.0 &= !Attrs::WRITABLE;
+            }
+            attrs
+        };
+        let shape = self.object(obj).shape;
+        if shape != ShapeId::DICTIONARY {
+            let next = self.shapes.with_attrs(shape, |_, a| restrict(a));
+            if next != shape {
+                self.layout_changed(obj);
+                self.object_mut(obj).shape = next;
+            }
+        }
         let o = self.object_mut(obj);
         o.extensible = false;
-        let restrict = |p: &mut Property| {
-            p.attrs.0 &= !Attrs::CONFIGURABLE;
-            if freeze && !p.attrs.is_accessor() {
-                p.attrs.0 &= !Attrs::WRITABLE;
-            }
-        };
         if let Elements::Sparse(s) = &mut o.elements {
-            s.map.values_mut().for_each(restrict);
+            s.map.values_mut().for_each(|p| p.attrs = restrict(p.attrs));
         }
         if let Some(d) = o.dict.as_mut() {
             for e in d.entries.iter_mut().flatten() {
-                restrict(&mut e.1);
+                e.1.attrs = restrict(e.1.attrs);
             }
         }
         if freeze && let ObjectKind::Array { length_writable } = &mut o.kind {

@@ -199,6 +199,32 @@ impl ShapeTable {
         to
     }
 
+    /// The shape of an object of shape `id` whose properties' attributes `change`
+    /// rewrote (a reconfigured property, a sealed or frozen object): the same keys in
+    /// the same slots. Made by replaying `id`'s chain from the first property whose
+    /// attributes change, through the transitions, so objects with one history share it.
+    pub fn with_attrs(
+        &mut self,
+        id: ShapeId,
+        change: impl Fn(PropertyKey, Attrs) -> Attrs,
+    ) -> ShapeId {
+        let props = self.keys(id);
+        let Some(first) = props.iter().position(|&(k, a)| change(k, a) != a) else {
+            return id;
+        };
+        let mut shape = id;
+        for _ in first..props.len() {
+            shape = self
+                .get(shape)
+                .parent
+                .expect("a shape with a property has a parent");
+        }
+        for &(key, attrs) in &props[first..] {
+            shape = self.add(shape, key, change(key, attrs));
+        }
+        shape
+    }
+
     /// Find `key` in shape `id`: its slot and attributes.
     pub fn lookup(&self, id: ShapeId, key: PropertyKey) -> Option<(u32, Attrs)> {
         let recent = self.recent.entry(id, key);
