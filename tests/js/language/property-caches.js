@@ -186,3 +186,33 @@ print(readM(heir), Object.isFrozen(base)); // expect: accessor true
 var order = { p: 1, q: 2, r: 3 };
 Object.freeze(order);
 print(Object.keys(order).join(), JSON.stringify(order)); // expect: p,q,r {"p":1,"q":2,"r":3}
+
+// Objects in dictionary mode (too many properties for a shape, or a deleted one) are
+// read through the position of the key's entry, checked against the key each time.
+function wide(prefix) {
+  var o = {};
+  for (var i = 0; i < 200; i++) o[prefix + i] = i;
+  return o;
+}
+var lib = wide("f");
+lib.map = "lib.map";
+Object.defineProperty(lib, "lazy", { get: function () { return "lazy " + this.f1; }, configurable: true });
+function readMap(o) { return o.map; }
+function readLazy(o) { return o.lazy; }
+print(readMap(lib), readMap(lib), readLazy(lib), readLazy(lib)); // expect: lib.map lib.map lazy 1 lazy 1
+var other = wide("g");
+other.map = "other.map";
+print(readMap(other), readMap({ map: "shaped" }), readMap(Object.create(lib))); // expect: other.map shaped lib.map
+delete lib.f0;
+delete lib.map;
+print(readMap(lib), readMap(other)); // expect: undefined other.map
+lib.map = "again";
+Object.defineProperty(lib, "lazy", { value: "now data" });
+print(readMap(lib), readLazy(lib), readLazy(lib)); // expect: again now data now data
+var holey = { a: 1, b: 2, map: "holey" };
+delete holey.a;
+print(readMap(holey), Object.keys(holey).join()); // expect: holey b,map
+var dictArray = [1, 2];
+for (var d = 0; d < 150; d++) dictArray["p" + d] = d;
+function readLength(o) { return o.length; }
+print(readLength(lib), readLength(dictArray), readLength(dictArray)); // expect: undefined 2 2

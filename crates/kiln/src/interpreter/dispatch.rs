@@ -1801,6 +1801,10 @@ impl Vm {
         // prototype's property or an absence must not hide
         match code.caches[site as usize].get() {
             InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
+            InlineCache::DictOwn { position } => self
+                .dict_entry(o, code.sites[site as usize], position)
+                .filter(|p| !p.attrs.is_accessor())
+                .map(|p| p.value),
             InlineCache::Proto {
                 shape,
                 holder,
@@ -1847,7 +1851,11 @@ impl Vm {
         } else {
             Some(cache)
         };
-        if let Some(c @ (InlineCache::OwnGetter { .. } | InlineCache::ProtoGetter { .. })) = cache
+        if let Some(
+            c @ (InlineCache::OwnGetter { .. }
+            | InlineCache::ProtoGetter { .. }
+            | InlineCache::DictOwn { .. }),
+        ) = cache
             && let Some(accessor) = self.cached_accessor(obj, key, c)
         {
             let getter = self.accessor_parts(accessor).0;
@@ -1879,6 +1887,10 @@ impl Vm {
             InlineCache::OwnGetter { shape, slot } if o.shape == shape => {
                 Some(o.slots[slot as usize])
             }
+            InlineCache::DictOwn { position } => self
+                .dict_entry(o, key, position)
+                .filter(|p| p.attrs.is_accessor())
+                .map(|p| p.value),
             InlineCache::ProtoGetter {
                 shape,
                 holder,
@@ -1889,6 +1901,19 @@ impl Vm {
             }
             _ => None,
         }
+    }
+
+    /// The own property `key` of dictionary-mode `o` if its dictionary has it at
+    /// `position` (and `o` has no virtual `key`).
+    #[inline]
+    fn dict_entry(
+        &self,
+        o: &crate::object::Object,
+        key: PropertyKey,
+        position: u32,
+    ) -> Option<crate::object::Property> {
+        let p = o.dict.as_ref()?.at_key(position, key)?;
+        (!self.has_virtual_named(o, key)).then_some(*p)
     }
 
     /// Whether a cache entry made for objects of `shape` from their prototype chain (at
@@ -1934,6 +1959,10 @@ impl Vm {
         // as in get_named_cached, virtual properties are not in the shape
         match self.megamorphic_get.get(shape, key)? {
             InlineCache::Own { slot, .. } => Some(o.slots[slot as usize]),
+            InlineCache::DictOwn { position } => self
+                .dict_entry(o, key, position)
+                .filter(|p| !p.attrs.is_accessor())
+                .map(|p| p.value),
             InlineCache::Proto {
                 holder,
                 slot,
@@ -1956,11 +1985,12 @@ impl Vm {
     /// in shapes.
     fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
         let o = self.heap.object(obj);
-        if o.shape == crate::object::shape::ShapeId::DICTIONARY
-            || matches!(key, PropertyKey::Index(_))
-            || self.has_virtual_named(o, key)
-        {
+        if matches!(key, PropertyKey::Index(_)) || self.has_virtual_named(o, key) {
             return None;
+        }
+        if o.shape == crate::object::shape::ShapeId::DICTIONARY {
+            let position = o.dict.as_ref()?.position(key)?;
+            return Some(InlineCache::DictOwn { position });
         }
         if let Some((slot, attrs)) = self.heap.shapes.lookup(o.shape, key) {
             let shape = o.shape;

@@ -63,6 +63,10 @@ pub enum InlineCache {
         slot: u32,
         epoch: u32,
     },
+    /// the property is the receiver's own, in its dictionary's entry at `position`
+    /// (large objects such as a library's namespace): a hit checks the entry's key, so
+    /// it serves every dictionary-mode object that has the key there
+    DictOwn { position: u32 },
     /// the property is an accessor in the receiver's own slot: a read calls the getter
     /// stored there
     OwnGetter { shape: ShapeId, slot: u32 },

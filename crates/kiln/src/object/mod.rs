@@ -116,6 +116,15 @@ impl Dictionary {
             .and_then(|e| e.as_ref())
             .map(|(_, p)| p)
     }
+    /// The property at `position` if it is `key`'s: a position remembered from another
+    /// dictionary (or an older generation) is checked, not trusted.
+    #[inline]
+    pub fn at_key(&self, position: u32, key: PropertyKey) -> Option<&Property> {
+        match self.entries.get(position as usize) {
+            Some(Some((k, p))) if *k == key => Some(p),
+            _ => None,
+        }
+    }
     #[inline]
     pub fn at_mut(&mut self, position: u32) -> Option<&mut Property> {
         self.entries
