@@ -186,6 +186,17 @@ fn garbage_is_collected_between_jobs() {
 }
 
 #[test]
+fn strings_built_among_garbage_are_not_refused() {
+    // a concatenation is refused, without a collection, when it does not fit beside the
+    // bytes counted now: the collector runs before garbage fills the room it needs
+    for piece in ["n + ''", "'abcdefghijklmnopqrstuvwxyz0123456789' + n"] {
+        assert_completes(&format!(
+            "let n = 0; function f() {{ n++; const g = [{piece}]; if (n < 5e4) Promise.resolve().then(f); }} f();"
+        ));
+    }
+}
+
+#[test]
 fn garbage_made_inside_callbacks_is_collected() {
     let script = "let sum = 0; new Array(2e5).fill(1).forEach((x, i) => { sum += [x, i, { i }].length; }); sum";
     assert_completes(script);

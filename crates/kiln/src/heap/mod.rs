@@ -445,12 +445,15 @@ impl Heap {
         self.external = bytes;
     }
 
-    /// Collect no later than when the byte count passes `limit`, so that the limit is
-    /// enforced on live bytes rather than on garbage (called after each collection and
-    /// when a run starts).
+    /// Collect no later than when half the room left under `limit` is used, so that
+    /// the limit is enforced on live bytes rather than on garbage: a request for storage
+    /// (a string being built, an argument list), which is refused without a collection
+    /// when it does not fit, finds at most half of that room taken by garbage (called
+    /// after each collection and when a run starts).
     pub fn limit_next_collection(&mut self, limit: usize) {
         self.limit = limit;
-        self.next_gc = self.next_gc.min(limit.saturating_add(1));
+        let room = limit.saturating_sub(self.bytes);
+        self.next_gc = self.next_gc.min(self.bytes.saturating_add(room / 2 + 1));
     }
 
     /// Whether `n` more bytes fit under the heap limit now.
