@@ -69,6 +69,8 @@ pub struct FunctionShapes {
     /// `caller`, both undefined (Kiln exposes no caller information; see
     /// [forbidden extensions](https://tc39.es/ecma262/#sec-forbidden-extensions))
     pub sloppy: ShapeId,
+    /// the `prototype` object of a fresh `function`: `constructor`
+    pub prototype_object: ShapeId,
     /// arguments objects: `length`, `@@iterator`, `callee` (a data property when mapped,
     /// the %ThrowTypeError% accessor `strict_callee` otherwise)
     pub arguments_mapped: ShapeId,
@@ -82,6 +84,7 @@ impl FunctionShapes {
             plain: ShapeId::DICTIONARY,
             with_prototype: ShapeId::DICTIONARY,
             sloppy: ShapeId::DICTIONARY,
+            prototype_object: ShapeId::DICTIONARY,
             arguments_mapped: ShapeId::DICTIONARY,
             arguments_unmapped: ShapeId::DICTIONARY,
             strict_callee: Value::UNDEFINED,

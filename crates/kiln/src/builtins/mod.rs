@@ -136,9 +136,14 @@ pub(crate) fn function_shapes(
         PropertyKey::String(vm.atoms.caller),
         Attrs::NONE,
     );
-    let args_root = vm.heap.shapes.root(Some(object_prototype));
+    let object_root = vm.heap.shapes.root(Some(object_prototype));
+    let prototype_object = vm.heap.shapes.add(
+        object_root,
+        PropertyKey::String(vm.atoms.constructor),
+        Attrs::HIDDEN,
+    );
     let length_key = PropertyKey::String(vm.atoms.length);
-    let args_length = vm.heap.shapes.add(args_root, length_key, Attrs::HIDDEN);
+    let args_length = vm.heap.shapes.add(object_root, length_key, Attrs::HIDDEN);
     let iterator_key = PropertyKey::Symbol(vm.symbols.iterator);
     let args_iter = vm.heap.shapes.add(args_length, iterator_key, Attrs::HIDDEN);
     let callee = PropertyKey::String(vm.atoms.callee);
@@ -151,6 +156,7 @@ pub(crate) fn function_shapes(
         plain,
         with_prototype,
         sloppy,
+        prototype_object,
         arguments_mapped,
         arguments_unmapped,
         strict_callee,

@@ -146,15 +146,12 @@ impl Vm {
             };
             let f = self.heap.new_object_with_shape(shape, Some(proto), closure);
             self.heap.object_mut(f).slots = if with_prototype {
-                let p = self
-                    .heap
-                    .new_object(Some(self.intrinsics.object_prototype), ObjectKind::Ordinary);
-                self.define_builtin(
-                    p,
-                    PropertyKey::String(self.atoms.constructor),
-                    Value::object(f),
-                    Attrs::HIDDEN,
+                let p = self.heap.new_object_with_shape(
+                    self.shapes.prototype_object,
+                    Some(self.intrinsics.object_prototype),
+                    ObjectKind::Ordinary,
                 );
+                self.heap.object_mut(p).slots = vec![Value::object(f)].into();
                 let mut slots = vec![length, name, Value::object(p)];
                 if sloppy {
                     slots.extend([Value::UNDEFINED, Value::UNDEFINED]);
