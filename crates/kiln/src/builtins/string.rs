@@ -160,10 +160,6 @@ pub(crate) fn substring_of(vm: &mut Vm, s: StringId, from: usize, to: usize) -> 
     if to <= from {
         return vm.atoms.empty;
     }
-    if to - from == 1 {
-        let unit = vm.heap.units(s).at(from);
-        return vm.heap.single_unit_string(unit);
-    }
     vm.heap.substring(s, from, to)
 }
 

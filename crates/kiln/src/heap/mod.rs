@@ -763,20 +763,20 @@ impl Heap {
         }
     }
 
-    /// The atom for string `id` (itself if it is one).
     /// A one-code-unit string; the atom of a Latin-1 unit is made once.
     pub fn single_unit_string(&mut self, unit: u16) -> StringId {
-        let Some(cached) = self.single_unit_strings.get_mut(unit as usize) else {
+        let Ok(latin1) = u8::try_from(unit) else {
             return self.intern_units(Units::Utf16(&[unit]));
         };
-        if let Some(s) = *cached {
+        if let Some(s) = self.single_unit_strings[latin1 as usize] {
             return s;
         }
-        let s = self.intern_units(Units::Latin1(&[unit as u8]));
-        self.single_unit_strings[unit as usize] = Some(s);
+        let s = self.intern_units(Units::Latin1(&[latin1]));
+        self.single_unit_strings[latin1 as usize] = Some(s);
         s
     }
 
+    /// The atom for string `id` (itself if it is one).
     pub fn intern_string(&mut self, id: StringId) -> StringId {
         let s = self.strings.get(id.0);
         if s.is_atom {
