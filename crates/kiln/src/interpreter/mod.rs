@@ -145,7 +145,33 @@ pub struct LoadedScript {
     pub recipe: Recipe,
     /// byte offset of each line start
     pub line_starts: Vec<u32>,
+    /// see [`utf16_marks`]
+    pub utf16_marks: Vec<(u32, u32)>,
     pub blocks: Vec<Rc<CodeBlock>>,
+}
+
+/// Bytes between the marks of [`utf16_marks`].
+const UTF16_MARK_STRIDE: usize = 1024;
+
+/// `(byte offset, UTF-16 offset)` at the last char boundary at or before each multiple of
+/// [`UTF16_MARK_STRIDE`] bytes of `source`; empty for ASCII source, where the two offsets
+/// agree.
+fn utf16_marks(source: &str) -> Vec<(u32, u32)> {
+    if source.is_ascii() {
+        return Vec::new();
+    }
+    let mut marks = Vec::with_capacity(source.len() / UTF16_MARK_STRIDE + 1);
+    let (mut byte, mut units) = (0, 0);
+    for k in 0..=source.len() / UTF16_MARK_STRIDE {
+        let mut next = k * UTF16_MARK_STRIDE;
+        while !source.is_char_boundary(next) {
+            next -= 1;
+        }
+        units += source[byte..next].encode_utf16().count();
+        byte = next;
+        marks.push((byte as u32, units as u32));
+    }
+    marks
 }
 
 /// The compiler inputs of a loaded script besides its source, name and kind.
@@ -164,16 +190,30 @@ pub enum Recipe {
 }
 
 impl LoadedScript {
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in UTF-16 code units) of a byte offset.
     pub fn line_column(&self, offset: u32) -> (u32, u32) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts[line - 1] as usize;
-        let end = (offset as usize).min(self.source.len());
-        let column = self
-            .source
-            .get(start..end)
-            .map_or(0, |s| s.encode_utf16().count());
+        let end = (offset as usize).clamp(start, self.source.len());
+        let column = match end - start <= UTF16_MARK_STRIDE {
+            true => self
+                .source
+                .get(start..end)
+                .map_or(0, |s| s.encode_utf16().count()),
+            false => self.utf16_offset(end) - self.utf16_offset(start),
+        };
         (line as u32, column as u32 + 1)
+    }
+
+    /// The UTF-16 offset of byte offset `byte` (a char boundary), counting at most
+    /// [`UTF16_MARK_STRIDE`] bytes: a column deep in a long minified line costs no more
+    /// than one near its start.
+    fn utf16_offset(&self, byte: usize) -> usize {
+        let Some(&(from, units)) = self.utf16_marks.get(byte / UTF16_MARK_STRIDE) else {
+            return byte;
+        };
+        let counted = self.source.get(from as usize..byte);
+        units as usize + counted.map_or(0, |s| s.encode_utf16().count())
     }
 
     /// The text of 1-based line `line`.
@@ -587,6 +627,7 @@ impl Vm {
         let source: Rc<str> = script.source.into();
         let mut line_starts = vec![0u32];
         line_starts.extend(source.match_indices('\n').map(|(i, _)| i as u32 + 1));
+        let utf16_marks = utf16_marks(&source);
         let blocks = script
             .functions
             .into_iter()
@@ -599,6 +640,7 @@ impl Vm {
             realm: self.realm,
             recipe,
             line_starts,
+            utf16_marks,
             blocks,
         });
         self.scripts[script_index as usize].blocks[0].clone()
@@ -792,15 +834,12 @@ impl Vm {
     /// Define `stack` on an error object: `Name: message` then one `at` line per frame.
     pub fn attach_stack(&mut self, obj: ObjectId) {
         let (name, msg) = self.peek_error_name_and_message(obj);
-        let mut text = if msg.is_empty() {
-            name
-        } else {
-            format!("{name}: {msg}")
-        };
-        for line in self.stack_trace_lines() {
-            text.push_str("\n    at ");
-            text.push_str(&line);
+        let mut text = name;
+        if !msg.is_empty() {
+            text.push_str(": ");
+            text.push_str(&msg);
         }
+        self.write_stack_trace(&mut text);
         let v = self.string_value(&text);
         self.define_builtin(
             obj,
@@ -841,26 +880,34 @@ impl Vm {
         }
     }
 
-    /// `function (file:line:column)` for each live frame, innermost first.
-    pub fn stack_trace_lines(&mut self) -> Vec<String> {
-        let mut lines = Vec::new();
+    /// Append `\n    at function (file:line:column)` for each live frame, innermost
+    /// first, at most 64. Every error pays this at construction, so it writes into
+    /// `text` without a string per frame.
+    fn write_stack_trace(&self, text: &mut String) {
+        use std::fmt::Write;
         for frame in self.frames.iter().rev().take(64) {
             let code = &frame.code.code;
             let script = &self.scripts[frame.code.script as usize];
             let pc = frame.pc.saturating_sub(1) as usize;
-            let position = code.position_of(pc).map(|off| script.line_column(off));
-            let name = String::from_utf16_lossy(&code.name);
-            let place = match position {
-                Some((l, c)) => format!("{}:{}:{}", script.name, l, c),
-                None => script.name.to_string(),
-            };
-            if name.is_empty() || code.kind == kiln_bytecode::FunctionKind::Script {
-                lines.push(place);
-            } else {
-                lines.push(format!("{name} ({place})"));
+            text.push_str("\n    at ");
+            let named = !code.name.is_empty() && code.kind != kiln_bytecode::FunctionKind::Script;
+            if named {
+                text.extend(
+                    char::decode_utf16(code.name.iter().copied())
+                        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
+                );
+                text.push_str(" (");
+            }
+            text.push_str(&script.name);
+            if let Some(offset) = code.position_of(pc) {
+                let (line, column) = script.line_column(offset);
+                // writing to a String cannot fail
+                let _ = write!(text, ":{line}:{column}");
+            }
+            if named {
+                text.push(')');
             }
         }
-        lines
     }
 
     /// The source position of the innermost frame: (script index, line, column).
