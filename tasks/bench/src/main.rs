@@ -11,10 +11,10 @@
 //! kiln-bench jit-proof                    # Bun with and without BUN_JSC_useJIT=0 on a hot loop
 //! ```
 //!
-//! Every fixture runs as a whole process; see BENCHMARKS.md for the method and history.
+//! Every fixture runs as a whole process, started through kiln-bench itself as a
+//! launcher (`launch.rs`); see BENCHMARKS.md for the method and history.
 
 mod engines;
-mod measure;
 mod profile;
 mod real;
 mod record;
@@ -23,6 +23,7 @@ mod stats;
 mod suite;
 
 use clap::{Parser, Subcommand};
+use kiln_bench::{launch, measure};
 use record::{EngineInfo, RunRecord};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -154,6 +155,12 @@ fn root() -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    // As the launcher, before anything else: whatever kiln-bench allocates here raises
+    // the floor of the peak RSS measured for the engine it starts.
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|arg| arg == launch::ARG) {
+        return launch::main(args);
+    }
     let cli = Cli::parse();
     let root = root();
     let result = match cli.command {

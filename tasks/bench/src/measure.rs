@@ -1,10 +1,16 @@
 //! One timed run of one engine on one script, as a whole process: wall time from
-//! spawn to exit, peak resident set size from `wait4`'s rusage, and the output.
+//! fork to exit, peak resident set size and CPU time from `wait4`'s rusage, and the
+//! output. Each engine is started through the launcher (`launch.rs`: kiln-bench itself,
+//! executed afresh), which forks and execs it and reports those figures; started
+//! straight from kiln-bench, an engine's peak RSS could never read below kiln-bench's
+//! own.
 
+use crate::launch::{self, Report};
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What one process run produced.
@@ -20,14 +26,52 @@ pub struct Sample {
     pub outcome: Result<(), String>,
 }
 
-/// Runs `command` to completion (killing it after `timeout`) and measures it.
-pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Sample> {
-    command
+/// How long a launcher that was asked to stop (SIGTERM) gets before it is killed.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Runs `command` (its program, arguments, environment changes and working directory)
+/// to completion through the launcher, killing it after `timeout`, and measures it.
+/// Only kiln-bench itself can call this: it is its own launcher.
+pub fn run(command: Command, timeout: Duration) -> std::io::Result<Sample> {
+    run_through(&launcher_path(), command, timeout)
+}
+
+/// [`run`] with the kiln-bench executable at `launcher_path` as the launcher.
+pub fn run_through(
+    launcher_path: &Path,
+    command: Command,
+    timeout: Duration,
+) -> std::io::Result<Sample> {
+    let launcher_name = || format!("{} (kiln-bench)", launcher_path.display());
+    let report_path = report_path();
+    let _ = std::fs::remove_file(&report_path);
+    let mut launcher = Command::new(launcher_path);
+    launcher
+        .arg(launch::ARG)
+        .arg(&report_path)
+        .arg("--")
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => launcher.env(key, value),
+            None => launcher.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        launcher.current_dir(dir);
+    }
+    launcher
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = command.spawn()?;
+    let mut child = launcher.spawn().map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot start the launcher {}: {e}", launcher_name()),
+        )
+    })?;
     let pid = child.id() as libc::pid_t;
     let mut stdout_pipe = child.stdout.take().expect("piped stdout");
     let mut stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -42,71 +86,140 @@ pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Sample> {
         buf
     });
 
-    let done = Arc::new(AtomicBool::new(false));
-    let timed_out = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let (done, timed_out) = (done.clone(), timed_out.clone());
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + timeout;
-            while Instant::now() < deadline {
-                if done.load(Ordering::Acquire) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            if !done.load(Ordering::Acquire) {
-                timed_out.store(true, Ordering::Release);
-                // SAFETY: kill has no memory-safety preconditions; the child is not yet
-                // reaped (`done` is false), so `pid` still names it.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
-        })
-    };
+    // The watchdog asks the launcher to kill the engine once `timeout` has passed, and
+    // kills the launcher itself if it has not exited `GRACE` later (the engine then dies
+    // with it). It stops when `exited` is dropped.
+    let (exited, exit_seen) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if exit_seen.recv_timeout(timeout) != Err(mpsc::RecvTimeoutError::Timeout) {
+            return false;
+        }
+        // SAFETY: kill has no memory-safety preconditions; the launcher is not reaped
+        // before this thread is joined (it is waited on with WNOWAIT until then), so
+        // `pid` still names it.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        if exit_seen.recv_timeout(GRACE) == Err(mpsc::RecvTimeoutError::Timeout) {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        true
+    });
 
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain old data, so all-zero bytes are a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `status` and `usage` are valid for writes; `pid` is our unreaped child,
-    // and `child` is never waited on through std (it is forgotten below).
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed();
-    done.store(true, Ordering::Release);
-    std::mem::forget(child);
-    let _ = watchdog.join();
-    if reaped != pid {
-        return Err(std::io::Error::last_os_error());
+    // Wait for the launcher to exit without reaping it, so that its pid cannot be
+    // reused while the watchdog may still signal it.
+    loop {
+        // SAFETY: siginfo_t is plain old data, so all-zero bytes are a valid value.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is valid for writes; `pid` is our unreaped child.
+        let waited = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if waited == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+        {
+            break;
+        }
     }
+    let launcher_wall = start.elapsed();
+    drop(exited);
+    let timed_out = watchdog.join().unwrap_or(false);
+    let launcher_status = child.wait()?;
     let stdout = String::from_utf8_lossy(&stdout_reader.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&stderr_reader.join().unwrap_or_default()).into_owned();
+    let report = std::fs::read_to_string(&report_path)
+        .ok()
+        .and_then(|line| Report::parse(&line));
+    let _ = std::fs::remove_file(&report_path);
 
-    let outcome = if timed_out.load(Ordering::Acquire) {
-        Err(format!("timed out after {} s", timeout.as_secs()))
-    } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+    let timeout_message = || format!("timed out after {}", seconds(timeout));
+    let (wall_ns, max_rss_kb, cpu_us, wait_status) = match report {
+        Some(Report::Exited {
+            wall_ns,
+            max_rss_kb,
+            user_us,
+            system_us,
+            wait_status,
+        }) => (wall_ns, max_rss_kb, user_us + system_us, wait_status),
+        Some(Report::SpawnError(errno)) => {
+            return Err(std::io::Error::from_raw_os_error(errno));
+        }
+        // The launcher was killed before it could report (only after a timeout).
+        None if timed_out => {
+            return Ok(Sample {
+                wall_ms: launcher_wall.as_secs_f64() * 1000.0,
+                cpu_ms: 0.0,
+                max_rss_kb: 0,
+                stdout,
+                outcome: Err(timeout_message()),
+            });
+        }
+        None => {
+            return Err(std::io::Error::other(format!(
+                "the launcher {} wrote no report ({launcher_status}): {}",
+                launcher_name(),
+                first_error_line(&stderr, "")
+            )));
+        }
+    };
+
+    let outcome = if timed_out {
+        Err(timeout_message())
+    } else if libc::WIFEXITED(wait_status) && libc::WEXITSTATUS(wait_status) == 0 {
         Ok(())
-    } else if libc::WIFEXITED(status) {
+    } else if libc::WIFEXITED(wait_status) {
         Err(format!(
             "exit {}: {}",
-            libc::WEXITSTATUS(status),
+            libc::WEXITSTATUS(wait_status),
             first_error_line(&stderr, &stdout)
         ))
     } else {
         Err(format!(
             "killed by signal {}: {}",
-            libc::WTERMSIG(status),
+            libc::WTERMSIG(wait_status),
             first_error_line(&stderr, &stdout)
         ))
     };
     Ok(Sample {
-        wall_ms: wall.as_secs_f64() * 1000.0,
-        cpu_ms: timeval_ms(usage.ru_utime) + timeval_ms(usage.ru_stime),
-        max_rss_kb: usage.ru_maxrss.max(0) as u64,
+        wall_ms: wall_ns as f64 / 1e6,
+        cpu_ms: cpu_us as f64 / 1000.0,
+        max_rss_kb,
         stdout,
         outcome,
     })
 }
 
-fn timeval_ms(t: libc::timeval) -> f64 {
-    t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0
+/// kiln-bench's own executable, which runs as the launcher when its first argument is
+/// [`launch::ARG`]. On Linux, `/proc/self/exe` names the running image even after a
+/// rebuild has replaced the file it was started from.
+fn launcher_path() -> PathBuf {
+    if cfg!(target_os = "linux") {
+        PathBuf::from("/proc/self/exe")
+    } else {
+        std::env::current_exe().unwrap_or_else(|_| PathBuf::from("kiln-bench"))
+    }
+}
+
+/// A file of its own for each run's report, in the temporary directory.
+fn report_path() -> PathBuf {
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "kiln-bench-{}-{}.report",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// `2 s`, `200 ms`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
 }
 
 /// The line most likely to say what went wrong: the last stderr line that names an
@@ -190,15 +303,5 @@ mod tests {
             first_error_line(boa, ""),
             "Uncaught Error: RuntimeLimitError: too deep"
         );
-    }
-
-    #[test]
-    fn measures_a_real_process() {
-        let mut command = Command::new("sh");
-        command.args(["-c", "echo hello; exit 3"]);
-        let sample = run(command, Duration::from_secs(10)).unwrap();
-        assert_eq!(checksum(&sample.stdout), "hello");
-        assert!(sample.outcome.unwrap_err().starts_with("exit 3"));
-        assert!(sample.max_rss_kb > 0);
     }
 }
