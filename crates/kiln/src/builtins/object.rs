@@ -262,6 +262,12 @@ pub fn enumerable_own_properties(vm: &mut Vm, obj: ObjectId, kind: u8) -> JsResu
         1 => EnumKind::Values,
         _ => EnumKind::Entries,
     };
+    if matches!(kind, EnumKind::Keys)
+        && let Some((keys, scanned)) = vm.heap.stored_enumerable_keys(obj)
+    {
+        vm.charge(scanned as u64)?;
+        return Ok(keys.into_iter().map(|k| vm.key_to_value(k)).collect());
+    }
     let mut out = Vec::new();
     let root_mark = vm.roots.len();
     for key in vm.own_property_keys(obj)? {

@@ -794,7 +794,7 @@ impl Heap {
         if matches!(o.kind, ObjectKind::Array { .. } | ObjectKind::String(_)) {
             keys.push(PropertyKey::String(self.length_atom));
         }
-        keys.extend(self.named_keys(obj));
+        self.push_named_keys(obj, &mut keys);
         keys
     }
 
@@ -802,22 +802,90 @@ impl Heap {
     /// `length`): strings first, then symbols, each in insertion order. Private names
     /// are not keys.
     pub fn named_keys(&self, obj: ObjectId) -> Vec<PropertyKey> {
+        let mut keys = Vec::new();
+        self.push_named_keys(obj, &mut keys);
+        keys
+    }
+
+    /// [`Heap::named_keys`], appended to `out`.
+    fn push_named_keys(&self, obj: ObjectId, out: &mut Vec<PropertyKey>) {
+        let start = out.len();
         let o = self.object(obj);
-        let named: Vec<PropertyKey> = match &o.dict {
-            Some(d) => d.iter().map(|(k, _)| k).collect(),
-            None => self
-                .shapes
-                .keys(o.shape)
-                .into_iter()
-                .map(|(k, _)| k)
-                .collect(),
+        match &o.dict {
+            Some(d) => out.extend(d.iter().map(|(k, _)| k)),
+            None => {
+                out.extend(self.shapes.chain(o.shape).map(|(_, k, _)| k));
+                out[start..].reverse();
+            }
+        }
+        if out[start..]
+            .iter()
+            .all(|k| matches!(k, PropertyKey::String(_)))
+        {
+            return;
+        }
+        let symbols: Vec<PropertyKey> = out[start..]
+            .iter()
+            .filter(|k| matches!(k, PropertyKey::Symbol(s) if !self.symbol(*s).is_private))
+            .copied()
+            .collect();
+        let mut kept = start;
+        for i in start..out.len() {
+            if matches!(out[i], PropertyKey::String(_)) {
+                out[kept] = out[i];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+        out.extend(symbols);
+    }
+
+    /// The enumerable string-keyed own properties of an object whose keys and attributes
+    /// are all stored (no proxy, typed array, module namespace or String wrapper) and
+    /// whose elements are dense, in spec order, with how many keys it looked at; None
+    /// for other objects. What `Object.keys` and `for-in` return, without a descriptor
+    /// per key.
+    pub fn stored_enumerable_keys(&self, obj: ObjectId) -> Option<(Vec<PropertyKey>, usize)> {
+        let o = self.object(obj);
+        let stored = !matches!(
+            o.kind,
+            ObjectKind::Proxy { .. }
+                | ObjectKind::TypedArray(_)
+                | ObjectKind::ModuleNamespace(_)
+                | ObjectKind::String(_)
+        );
+        let Elements::Dense(elements) = &o.elements else {
+            return None;
         };
-        let strings = named.iter().filter(|k| matches!(k, PropertyKey::String(_)));
-        let symbols = named.iter().filter(|k| match k {
-            PropertyKey::Symbol(s) => !self.symbol(*s).is_private,
-            _ => false,
-        });
-        strings.chain(symbols).copied().collect()
+        if !stored {
+            return None;
+        }
+        // dense elements are enumerable: other attributes make elements sparse
+        let mut keys: Vec<PropertyKey> = (elements.iter().enumerate())
+            .filter(|(_, v)| !v.is_hole())
+            .map(|(i, _)| PropertyKey::Index(i as u32))
+            .collect();
+        let named = |key: PropertyKey, attrs: Attrs| {
+            matches!(key, PropertyKey::String(_)) && attrs.enumerable()
+        };
+        let scanned = elements.len()
+            + match &o.dict {
+                Some(d) => d.len(),
+                None => self.shapes.get(o.shape).len as usize,
+            };
+        match &o.dict {
+            Some(d) => keys.extend(d.iter().filter(|&(k, p)| named(k, p.attrs)).map(|(k, _)| k)),
+            None => {
+                let start = keys.len();
+                keys.extend(
+                    (self.shapes.chain(o.shape))
+                        .filter(|&(_, k, attrs)| named(k, attrs))
+                        .map(|(_, k, _)| k),
+                );
+                keys[start..].reverse();
+            }
+        }
+        Some((keys, scanned))
     }
 
     /// Change the prototype, keeping the layout (shape-mode objects move to the new root's tree).
