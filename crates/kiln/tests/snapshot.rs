@@ -241,6 +241,55 @@ fn restored_state_behaves_like_the_original() {
     assert_eq!(stateful_result(true), direct);
 }
 
+/// `for-in` loops paused at a host call: one over an object whose prototypes have no
+/// enumerable keys (only its own keys are listed), one whose prototype has some (keys
+/// seen are recorded so that shadowed ones are skipped).
+const FOR_IN: &str = r#"
+(async () => {
+    const plain = { a: 1, b: 2, c: 3 };
+    const child = Object.create({ b: 0, inherited: 1 });
+    child.a = 1;
+    child.b = 2;
+    const seen = [];
+    for (const k in plain) {
+        if (k === "b") await tools.wait();
+        seen.push(k);
+    }
+    for (const k in child) {
+        if (k === "b") await tools.wait();
+        seen.push(k);
+    }
+    return seen.join();
+})()
+"#;
+
+#[test]
+fn for_in_loops_continue_after_a_snapshot() {
+    for snapshot_first in [false, true] {
+        let mut rt = Runtime::new();
+        rt.register_async("tools.wait");
+        let mut calls = suspended(rt.start(FOR_IN, "for-in.js"));
+        if snapshot_first {
+            rt = restore(&rt.snapshot(None).unwrap());
+            rt.register_async("tools.wait");
+        }
+        let result = loop {
+            match rt.resume(calls[0].id, Ok(HostValue::Null)).unwrap() {
+                Outcome::Complete(v) => break serde_json::to_string(&v).unwrap(),
+                Outcome::Suspended(next) => calls = next,
+            }
+            if snapshot_first {
+                rt = restore(&rt.snapshot(None).unwrap());
+                rt.register_async("tools.wait");
+            }
+        };
+        assert_eq!(
+            result, r#""a,b,c,a,b,inherited""#,
+            "snapshot_first: {snapshot_first}"
+        );
+    }
+}
+
 /// A SharedArrayBuffer (growable, grown) and its views: the bytes are written, and the
 /// restored buffer is still shared and growable.
 const SHARED: &str = r#"

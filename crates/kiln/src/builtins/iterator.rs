@@ -597,14 +597,42 @@ impl Vm {
             keys: Vec::new(),
             index: 0,
             visited: Default::default(),
+            own_only: false,
         };
         let it = self
             .heap
             .new_object(None, ObjectKind::ForInIterator(Box::new(state)));
-        if let Some(o) = object {
-            self.for_in_load(it, o)?;
+        let Some(o) = object else {
+            return Ok(Value::object(it));
+        };
+        match self.own_enumerable_keys_alone(o) {
+            Some((keys, scanned)) => {
+                self.charge(scanned as u64)?;
+                let values = keys.into_iter().map(|k| self.key_to_value(k)).collect();
+                if let ObjectKind::ForInIterator(s) = &mut self.heap.object_mut(it).kind {
+                    s.keys = values;
+                    s.own_only = true;
+                }
+            }
+            None => self.for_in_load(it, o)?,
         }
         Ok(Value::object(it))
+    }
+
+    /// The enumerable keys of `o` and how many keys were looked at, when they are all a
+    /// `for-in` over it can visit: its keys are stored ([`crate::heap::Heap::stored_enumerable_keys`])
+    /// and no object up its prototype chain has an enumerable key (the usual case: the
+    /// methods of classes and of `Object.prototype` are not enumerable).
+    fn own_enumerable_keys_alone(&self, o: ObjectId) -> Option<(Vec<PropertyKey>, usize)> {
+        let mut proto = self.heap.object(o).proto;
+        while let Some(p) = proto {
+            let (keys, _) = self.heap.stored_enumerable_keys(p)?;
+            if !keys.is_empty() {
+                return None;
+            }
+            proto = self.heap.object(p).proto;
+        }
+        self.heap.stored_enumerable_keys(o)
     }
 
     /// Load the keys of one object of the chain into the iterator.
@@ -636,6 +664,10 @@ impl Vm {
                     };
                     let key = s.keys.get(s.index).copied();
                     s.index += 1;
+                    if key.is_none() && s.own_only {
+                        s.object = None;
+                        return Ok((Value::UNDEFINED, true));
+                    }
                     (object, key)
                 }
                 _ => return Ok((Value::UNDEFINED, true)),
@@ -657,7 +689,7 @@ impl Vm {
             };
             let key = self.to_property_key(key_value)?;
             let first_visit = match &mut self.heap.object_mut(it).kind {
-                ObjectKind::ForInIterator(s) => s.visited.insert(key),
+                ObjectKind::ForInIterator(s) => s.own_only || s.visited.insert(key),
                 _ => false,
             };
             if !first_visit {

@@ -326,6 +326,10 @@ pub struct ForInState {
     /// the keys returned or skipped so far: a key of a prototype is skipped when an
     /// object before it had the same key
     pub visited: rustc_hash::FxHashSet<PropertyKey>,
+    /// the loop's object is the only one with keys to visit: when it started, nothing
+    /// up its prototype chain had an enumerable key, so keys need no `visited` record
+    /// and the loop ends with the object's own
+    pub own_only: bool,
 }
 
 #[derive(Clone)]

@@ -450,6 +450,7 @@ impl<'a> PayloadReader<'a> {
                     }
                     keys
                 },
+                own_only: self.r.bool()?,
             })),
             26 => ObjectKind::Proxy {
                 target: self.opt_object()?,

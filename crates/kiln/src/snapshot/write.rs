@@ -511,6 +511,7 @@ impl<'a> PayloadWriter<'a> {
                 for &k in &f.visited {
                     self.key(k);
                 }
+                self.w.bool(f.own_only);
             }
             ObjectKind::ModuleNamespace(_) => {
                 return Err(unsupported("modules cannot be snapshotted yet"));
