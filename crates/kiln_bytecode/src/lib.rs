@@ -230,8 +230,9 @@ pub enum Instr {
     NewPrivateName { dst: Reg, desc: ConstIdx },
 
     // ---- object construction ----
-    /// `r[dst] = {}`
-    NewObject { dst: Reg },
+    /// `r[dst] = {}` with room for `capacity` named properties (an object literal's
+    /// own, so that defining them does not grow its slots again and again)
+    NewObject { dst: Reg, capacity: u16 },
     /// `r[obj].[[Prototype]] = r[src]` if r[src] is an object or null, else nothing
     /// (`__proto__: value` in an object literal)
     SetLiteralPrototype { obj: Reg, src: Reg },

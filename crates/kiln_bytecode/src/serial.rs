@@ -263,7 +263,7 @@ instruction_table! {
     48 DefinePrivateAccessor { obj: reg, key: reg, funcs: reg },
     49 HasPrivate { dst: reg, obj: reg, key: reg },
     50 NewPrivateName { dst: reg, desc: constant },
-    51 NewObject { dst: reg },
+    51 NewObject { dst: reg, capacity: plain },
     52 SetLiteralPrototype { obj: reg, src: reg },
     53 NewArray { dst: reg, capacity: plain },
     54 ArrayPush { arr: reg, src: reg },

@@ -1769,7 +1769,13 @@ impl<'a> Compiler<'a> {
 
     fn object(&mut self, o: &ObjectExpression<'a>, dst: Reg) -> R<()> {
         let obj = self.fs.alloc()?;
-        self.emit(Instr::NewObject { dst: obj });
+        let defined = (o.properties.iter())
+            .filter(|p| matches!(p, ObjectPropertyKind::ObjectProperty(_)))
+            .count();
+        self.emit(Instr::NewObject {
+            dst: obj,
+            capacity: defined.min(u16::MAX as usize) as u16,
+        });
         for prop in &o.properties {
             let mark = self.fs.mark();
             match prop {

@@ -236,7 +236,10 @@ impl<'a> Compiler<'a> {
                 });
             }
             let r = self.fs.alloc()?;
-            self.emit(Instr::NewObject { dst: r });
+            self.emit(Instr::NewObject {
+                dst: r,
+                capacity: 0,
+            });
             self.emit(Instr::CopyDataPropertiesExcept {
                 dst: r,
                 src,
@@ -299,7 +302,10 @@ impl<'a> Compiler<'a> {
                 });
             }
             let r = self.fs.alloc()?;
-            self.emit(Instr::NewObject { dst: r });
+            self.emit(Instr::NewObject {
+                dst: r,
+                capacity: 0,
+            });
             self.emit(Instr::CopyDataPropertiesExcept {
                 dst: r,
                 src,

@@ -390,11 +390,9 @@ impl Vm {
                     }
 
                     // ---- object construction ----
-                    Instr::NewObject { dst } => {
-                        let o = self.heap.new_object(
-                            Some(self.intrinsics.object_prototype),
-                            ObjectKind::Ordinary,
-                        );
+                    Instr::NewObject { dst, capacity } => {
+                        let proto = self.intrinsics.object_prototype;
+                        let o = self.heap.new_object_with_room(proto, capacity as usize);
                         reg!(dst) = Value::object(o);
                     }
                     Instr::SetLiteralPrototype { obj, src } => {

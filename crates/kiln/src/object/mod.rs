@@ -513,6 +513,16 @@ impl Heap {
         self.new_object_with_shape(shape, proto, kind)
     }
 
+    /// A new ordinary object with room for `room` named properties in its slots.
+    pub fn new_object_with_room(&mut self, proto: ObjectId, room: usize) -> ObjectId {
+        let o = self.new_object(Some(proto), ObjectKind::Ordinary);
+        if room > 0 {
+            self.object_mut(o).slots = Slots::Owned(Vec::with_capacity(room));
+            self.note_growth(room * size_of::<Value>());
+        }
+        o
+    }
+
     /// A new object with a known shape (whose root must be `proto`'s) and no properties yet
     /// stored; the caller fills `slots` to match the shape.
     pub fn new_object_with_shape(
