@@ -195,25 +195,29 @@ impl LoadedScript {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts[line - 1] as usize;
         let end = (offset as usize).clamp(start, self.source.len());
-        let column = match end - start <= UTF16_MARK_STRIDE {
-            true => self
-                .source
-                .get(start..end)
-                .map_or(0, |s| s.encode_utf16().count()),
-            false => self.utf16_offset(end) - self.utf16_offset(start),
+        let column = if self.utf16_marks.is_empty() {
+            // ASCII: a byte is a code unit
+            end - start
+        } else if end - start <= UTF16_MARK_STRIDE {
+            self.utf16_len(start, end)
+        } else {
+            self.utf16_offset(end) - self.utf16_offset(start)
         };
         (line as u32, column as u32 + 1)
     }
 
-    /// The UTF-16 offset of byte offset `byte` (a char boundary), counting at most
-    /// [`UTF16_MARK_STRIDE`] bytes: a column deep in a long minified line costs no more
-    /// than one near its start.
+    /// The UTF-16 offset of byte offset `byte` (a char boundary) in non-ASCII source,
+    /// counting from the mark before it, at most [`UTF16_MARK_STRIDE`] bytes: a column
+    /// deep in a long minified line costs no more than one near its start.
     fn utf16_offset(&self, byte: usize) -> usize {
-        let Some(&(from, units)) = self.utf16_marks.get(byte / UTF16_MARK_STRIDE) else {
-            return byte;
-        };
-        let counted = self.source.get(from as usize..byte);
-        units as usize + counted.map_or(0, |s| s.encode_utf16().count())
+        let (from, units) = self.utf16_marks[byte / UTF16_MARK_STRIDE];
+        units as usize + self.utf16_len(from as usize, byte)
+    }
+
+    /// The UTF-16 code units of the source between two byte offsets (0 unless both are
+    /// char boundaries).
+    fn utf16_len(&self, from: usize, to: usize) -> usize {
+        (self.source.get(from..to)).map_or(0, |s| s.encode_utf16().count())
     }
 
     /// The text of 1-based line `line`.

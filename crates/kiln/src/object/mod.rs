@@ -861,19 +861,18 @@ impl Heap {
     /// per key.
     pub fn stored_enumerable_keys(&self, obj: ObjectId) -> Option<(Vec<PropertyKey>, usize)> {
         let o = self.object(obj);
-        let stored = !matches!(
+        if matches!(
             o.kind,
             ObjectKind::Proxy { .. }
                 | ObjectKind::TypedArray(_)
                 | ObjectKind::ModuleNamespace(_)
                 | ObjectKind::String(_)
-        );
+        ) {
+            return None;
+        }
         let Elements::Dense(elements) = &o.elements else {
             return None;
         };
-        if !stored {
-            return None;
-        }
         // dense elements are enumerable: other attributes make elements sparse
         let mut keys: Vec<PropertyKey> = (elements.iter().enumerate())
             .filter(|(_, v)| !v.is_hole())
@@ -882,13 +881,11 @@ impl Heap {
         let named = |key: PropertyKey, attrs: Attrs| {
             matches!(key, PropertyKey::String(_)) && attrs.enumerable()
         };
-        let scanned = elements.len()
-            + match &o.dict {
-                Some(d) => d.len(),
-                None => self.shapes.get(o.shape).len as usize,
-            };
-        match &o.dict {
-            Some(d) => keys.extend(d.iter().filter(|&(k, p)| named(k, p.attrs)).map(|(k, _)| k)),
+        let named_count = match &o.dict {
+            Some(d) => {
+                keys.extend(d.iter().filter(|&(k, p)| named(k, p.attrs)).map(|(k, _)| k));
+                d.len()
+            }
             None => {
                 let start = keys.len();
                 keys.extend(
@@ -897,9 +894,10 @@ impl Heap {
                         .map(|(_, k, _)| k),
                 );
                 keys[start..].reverse();
+                self.shapes.get(o.shape).len as usize
             }
-        }
-        Some((keys, scanned))
+        };
+        Some((keys, elements.len() + named_count))
     }
 
     /// Change the prototype, keeping the layout (shape-mode objects move to the new root's tree).
