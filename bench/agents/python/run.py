@@ -15,6 +15,9 @@ How each lane runs one execution, in a fresh context (agent runs share nothing):
 
 - kiln: `await kiln.run_async(source, capabilities=..., inputs=...)`; tools receive and
   return Python values, which the package converts.
+- kiln-sync: `kiln.run(...)`, the guest on the calling thread, with synchronous tools
+  (the same lookup and `json.loads`), as the quickjs lane calls its tools; its round
+  trip is the one-call script run straight through, as on the peers.
 - quickjs: `quickjs.Context()`; the script wrapped in a strict async function; one
   synchronous callable `__call(name, argsJson)` returns the answer's JSON text, and
   `tools.x` is an async JavaScript function that parses it; pending jobs are run until
@@ -104,12 +107,20 @@ class Script:
     def python_tools(self) -> Dict[str, Callable[..., Awaitable[Any]]]:
         def tool(name: str) -> Callable[..., Awaitable[Any]]:
             async def call(*args: Any) -> Any:
-                text = self.answer_text(name, json.dumps(list(args), separators=(",", ":"), ensure_ascii=False))
-                return json.loads(text)
+                return self.answer_value(name, args)
 
             return call
 
         return {name: tool(name) for name in self.tools}
+
+    def python_sync_tools(self) -> Dict[str, Callable[..., Any]]:
+        def tool(name: str) -> Callable[..., Any]:
+            return lambda *args: self.answer_value(name, args)
+
+        return {name: tool(name) for name in self.tools}
+
+    def answer_value(self, name: str, args: Any) -> Any:
+        return json.loads(self.answer_text(name, json.dumps(list(args), separators=(",", ":"), ensure_ascii=False)))
 
 
 # Lanes: setup() -> version text; run(script) -> awaitable result value.
@@ -155,6 +166,34 @@ class KilnLane:
         state = self.kiln.load(data, key=ROUND_TRIP_KEY, capabilities=["tools.echo"], limits=self.kiln.Limits(**KILN_LIMITS))
         call = state.calls[0]
         return state.resume(call.id, call.args[0]).value
+
+
+class KilnSyncLane:
+    """`kiln.run` (synchronous, on the calling thread) with synchronous tools, as the
+    quickjs lane calls its tools."""
+
+    name = "kiln-sync"
+
+    def __init__(self) -> None:
+        import kiln
+
+        self.kiln = kiln
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        return f"kiln-sandbox {version('kiln-sandbox')} (kiln.run)"
+
+    async def run(self, script: Script) -> Any:
+        return self.kiln.run(
+            script.source, capabilities=script.python_sync_tools(), inputs=script.inputs, limits=self.kiln.Limits(**KILN_LIMITS)
+        )
+
+    async def round_trip(self, x: int) -> Any:
+        # as on the peers: the one-call script run straight through
+        return self.kiln.run(
+            ROUND_TRIP_SOURCE, capabilities={"tools.echo": lambda v: v}, inputs={"input": {"x": x}}, limits=self.kiln.Limits(**KILN_LIMITS)
+        )
 
 
 class QuickJsLane:
@@ -234,6 +273,7 @@ class MiniRacerLane:
 LANES: Dict[str, Callable[[], Any]] = {
     "kiln": lambda: KilnLane("thread"),
     "kiln-process": lambda: KilnLane("process"),
+    "kiln-sync": KilnSyncLane,
     "quickjs": QuickJsLane,
     "mini-racer": MiniRacerLane,
 }
@@ -313,16 +353,17 @@ def report(lane_names: List[str], rows: Dict[str, Dict[str, Dict[str, Any]]], ve
     lines.append("")
     lines.append("Median / p95 ms per execution. Geometric mean of the medians, Kiln's time / the peer's, over the scripts both ran:")
     lines.append("")
-    for peer in lane_names:
-        if peer.startswith("kiln"):
-            continue
-        ratios = [
-            r["kiln"]["median"] / r[peer]["median"]
-            for r in rows.values()
-            if "median" in r.get("kiln", {}) and "median" in r.get(peer, {})
-        ]
-        if ratios:
-            lines.append(f"- kiln / {peer}: {geomean(ratios):.2f} over {len(ratios)}")
+    for kiln in [n for n in lane_names if n.startswith("kiln")]:
+        for peer in lane_names:
+            if peer.startswith("kiln"):
+                continue
+            ratios = [
+                r[kiln]["median"] / r[peer]["median"]
+                for r in rows.values()
+                if "median" in r.get(kiln, {}) and "median" in r.get(peer, {})
+            ]
+            if ratios:
+                lines.append(f"- {kiln} / {peer}: {geomean(ratios):.2f} over {len(ratios)}")
     return "\n".join(lines) + "\n"
 
 

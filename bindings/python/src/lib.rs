@@ -12,6 +12,7 @@
 //! Kiln thread that took the GIL while the interpreter finalises would be ended by
 //! CPython in the middle of Rust frames, which aborts the process.)
 
+mod local;
 mod values;
 
 use kiln::{ConsoleLevel, HostError, HostReply, PendingCall};
@@ -538,6 +539,8 @@ fn snapshot_id(py: Python<'_>, data: &[u8], key: Option<&[u8]>) -> PyResult<Stri
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Session>()?;
+    m.add_class::<local::LocalRun>()?;
+    m.add_class::<local::Canceller>()?;
     m.add_function(wrap_pyfunction!(snapshot_id, m)?)?;
     m.add("BoundaryRefusal", py.get_type::<BoundaryRefusal>())?;
     let limits = PyDict::new(py);

@@ -2,6 +2,8 @@
 
 import logging
 import math
+import os
+import signal
 import threading
 import time
 from datetime import datetime, timezone
@@ -194,6 +196,47 @@ def test_a_cancel_token_stops_a_guest_waiting_in_a_host_function():
     with pytest.raises(kiln.Cancelled):
         kiln.run("tools.slow(); while (true) {}", cancel=token, capabilities={"tools": {"slow": slow}},
                  limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+
+
+def test_ctrl_c_stops_a_guest_running_on_the_main_thread():
+    assert threading.current_thread() is threading.main_thread()
+    before = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(before)
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kiln.run("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+    finally:
+        timer.join()
+    # the interpreter's wake-up fd is given back, and the next run is not disturbed
+    assert signal.set_wakeup_fd(before) == before
+    assert kiln.run("1 + 1") == 2
+
+
+def test_a_run_happens_on_the_calling_thread_with_a_deep_stack_for_the_guest():
+    seen = {}
+
+    def where():
+        seen["host"] = threading.get_ident()
+        # a run inside a host function, on the same thread, while the outer guest waits
+        return kiln.run("tools.inner() * 2", capabilities={"tools": {"inner": lambda: 21}})
+
+    def body():
+        seen["caller"] = threading.get_ident()
+        seen["result"] = kiln.run("tools.where() + 1", capabilities={"tools": {"where": where}})
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert seen == {"caller": thread.ident, "host": thread.ident, "result": 43}
+    # a native (map) re-entering JavaScript as deep as the engine allows (400 levels):
+    # each level's native frames are on the guest's stack, not on this thread's
+    deep = "const f = (n) => (n === 0 ? 0 : [n].map((x) => f(x - 1) + 1)[0]); f(N)"
+    limits = kiln.Limits(call_depth=100_000)
+    assert kiln.run(deep.replace("N", "200"), limits=limits) == 200
+    with pytest.raises(kiln.CallDepth):
+        kiln.run(deep.replace("N", "201"), limits=limits)
 
 
 def test_the_gil_is_released_while_the_guest_runs():

@@ -47,7 +47,7 @@ mod worker;
 pub use process::serve as serve_worker_process;
 pub use protocol::{Command, Event};
 pub use session::{Isolation, SendError, Session};
-pub use worker::Sink;
+pub use worker::{Sink, prepare};
 
 /// The id of the snapshot in `bytes`, after checking its envelope (format, version,
 /// checksum or, with `key`, its authentication): what a host records so that each

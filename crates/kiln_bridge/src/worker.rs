@@ -250,18 +250,7 @@ fn start_session(live: &mut Live, mut runtime: Runtime, start: Start) -> bool {
     if live.runtime.is_some() {
         return already_started(live);
     }
-    let prepared = runtime
-        .configure(start.settings.to_options())
-        .map_err(Failure::from_report)
-        .and_then(|()| {
-            for (name, value) in &start.inputs {
-                runtime
-                    .set_global(name, value)
-                    .map_err(Failure::from_report)?;
-            }
-            Ok(())
-        });
-    if let Err(failure) = prepared {
+    if let Err(failure) = prepare(&mut runtime, &start) {
         live.link.emit(&Event::Failed(failure));
         return true;
     }
@@ -274,6 +263,21 @@ fn start_session(live: &mut Live, mut runtime: Runtime, start: Start) -> bool {
     let step = runtime.start(&start.source, &start.filename);
     live.runtime = Some(runtime);
     report(live, step)
+}
+
+/// Configure `runtime` for the execution `start` describes and give it the inputs:
+/// what a host does before [`Runtime::start`] (capabilities apart, which each host
+/// answers in its own way).
+pub fn prepare(runtime: &mut Runtime, start: &Start) -> Result<(), Failure> {
+    runtime
+        .configure(start.settings.to_options())
+        .map_err(Failure::from_report)?;
+    for (name, value) in &start.inputs {
+        runtime
+            .set_global(name, value)
+            .map_err(Failure::from_report)?;
+    }
+    Ok(())
 }
 
 /// Restore the snapshot in `load`; true when the session is over.

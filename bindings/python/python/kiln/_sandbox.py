@@ -30,6 +30,7 @@ from typing import (
 
 from . import _native
 from ._errors import KilnError, fail, from_failure
+from ._signals import WATCH
 from ._options import (
     Capabilities,
     CancelToken,
@@ -151,9 +152,10 @@ def run(
     filename = filename_of(filename, typescript)
     if cancel is not None and cancel.cancelled:
         raise fail("Cancelled", "the run was cancelled before it started")
+    if isolation == "thread":
+        return _run_here(source, functions, inputs, limits, cancel, write, hardened, allow_eval, filename)
     session = _open(isolation)
     unwatch: Callable[[], None] = lambda: None
-    finished = False
     try:
         _start(
             session,
@@ -168,29 +170,75 @@ def run(
         )
         if cancel is not None:
             unwatch = cancel._watch(lambda: session.cancel("the run was cancelled"))
-        while True:
-            event = session.next()
-            kind = event[0]
-            if kind == "call":
-                _call_in_place(session, functions, event[1])
-            elif kind == "console":
-                if write is not None:
-                    write(event[1], event[2])
-            elif kind == "complete":
-                finished = True
-                return _complete_value(event)
-            elif kind == "failed":
-                finished = True
-                raise from_failure(event[1])
-            # nothing is asynchronous here: a suspension has no calls to answer
+        return _serve_run(session, functions, write)
     finally:
         unwatch()
-        if not finished:
-            session.interrupt()
+        # interrupting an ended session does nothing
+        session.interrupt()
         session.close()
 
 
-def _call_in_place(session: _native.Session, functions: Dict[str, HostFunction], call: Event) -> None:
+def _serve_run(session: Union[_native.Session, _native.LocalRun], functions: Dict[str, HostFunction], write: Writer) -> Any:
+    """Take a run's events until it ends, calling host functions in place and writing
+    console lines; its result, or its failure raised."""
+    while True:
+        event = session.next()
+        kind = event[0]
+        if kind == "call":
+            _call_in_place(session, functions, event[1])
+        elif kind == "console":
+            if write is not None:
+                write(event[1], event[2])
+        elif kind == "complete":
+            return _complete_value(event)
+        elif kind == "failed":
+            raise from_failure(event[1])
+        # nothing is asynchronous here: a suspension has no calls to answer
+
+
+def _run_here(
+    source: str,
+    functions: Dict[str, HostFunction],
+    inputs: Optional[Mapping[str, Any]],
+    limits: LimitsLike,
+    cancel: Optional[CancelToken],
+    write: Writer,
+    hardened: bool,
+    allow_eval: bool,
+    filename: str,
+) -> Any:
+    """``run`` with isolation 'thread': the guest runs on this thread (with the GIL
+    released), and host functions are called between its steps."""
+    local = _native.LocalRun()
+    try:
+        local.start(
+            source,
+            filename,
+            limits_of(limits),
+            hardened is True,
+            allow_eval is True,
+            write is not None,
+            list(functions),
+            inputs_of(inputs),
+        )
+    except _native.BoundaryRefusal as e:
+        raise _refusal(e.args, "inputs") from None
+    canceller = local.canceller()
+    unwatch: Callable[[], None] = lambda: None
+    watched = False
+    try:
+        if cancel is not None:
+            unwatch = cancel._watch(lambda: canceller.cancel("the run was cancelled"))
+        watched = WATCH.enter(canceller)
+        return _serve_run(local, functions, write)
+    finally:
+        unwatch()
+        if watched:
+            WATCH.leave(canceller)
+        local.close()
+
+
+def _call_in_place(session: Union[_native.Session, _native.LocalRun], functions: Dict[str, HostFunction], call: Event) -> None:
     """Answer a synchronous host call of ``run``."""
     _, capability, args, refusal = call
     if refusal is not None:
