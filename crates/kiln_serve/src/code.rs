@@ -3,9 +3,9 @@
 //! all workers and all their runtimes run the same version, and a runtime is made without
 //! parsing, compiling or touching the file system.
 //!
-//! From source, the calling thread evaluates the handler once through the host's loader,
-//! recording how each import resolved and each module's source, then compiles each
-//! module. From a `.kbc` file ([`crate::bundle`]), the same tables are read back.
+//! From source, the calling thread compiles each module of the handler once, through the
+//! host's loader, and evaluates the compiled modules once to check the handler, recording
+//! how each import resolved. From a `.kbc` file ([`crate::bundle`]), the same tables are read back.
 
 use kiln::{CompiledModule, ErrorReport, ModuleLoader, Runtime};
 use std::cell::RefCell;
@@ -42,9 +42,13 @@ impl HandlerCode {
         runtime.run_module(kiln_web::ENTRY, "")?;
         drop(runtime);
         let recorded = recorded.take();
-        let mut modules = BTreeMap::new();
+        let mut modules = recorded.compiled;
         for (key, source) in recorded.sources {
-            modules.insert(key.clone(), CompiledModule::compile(&source, &key)?);
+            // A module the check runtime compiled from source (its compiled form was
+            // refused): compiling it again gives the error.
+            if !modules.contains_key(&key) {
+                modules.insert(key.clone(), CompiledModule::compile(&source, &key)?);
+            }
         }
         Ok(HandlerCode {
             resolved: recorded.resolved,
@@ -90,11 +94,15 @@ impl ModuleLoader for CodeLoader {
 #[derive(Default)]
 struct Recorded {
     resolved: BTreeMap<(String, String), String>,
+    /// each module, compiled once: the check runtime evaluates this compiled form
+    compiled: BTreeMap<String, CompiledModule>,
+    /// the source of a module that did not compile (its error is reported)
     sources: HashMap<String, String>,
 }
 
 /// Wraps the loader while the handler is first evaluated, recording what it resolves and
-/// loads.
+/// loads. Each module is compiled once, here, and the check runtime loads that compiled
+/// form, so the workers run exactly what was checked.
 struct RecordingLoader<L> {
     inner: L,
     recorded: Rc<RefCell<Recorded>>,
@@ -117,5 +125,17 @@ impl<L: ModuleLoader> ModuleLoader for RecordingLoader<L> {
             .sources
             .insert(key.to_string(), source.clone());
         Ok(source)
+    }
+
+    /// The module compiled from its source; None when it cannot be loaded or compiled,
+    /// and then [`ModuleLoader::load`] reads it again and the runtime reports the error.
+    fn load_compiled(&mut self, key: &str) -> Option<CompiledModule> {
+        let source = self.inner.load(key).ok()?;
+        let module = CompiledModule::compile(&source, key).ok()?;
+        self.recorded
+            .borrow_mut()
+            .compiled
+            .insert(key.to_string(), module.clone());
+        Some(module)
     }
 }

@@ -1,13 +1,15 @@
 //! `kiln serve`: an HTTP/1.1 server running a JavaScript handler module in the Workers
 //! form (`export default { fetch(request, env, ctx) }`) on Kiln.
 //!
-//! - The calling thread loads the handler once ([`code`]: every module of its static import
-//!   graph, compiled and held in memory; or a `.kbc` file, [`bundle`]), binds the socket
-//!   and then waits for SIGINT/SIGTERM (and, with `watch`, for the handler's files to
-//!   change).
+//! - The calling thread binds the socket, starts the workers, loads the handler once
+//!   ([`code`]: every module of its static import graph, compiled and held in memory; or a
+//!   `.kbc` file, [`bundle`]) and then waits for SIGINT/SIGTERM (and, with `watch`, for the
+//!   handler's files to change).
 //! - `workers` threads accept on the shared socket. Each owns a current-thread tokio runtime
 //!   and a pool of Kiln runtimes ([`worker`]): a runtime evaluated the handler once and
-//!   serves request after request from that warm state.
+//!   serves request after request from that warm state. A worker builds its first runtime
+//!   while the handler loads and evaluates the handler in it before accepting, so the first
+//!   request finds it warm.
 //! - A request is one execution on one runtime ([`kiln::Runtime::call`] of the dispatcher);
 //!   one that waits on a timer or `fetch` suspends, and the worker's event loop answers
 //!   its host calls ([`fetch`]) while other requests run on other runtimes of the pool.
@@ -81,13 +83,13 @@ pub fn build(handler: &Path, loader: impl ModuleLoader + 'static) -> Result<Vec<
     bundle::write(&code)
 }
 
-/// Load the handler, bind, serve until SIGINT or SIGTERM, then drain in-flight requests and
+/// Bind, load the handler, serve until SIGINT or SIGTERM, then drain in-flight requests and
 /// return. `loader` reads the handler's modules (on this thread only; not used for a
 /// `.kbc` file). Errors are for people: a handler that does not load, an address that
 /// cannot be bound.
 pub fn run(config: Config, loader: impl ModuleLoader + 'static) -> Result<(), String> {
     let loader = SharedLoader(Rc::new(RefCell::new(loader)));
-    let initial = load_code(&config.handler, &loader)?;
+    // Bind first: connections queue while the code loads and the workers warm up.
     let listener = TcpListener::bind((config.host.as_str(), config.port))
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
     listener
@@ -96,23 +98,45 @@ pub fn run(config: Config, loader: impl ModuleLoader + 'static) -> Result<(), St
     let address = listener
         .local_addr()
         .map_err(|e| format!("cannot read the socket's address: {e}"))?;
-    let current: CurrentCode = Arc::new(Mutex::new((0, Arc::new(initial))));
     let (shutdown, stopped) = tokio::sync::watch::channel(false);
+    // The workers start now and build their runtimes (the realm and the web platform)
+    // while this thread loads the code; each then evaluates the code before it accepts.
     let mut threads = Vec::new();
+    let mut code_senders = Vec::new();
     for index in 0..config.workers.max(1) {
         let socket = listener
             .try_clone()
             .map_err(|e| format!("cannot share the socket: {e}"))?;
-        let (config, current, stopped) = (config.clone(), current.clone(), stopped.clone());
+        let (code_sender, code) = std::sync::mpsc::channel::<CurrentCode>();
+        code_senders.push(code_sender);
+        let (config, stopped) = (config.clone(), stopped.clone());
         let thread = std::thread::Builder::new()
             .name(format!("kiln-worker-{index}"))
             .stack_size(WORKER_STACK_BYTES)
             .spawn(move || {
-                let worker = worker::Worker::new(&config, current, address);
+                let blank = worker::blank_runtime(&config);
+                // No code: the handler did not load, and the server stops.
+                let Ok(current) = code.recv() else { return };
+                let worker = worker::Worker::new(&config, current, address, Some(blank));
+                worker.warm_up();
                 http::serve(worker, socket, stopped, DRAIN_TIME)
             })
             .map_err(|e| format!("cannot start a worker thread: {e}"))?;
         threads.push(thread);
+    }
+    let initial = match load_code(&config.handler, &loader) {
+        Ok(code) => code,
+        Err(message) => {
+            drop(code_senders);
+            for thread in threads {
+                let _ = thread.join();
+            }
+            return Err(message);
+        }
+    };
+    let current: CurrentCode = Arc::new(Mutex::new((0, Arc::new(initial))));
+    for sender in code_senders {
+        let _ = sender.send(current.clone());
     }
     if !config.quiet {
         println!(

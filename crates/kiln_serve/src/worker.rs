@@ -47,6 +47,9 @@ pub struct Worker {
     settings: Settings,
     code: CurrentCode,
     idle: RefCell<Vec<Instance>>,
+    /// a runtime with the web platform installed but no code evaluated yet: the worker
+    /// builds it while the handler's code is still loading
+    blank: RefCell<Option<(Runtime, Web)>>,
 }
 
 /// What a worker needs of the configuration.
@@ -70,8 +73,26 @@ fn web_options_of(env: &[(String, String)], quiet: bool) -> WebOptions {
     }
 }
 
+/// A runtime with the web platform installed, ready to evaluate a handler's code. The first
+/// on a thread builds the thread's realm template (most of a worker's start-up work).
+pub fn blank_runtime(config: &Config) -> (Runtime, Web) {
+    new_blank(&config.env, config.quiet)
+}
+
+fn new_blank(env: &[(String, String)], quiet: bool) -> (Runtime, Web) {
+    let mut runtime = Runtime::new();
+    let web = kiln_web::install(&mut runtime, web_options_of(env, quiet));
+    (runtime, web)
+}
+
 impl Worker {
-    pub fn new(config: &Config, code: CurrentCode, local_address: SocketAddr) -> Self {
+    /// A worker for `code`; `blank` (from [`blank_runtime`]) becomes its first instance.
+    pub fn new(
+        config: &Config,
+        code: CurrentCode,
+        local_address: SocketAddr,
+        blank: Option<(Runtime, Web)>,
+    ) -> Self {
         Worker {
             settings: Settings {
                 budgets: config.budgets,
@@ -83,6 +104,16 @@ impl Worker {
             },
             code,
             idle: RefCell::new(Vec::new()),
+            blank: RefCell::new(blank),
+        }
+    }
+
+    /// Evaluate the handler in an instance before the first request, so that request
+    /// finds it warm. A handler that fails here is left to fail again, and be reported,
+    /// at the request that needs it.
+    pub fn warm_up(&self) {
+        if let Ok(instance) = self.take_instance() {
+            self.put_back(instance);
         }
     }
 
@@ -124,11 +155,9 @@ impl Worker {
             return Ok(instance);
         }
         drop(idle);
-        let mut runtime = Runtime::new();
-        let web = kiln_web::install(
-            &mut runtime,
-            web_options_of(&self.settings.env, self.settings.quiet),
-        );
+        let blank = self.blank.borrow_mut().take();
+        let (mut runtime, web) =
+            blank.unwrap_or_else(|| new_blank(&self.settings.env, self.settings.quiet));
         runtime.set_module_loader(Box::new(code.loader()));
         runtime.run_module(kiln_web::ENTRY, "")?;
         // The budgets are the requests': evaluating the handler is not charged to them.
