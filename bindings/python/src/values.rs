@@ -30,7 +30,7 @@ use pyo3::types::{
     IntoPyDict, PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
     PyType,
 };
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::str::FromStr;
 
 /// The deepest nesting of lists and dicts that crosses (as the engine's boundary).
@@ -105,7 +105,7 @@ pub fn to_host(value: &Bound<'_, PyAny>) -> Result<HostValue, Refusal> {
 #[derive(Default)]
 struct Reader {
     /// the addresses of the mutable containers on the way (and already read)
-    seen: HashSet<usize>,
+    seen: FxHashSet<usize>,
 }
 
 impl Reader {
@@ -134,22 +134,29 @@ impl Reader {
         if let Ok(s) = v.cast_exact::<PyString>() {
             return string(s).map(HostValue::String);
         }
-        let items = if let Ok(list) = v.cast_exact::<PyList>() {
+        // Containers are read in place, without a copy of their items. Nothing read here
+        // runs Python code but a datetime's tzinfo, which could change a container under
+        // the reader: a list that shrinks or a dict that changes size is refused (before
+        // the dict's iterator would notice), and no more items are read than there were.
+        if let Ok(list) = v.cast_exact::<PyList>() {
             self.enter(v, depth)?;
-            // a snapshot of the items: nothing read here runs Python code, but a
-            // datetime's tzinfo may, and it must not change the list under the reader
-            Some(list.to_tuple())
-        } else if let Ok(tuple) = v.cast_exact::<PyTuple>() {
+            let len = list.len();
+            let mut array = Vec::with_capacity(len);
+            for i in 0..len {
+                let Ok(item) = list.get_item(i) else {
+                    return Err(Refusal::new("a list that changed while it was read"));
+                };
+                let item = self.value(&item, depth + 1);
+                array.push(item.map_err(|r| r.within(format!("[{i}]")))?);
+            }
+            return Ok(HostValue::Array(array));
+        }
+        if let Ok(tuple) = v.cast_exact::<PyTuple>() {
             if depth >= MAX_DEPTH {
                 return Err(Refusal::new("nesting deeper than the limit"));
             }
-            Some(tuple.clone())
-        } else {
-            None
-        };
-        if let Some(items) = items {
-            let mut array = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
+            let mut array = Vec::with_capacity(tuple.len());
+            for (i, item) in tuple.iter().enumerate() {
                 let item = self.value(&item, depth + 1);
                 array.push(item.map_err(|r| r.within(format!("[{i}]")))?);
             }
@@ -157,12 +164,16 @@ impl Reader {
         }
         if let Ok(dict) = v.cast_exact::<PyDict>() {
             self.enter(v, depth)?;
-            let items = dict.items();
-            let mut entries = Vec::with_capacity(items.len());
-            for pair in items.iter() {
-                let (key, item) = pair
-                    .extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
-                    .map_err(|_| Refusal::new("a dict that cannot be read"))?;
+            let len = dict.len();
+            let mut entries = Vec::with_capacity(len);
+            let mut pairs = dict.iter();
+            for _ in 0..len {
+                if dict.len() != len {
+                    return Err(Refusal::new("a dict that changed while it was read"));
+                }
+                let Some((key, item)) = pairs.next() else {
+                    break;
+                };
                 let Ok(key) = key.cast_exact::<PyString>() else {
                     return Err(Refusal::new("a dict key that is not a str"));
                 };

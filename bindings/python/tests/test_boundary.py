@@ -2,7 +2,7 @@
 
 import math
 from collections import OrderedDict
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from enum import IntEnum
 
 import pytest
@@ -161,3 +161,31 @@ def test_bytearrays_cross_as_uint8arrays_and_come_back_as_bytes():
         b"ab",
     ]
     assert kiln.run("new Uint8Array([1, 2, 3]).buffer") == b"\x01\x02\x03"
+
+
+class _Meddling(tzinfo):
+    """A tzinfo whose utcoffset changes the containers being read."""
+
+    def __init__(self, victim):
+        self.victim = victim
+
+    def utcoffset(self, dt):
+        if isinstance(self.victim, dict):
+            self.victim["added"] = 1
+        else:
+            self.victim.clear()
+        return timedelta(0)
+
+
+def test_a_container_changed_while_it_is_read_is_refused():
+    # containers are read in place; the only Python code reading runs is a tzinfo's
+    record = {"a": None, "b": 2}
+    record["a"] = datetime(2020, 1, 1, tzinfo=_Meddling(record))
+    with pytest.raises(kiln.BoundaryError) as caught:
+        kiln.run("1", inputs={"x": record})
+    assert str(caught.value) == "inputs: a dict that changed while it was read cannot cross to the guest (at $.x)"
+    items = [None, 2, 3]
+    items[0] = datetime(2020, 1, 1, tzinfo=_Meddling(items))
+    with pytest.raises(kiln.BoundaryError) as caught:
+        kiln.run("1", inputs={"x": items})
+    assert str(caught.value) == "inputs: a list that changed while it was read cannot cross to the guest (at $.x)"
