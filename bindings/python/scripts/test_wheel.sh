@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the kiln-sandbox wheel, install it into a new virtual environment and test it
-# there as a user has it: examples/agent.py, the pytest suite in tests/ (snapshots with
+# there as a user has it (and check the sdist: scripts/check_sdist.py): examples/agent.py, the pytest suite in tests/ (snapshots with
 # the Node package too when KILN_NODE_PACKAGE names a built bindings/node), and mypy
 # --strict over the installed package and tests/fixtures/usage.py.
 # Needs Python 3.9+ (PYTHON, default python3) and Rust; maturin, pytest and mypy come
@@ -19,6 +19,10 @@ pip_install "$work/build" maturin==1.16.0
 "$work/build/bin/python" "$root/scripts/build.py" $profile --out "$work/dist"
 wheel="$(ls "$work"/dist/kiln_sandbox-*.whl)"
 echo "built $(basename "$wheel"); testing it in $work/user"
+
+# the sdist resolves and carries every file a build needs (building Kiln from it takes
+# about ten minutes, so it is not built here)
+"$work/build/bin/python" "$root/scripts/check_sdist.py"
 
 "$python" -m venv "$work/venv"
 pip_install "$work/venv" "$wheel" pytest==9.2.0 mypy==2.4.1
