@@ -277,6 +277,24 @@ fn responses_carry_status_headers_and_a_body_used_once() {
 }
 
 #[test]
+fn a_missing_response_init_is_the_defaults_and_reads_nothing_inherited() {
+    check(
+        r#"
+        Object.prototype.status = 404;
+        Object.prototype.statusText = "Inherited";
+        const plain = new Response("x");
+        const withNull = new Response("x", null);
+        const json = Response.json({ a: 1 });
+        delete Object.prototype.status;
+        delete Object.prototype.statusText;
+        console.log(plain.status, JSON.stringify(plain.statusText), withNull.status, json.status);
+        console.log(json.headers.get("content-type"), await json.text());
+        "#,
+        &["200 \"\" 200 200", r#"application/json {"a":1}"#],
+    );
+}
+
+#[test]
 fn requests_normalize_their_method_and_refuse_what_fetch_refuses() {
     check_with_helpers(
         r#"

@@ -1,7 +1,7 @@
 // ---- Request and Response (https://fetch.spec.whatwg.org/#request-class) ----
 //
-// A body is held whole: a string (text) or a Uint8Array (bytes), never a stream. A body
-// record is shared by the Request/Response that owns it: { source, used }.
+// A body is held whole: a string (text) or a Uint8Array (bytes), never a stream, in the
+// record of the Request/Response that owns it: { source, used, ... }.
 
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
@@ -87,22 +87,19 @@ function normalizeMethod(method) {
 
 let requestBodyRecord;
 
+// A Request's or Response's state is one record held in one private field (a private field
+// costs a definition per object, an ordinary property of a record made by a literal does
+// not). The record is also the body's: { source, used } are read by the body methods.
+
 class Request {
-  #method;
-  #url;
-  // a Headers, or the host's flat list until `headers` is first read
-  #headers;
-  #body;
-  #redirect;
+  // { method, url, headers: a Headers, or the host's flat list until `headers` is first
+  // read, redirect, source, used }
+  #r;
 
   constructor(input, init = undefined) {
     if (input === INTERNAL) {
       // init: [method, url, flat header list, body source]
-      this.#method = init[0];
-      this.#url = init[1];
-      this.#headers = init[2];
-      this.#body = { source: init[3], used: false };
-      this.#redirect = "follow";
+      this.#r = { method: init[0], url: init[1], headers: init[2], redirect: "follow", source: init[3], used: false };
       return;
     }
     if (arguments.length === 0) throw new TypeError("Request constructor: 1 argument required, but only 0 present");
@@ -110,102 +107,87 @@ class Request {
       throw new TypeError("Request init must be an object");
     }
     init ??= {};
-    let inputBody = null;
+    let inputRecord = null;
+    let r;
     if (input instanceof Request) {
-      this.#url = input.#url;
-      this.#method = input.#method;
-      this.#redirect = input.#redirect;
-      this.#headers = new Headers(input.headers);
-      inputBody = input.#body;
-      if (inputBody.used) throw new TypeError("Cannot construct a Request from one whose body was already used");
+      inputRecord = input.#r;
+      r = { method: inputRecord.method, url: inputRecord.url, headers: new Headers(input.headers), redirect: inputRecord.redirect, source: null, used: false };
+      if (inputRecord.used) throw new TypeError("Cannot construct a Request from one whose body was already used");
     } else {
       const parts = parseURL(input);
       if (parts === null) throw new TypeError(`Invalid URL: ${usv(input)}`);
       if (parts[USERNAME] !== "" || parts[PASSWORD] !== "") {
         throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${parts[HREF]}`);
       }
-      this.#url = parts[HREF];
-      this.#method = "GET";
-      this.#redirect = "follow";
-      this.#headers = new Headers();
+      r = { method: "GET", url: parts[HREF], headers: new Headers(), redirect: "follow", source: null, used: false };
     }
-    if (init.method !== undefined) this.#method = normalizeMethod(init.method);
+    if (init.method !== undefined) r.method = normalizeMethod(init.method);
     if (init.redirect !== undefined) {
       const redirect = String(init.redirect);
       if (!["follow", "error", "manual"].includes(redirect)) {
         throw new TypeError(`Invalid redirect mode: ${JSON.stringify(redirect)}`);
       }
-      this.#redirect = redirect;
+      r.redirect = redirect;
     }
-    if (init.headers !== undefined) this.#headers = new Headers(init.headers);
+    if (init.headers !== undefined) r.headers = new Headers(init.headers);
     const hasInitBody = init.body !== undefined && init.body !== null;
-    if ((hasInitBody || (inputBody !== null && inputBody.source !== null)) && (this.#method === "GET" || this.#method === "HEAD")) {
+    if ((hasInitBody || (inputRecord !== null && inputRecord.source !== null)) && (r.method === "GET" || r.method === "HEAD")) {
       throw new TypeError("Request with GET/HEAD method cannot have body");
     }
     if (hasInitBody) {
       const [source, type] = extractBody(init.body);
-      this.#body = { source, used: false };
-      if (type !== null && !this.#headers.has("content-type")) this.#headers.append("content-type", type);
-    } else if (inputBody !== null && inputBody.source !== null) {
+      r.source = source;
+      if (type !== null && !r.headers.has("content-type")) r.headers.append("content-type", type);
+    } else if (inputRecord !== null && inputRecord.source !== null) {
       // The new request takes the input's body; the input's is then used.
-      this.#body = { source: inputBody.source, used: false };
-      inputBody.used = true;
-    } else {
-      this.#body = { source: null, used: false };
+      r.source = inputRecord.source;
+      inputRecord.used = true;
     }
+    this.#r = r;
   }
 
   static {
-    requestBodyRecord = (request) => request.#body;
+    requestBodyRecord = (request) => request.#r;
     installBodyMethods(Request, requestBodyRecord);
   }
 
   get method() {
-    return this.#method;
+    return this.#r.method;
   }
   get url() {
-    return this.#url;
+    return this.#r.url;
   }
   get headers() {
-    if (Array.isArray(this.#headers)) this.#headers = headersFromList(this.#headers, "none");
-    return this.#headers;
+    const r = this.#r;
+    if (Array.isArray(r.headers)) r.headers = headersFromList(r.headers, "none");
+    return r.headers;
   }
   get redirect() {
-    return this.#redirect;
+    return this.#r.redirect;
   }
   clone() {
-    if (this.#body.used) throw new TypeError("Cannot clone a Request whose body was already used");
+    const r = this.#r;
+    if (r.used) throw new TypeError("Cannot clone a Request whose body was already used");
     const headers = this.headers;
-    return new Request(INTERNAL, [this.#method, this.#url, headerList(headers).slice(), this.#body.source]);
+    return new Request(INTERNAL, [r.method, r.url, headerList(headers).slice(), r.source]);
   }
 }
 Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request", configurable: true });
 
-let responseParts;
+let responseRecord;
 let initializeResponse;
 
 class Response {
-  #status = 200;
-  #statusText = "";
-  #headers;
-  #body;
-  #type = "default";
-  #url = "";
-  #redirected = false;
+  // { status, statusText, headers, source, used, type, url, redirected }
+  #r;
 
   constructor(body = null, init = undefined) {
     if (body === INTERNAL) {
       // init: [status, statusText, Headers, body source, type, url, redirected]
-      this.#status = init[0];
-      this.#statusText = init[1];
-      this.#headers = init[2];
-      this.#body = { source: init[3], used: false };
-      this.#type = init[4];
-      this.#url = init[5];
-      this.#redirected = init[6];
+      this.#r = { status: init[0], statusText: init[1], headers: init[2], source: init[3], used: false, type: init[4], url: init[5], redirected: init[6] };
       return;
     }
-    this.#headers = new Headers();
+    this.#r = { status: 200, statusText: "", headers: new Headers(), source: null, used: false, type: "default", url: "", redirected: false };
     let extracted = null;
     if (body !== null && body !== undefined) extracted = extractBody(body);
     initializeResponse(this, init, extracted);
@@ -214,29 +196,29 @@ class Response {
   static {
     // https://fetch.spec.whatwg.org/#initialize-a-response
     initializeResponse = (response, init, extracted) => {
+      const r = response.#r;
       if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
         throw new TypeError("Response init must be an object");
       }
-      init ??= {};
-      // WebIDL unsigned short
-      const code = init.status === undefined ? 200 : Number(init.status) & 0xffff;
-      if (code < 200 || code > 599) throw new RangeError(`The status provided (${code}) is outside the range [200, 599]`);
-      const statusText = init.statusText === undefined ? "" : byteString(init.statusText, "Status text");
-      if (statusText !== "" && !REASON_PHRASE.test(statusText)) throw new TypeError(`Invalid status text: ${JSON.stringify(statusText)}`);
-      response.#status = code;
-      response.#statusText = statusText;
-      if (init.headers !== undefined) fillHeaders(response.#headers, init.headers);
-      if (extracted === null) {
-        response.#body = { source: null, used: false };
-        return;
+      // A missing init is the dictionary's defaults (nothing to read).
+      if (init !== undefined && init !== null) {
+        // WebIDL unsigned short
+        const code = init.status === undefined ? 200 : Number(init.status) & 0xffff;
+        if (code < 200 || code > 599) throw new RangeError(`The status provided (${code}) is outside the range [200, 599]`);
+        const statusText = init.statusText === undefined ? "" : byteString(init.statusText, "Status text");
+        if (statusText !== "" && !REASON_PHRASE.test(statusText)) throw new TypeError(`Invalid status text: ${JSON.stringify(statusText)}`);
+        r.status = code;
+        r.statusText = statusText;
+        if (init.headers !== undefined) fillHeaders(r.headers, init.headers);
       }
-      if (NULL_BODY_STATUS.includes(code)) throw new TypeError(`Response with null body status ${code} cannot have body`);
-      response.#body = { source: extracted[0], used: false };
-      const list = headerList(response.#headers);
+      if (extracted === null) return;
+      if (NULL_BODY_STATUS.includes(r.status)) throw new TypeError(`Response with null body status ${r.status} cannot have body`);
+      r.source = extracted[0];
+      const list = headerList(r.headers);
       if (extracted[1] !== null && !listHas(list, "content-type", undefined)) list.push("content-type", extracted[1]);
     };
-    installBodyMethods(Response, (response) => response.#body);
-    responseParts = (response) => [response.#status, response.#statusText, headerList(response.#headers), response.#body];
+    responseRecord = (response) => response.#r;
+    installBodyMethods(Response, responseRecord);
   }
 
   static json(data, init = undefined) {
@@ -260,30 +242,32 @@ class Response {
   }
 
   get type() {
-    return this.#type;
+    return this.#r.type;
   }
   get url() {
-    return this.#url;
+    return this.#r.url;
   }
   get redirected() {
-    return this.#redirected;
+    return this.#r.redirected;
   }
   get status() {
-    return this.#status;
+    return this.#r.status;
   }
   get ok() {
-    return this.#status >= 200 && this.#status <= 299;
+    const status = this.#r.status;
+    return status >= 200 && status <= 299;
   }
   get statusText() {
-    return this.#statusText;
+    return this.#r.statusText;
   }
   get headers() {
-    return this.#headers;
+    return this.#r.headers;
   }
   clone() {
-    if (this.#body.used) throw new TypeError("Cannot clone a Response whose body was already used");
-    const headers = headersFromList(headerList(this.#headers), headersGuard(this.#headers));
-    return new Response(INTERNAL, [this.#status, this.#statusText, headers, this.#body.source, this.#type, this.#url, this.#redirected]);
+    const r = this.#r;
+    if (r.used) throw new TypeError("Cannot clone a Response whose body was already used");
+    const headers = headersFromList(headerList(r.headers), headersGuard(r.headers));
+    return new Response(INTERNAL, [r.status, r.statusText, headers, r.source, r.type, r.url, r.redirected]);
   }
 }
 Object.defineProperty(Response.prototype, Symbol.toStringTag, { value: "Response", configurable: true });

@@ -54,10 +54,10 @@ export function serve(namespace, name) {
     try {
       const response = await handler.fetch(request, env, new ExecutionContext(waits));
       if (!(response instanceof Response)) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
-      const [status, statusText, list, record] = responseParts(response);
+      const record = responseRecord(response);
       if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
-      if (status === 0) throw new TypeError("fetch() returned Response.error()");
-      host.respond([status, statusText, list, record.source]);
+      if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
+      host.respond([record.status, record.statusText, headerList(record.headers), record.source]);
       if (waits.length > 0) {
         for (const result of await Promise.allSettled(waits)) {
           if (result.status === "rejected") reportError(result.reason);
