@@ -30,26 +30,15 @@ pub struct HandlerResponse {
 }
 
 impl HandlerResponse {
-    /// The parts `respond` receives: [status, statusText, flat headers, body].
-    pub(crate) fn from_guest(parts: HostValue) -> Option<Self> {
-        let HostValue::Array(parts) = parts else {
-            return None;
-        };
-        let mut parts = parts.into_iter();
-        let (
-            Some(HostValue::Number(status)),
-            Some(HostValue::String(status_text)),
-            Some(HostValue::Array(list)),
-            Some(body),
-            None,
-        ) = (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        )
-        else {
+    /// The parts `respond` receives: the status, the status text, the header list (name,
+    /// value, name, value, ...) and the body.
+    pub(crate) fn from_parts(
+        status: f64,
+        status_text: String,
+        list: HostValue,
+        body: HostValue,
+    ) -> Option<Self> {
+        let HostValue::Array(list) = list else {
             return None;
         };
         let mut headers = Vec::with_capacity(list.len() / 2);
@@ -139,5 +128,36 @@ impl Web {
     /// The response of the current execution, once the handler gave it (taken once).
     pub fn take_response(&self) -> Option<HandlerResponse> {
         self.response.borrow_mut().take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> HostValue {
+        HostValue::Array(items.iter().map(|s| HostValue::from(*s)).collect())
+    }
+
+    #[test]
+    fn response_parts_pair_the_header_list_and_refuse_what_is_malformed() {
+        let body = HostValue::String("hi".into());
+        let response =
+            HandlerResponse::from_parts(201.0, "Made".into(), strings(&["a", "", "b", "x"]), body);
+        assert_eq!(
+            response,
+            Some(HandlerResponse {
+                status: 201,
+                status_text: "Made".into(),
+                headers: vec![("a".into(), String::new()), ("b".into(), "x".into())],
+                body: b"hi".to_vec(),
+            })
+        );
+        let odd =
+            HandlerResponse::from_parts(200.0, String::new(), strings(&["a"]), HostValue::Null);
+        assert_eq!(odd, None);
+        let status =
+            HandlerResponse::from_parts(70000.0, String::new(), strings(&[]), HostValue::Null);
+        assert_eq!(status, None);
     }
 }

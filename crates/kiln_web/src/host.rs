@@ -105,12 +105,15 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
     );
     runtime.register_sync("__kiln_web.env", move || env.clone());
     let response = slot.clone();
-    runtime.register_sync("__kiln_web.respond", move |parts: HostValue| {
-        let parsed = HandlerResponse::from_guest(parts)
-            .ok_or_else(|| HostError::new("malformed response").with_name("TypeError"))?;
-        *response.borrow_mut() = Some(parsed);
-        Ok::<(), HostError>(())
-    });
+    runtime.register_sync(
+        "__kiln_web.respond",
+        move |status: f64, status_text: String, list: HostValue, body: HostValue| {
+            let parsed = HandlerResponse::from_parts(status, status_text, list, body)
+                .ok_or_else(|| HostError::new("malformed response").with_name("TypeError"))?;
+            *response.borrow_mut() = Some(parsed);
+            Ok::<(), HostError>(())
+        },
+    );
     runtime.register_async("__kiln_web.sleep");
     runtime.register_async("__kiln_web.fetch");
     crate::Web::new(slot)

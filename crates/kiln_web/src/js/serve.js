@@ -57,7 +57,7 @@ export function serve(namespace, name) {
       const record = responseRecord(response);
       if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
       if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
-      host.respond([record.status, record.statusText, headerList(record.headers), record.source]);
+      host.respond(record.status, record.statusText, headerList(record.headers), record.source);
       if (waits.length > 0) {
         for (const result of await Promise.allSettled(waits)) {
           if (result.status === "rejected") reportError(result.reason);
