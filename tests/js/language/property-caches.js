@@ -216,3 +216,33 @@ var dictArray = [1, 2];
 for (var d = 0; d < 150; d++) dictArray["p" + d] = d;
 function readLength(o) { return o.length; }
 print(readLength(lib), readLength(dictArray), readLength(dictArray)); // expect: undefined 2 2
+
+// Methods read from string primitives are cached at the site as String.prototype's;
+// every change to String.prototype and every other kind of receiver must still be seen.
+function codeAt(s) { return s.charCodeAt(0); }
+function twice(f, x) { return f(x) + "," + f(x); }
+print(twice(codeAt, "a"), twice(codeAt, "bc")); // expect: 97,97 98,98
+var savedCharCodeAt = String.prototype.charCodeAt;
+String.prototype.charCodeAt = function () { return "patched " + typeof this; };
+print(codeAt("a")); // expect: patched object
+String.prototype.charCodeAt = savedCharCodeAt;
+print(codeAt("z"), codeAt(new String("y")), codeAt({ charCodeAt: () => "own" })); // expect: 122 121 own
+function lengthOf(s) { return s.length; }
+print(lengthOf("four"), lengthOf("four"), lengthOf(""), lengthOf([1, 2])); // expect: 4 4 0 2
+function extra(s) { return s.extra; }
+print(extra("s"), extra("s")); // expect: undefined undefined
+String.prototype.extra = "added";
+print(extra("s")); // expect: added
+Object.defineProperty(String.prototype, "extra", {
+  get() { "use strict"; return typeof this + ":" + this; },
+  configurable: true,
+});
+print(extra("s"), extra("t")); // expect: string:s string:t
+Object.prototype.fromObject = "inherited";
+function fromObject(s) { return s.fromObject; }
+print(fromObject("s"), fromObject("s")); // expect: inherited inherited
+delete Object.prototype.fromObject;
+print(fromObject("s")); // expect: undefined
+function methodOf(v) { return v.toString; }
+print(methodOf("s") === String.prototype.toString, methodOf(1) === Number.prototype.toString, methodOf(true) === Boolean.prototype.toString); // expect: true true true
+try { methodOf(null); } catch (e) { print(e.constructor.name); } // expect: TypeError

@@ -1792,7 +1792,10 @@ impl Vm {
         code: &super::CodeBlock,
         site: u16,
     ) -> Option<Value> {
-        let obj = receiver.as_object()?;
+        let obj = match receiver.as_object() {
+            Some(obj) => obj,
+            None => self.string_method_holder(receiver, code.sites[site as usize])?,
+        };
         let o = self.heap.object(obj);
         // an exotic object shares its shape with ordinary objects of the same prototype
         // and properties, but not its virtual properties (an array's `length`), which a
@@ -1820,6 +1823,15 @@ impl Vm {
         }
     }
 
+    /// Where a named read from string `receiver` starts when the string itself has no
+    /// such property (a method such as `charCodeAt`, not `length`): `String.prototype`,
+    /// which the site then caches like any object.
+    #[inline(always)]
+    fn string_method_holder(&self, receiver: Value, key: PropertyKey) -> Option<ObjectId> {
+        let named = matches!(key, PropertyKey::String(k) if k != self.heap.length_atom);
+        (receiver.as_string().is_some() && named).then_some(self.intrinsics.string_prototype)
+    }
+
     #[inline(never)]
     fn get_named_slow(
         &mut self,
@@ -1828,7 +1840,10 @@ impl Vm {
         site: u16,
     ) -> JsResult<Value> {
         let key = code.sites[site as usize];
-        let Some(obj) = receiver.as_object() else {
+        let Some(obj) = receiver
+            .as_object()
+            .or_else(|| self.string_method_holder(receiver, key))
+        else {
             if receiver.is_nullish() {
                 let what = self.display(receiver);
                 let k = self.key_to_display(key);
@@ -1981,7 +1996,7 @@ impl Vm {
     /// Where a named data property or a prototype's accessor lives (or that no object
     /// on the chain has it), if that can be cached. Never for an index: elements are not
     /// in shapes.
-    fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
+    pub(super) fn cacheable_lookup(&self, obj: ObjectId, key: PropertyKey) -> Option<InlineCache> {
         let o = self.heap.object(obj);
         if matches!(key, PropertyKey::Index(_)) || self.has_virtual_named(o, key) {
             return None;

@@ -294,6 +294,58 @@ impl Default for MegamorphicCache {
     }
 }
 
+/// Entries in the [`InstanceofCache`] (a power of two).
+const INSTANCEOF_ENTRIES: usize = 64;
+
+/// What `instanceof` is for constructors of one shape. For a closure or a built-in
+/// function of `shape`, either `Symbol.hasInstance` is found on `Function.prototype`
+/// (where it can never change) and `prototype` is an own data property in
+/// `prototype_slot` (the ordinary test), or something else is on the way (`None`: the
+/// full operator runs). An entry holds while no prototype changed layout (`epoch`) and in
+/// the realm whose `Function.prototype` the lookup compared with. Direct-mapped; class
+/// hierarchies test `instanceof` against a handful of constructors over and over.
+pub struct InstanceofCache(Box<[InstanceofEntry; INSTANCEOF_ENTRIES]>);
+
+#[derive(Clone, Copy)]
+pub struct InstanceofEntry {
+    pub shape: ShapeId,
+    pub epoch: u32,
+    pub realm: RealmId,
+    pub prototype_slot: Option<u32>,
+}
+
+impl InstanceofCache {
+    fn new() -> Self {
+        let empty = InstanceofEntry {
+            shape: ShapeId::DICTIONARY,
+            epoch: 0,
+            realm: RealmId(0),
+            prototype_slot: None,
+        };
+        InstanceofCache(Box::new([empty; INSTANCEOF_ENTRIES]))
+    }
+
+    fn index(shape: ShapeId) -> usize {
+        (shape.0.wrapping_mul(0x9E37_79B9) >> 26) as usize & (INSTANCEOF_ENTRIES - 1)
+    }
+
+    /// The entry for constructors of `shape`, if the table holds one (never for
+    /// dictionary-mode objects, whose shape says nothing of their properties).
+    pub fn get(&self, shape: ShapeId) -> Option<InstanceofEntry> {
+        let entry = self.0[Self::index(shape)];
+        (entry.shape == shape && shape != ShapeId::DICTIONARY).then_some(entry)
+    }
+
+    pub fn fill(&mut self, entry: InstanceofEntry) {
+        self.0[Self::index(entry.shape)] = entry;
+    }
+
+    /// Forget every entry (the shapes they name are gone).
+    pub fn clear(&mut self) {
+        *self = Self::new();
+    }
+}
+
 /// Where a returning frame's value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReturnTo {
@@ -468,6 +520,7 @@ pub struct Vm {
     /// the shared caches of megamorphic property sites, for reads and for writes
     pub megamorphic_get: MegamorphicCache,
     pub megamorphic_set: MegamorphicCache,
+    pub instanceof_cache: InstanceofCache,
     pub random_state: u64,
     /// the native function being called (natives read their data through it)
     pub native_callee: ObjectId,
@@ -575,6 +628,7 @@ impl Vm {
             pinned: Vec::new(),
             megamorphic_get: MegamorphicCache::new(),
             megamorphic_set: MegamorphicCache::new(),
+            instanceof_cache: InstanceofCache::new(),
             random_state: random_seed(),
             native_callee: ObjectId(0),
             termination: None,

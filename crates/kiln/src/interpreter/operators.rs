@@ -2,9 +2,12 @@
 //! operators, including BigInt arithmetic. The dispatch loop handles int32
 //! and double operands inline and calls these for everything else.
 
-use super::Vm;
 use super::convert::{Hint, f64_to_int32};
+use super::{InlineCache, InstanceofEntry, Vm};
 use crate::JsResult;
+use crate::heap::ObjectId;
+use crate::object::shape::ShapeId;
+use crate::object::{ObjectKind, PropertyKey};
 use crate::value::Value;
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -242,14 +245,14 @@ impl Vm {
 
     /// [InstanceofOperator](https://tc39.es/ecma262/#sec-instanceofoperator)
     pub fn instance_of(&mut self, v: Value, target: Value) -> JsResult<bool> {
-        if !target.is_object() {
+        let Some(t) = target.as_object() else {
             return Err(self.type_error("Right-hand side of 'instanceof' is not an object"));
+        };
+        if let Some(prototype) = self.ordinary_instanceof_prototype(t) {
+            return self.prototype_chain_has(v, prototype);
         }
-        let key = crate::object::PropertyKey::Symbol(self.symbols.has_instance);
-        let handler = match target
-            .as_object()
-            .and_then(|t| self.get_data_cached(t, key))
-        {
+        let key = PropertyKey::Symbol(self.symbols.has_instance);
+        let handler = match self.get_data_cached(t, key) {
             Some(handler) => handler,
             None => self.get(target, key)?,
         };
@@ -268,35 +271,89 @@ impl Vm {
         self.ordinary_has_instance(target, v)
     }
 
+    /// The `prototype` of constructor `t` when `v instanceof t` is the ordinary test
+    /// (no `Symbol.hasInstance` of its own or on the way to `Function.prototype`, a
+    /// closure or built-in function, `prototype` an own data property), read through
+    /// [`super::InstanceofCache`]; None when the full operator must run.
+    fn ordinary_instanceof_prototype(&mut self, t: ObjectId) -> Option<Value> {
+        let o = self.heap.object(t);
+        let shape = o.shape;
+        if shape == ShapeId::DICTIONARY
+            || !matches!(o.kind, ObjectKind::Closure(_) | ObjectKind::Native(_))
+        {
+            return None;
+        }
+        if let Some(entry) = self.instanceof_cache.get(shape)
+            && entry.epoch == self.heap.proto_epoch
+            && entry.realm == self.realm
+        {
+            return entry.prototype_slot.map(|slot| o.slots[slot as usize]);
+        }
+        let prototype_slot = self.ordinary_prototype_slot(t);
+        self.instanceof_cache.fill(InstanceofEntry {
+            shape,
+            epoch: self.heap.proto_epoch,
+            realm: self.realm,
+            prototype_slot,
+        });
+        prototype_slot.map(|slot| self.heap.object(t).slots[slot as usize])
+    }
+
+    /// The slot of `t`'s own data property `prototype` when `Symbol.hasInstance` is
+    /// `Function.prototype`'s, found through a cacheable chain.
+    fn ordinary_prototype_slot(&self, t: ObjectId) -> Option<u32> {
+        let has_instance = PropertyKey::Symbol(self.symbols.has_instance);
+        let InlineCache::Proto { holder, .. } = self.cacheable_lookup(t, has_instance)? else {
+            return None;
+        };
+        if holder != self.intrinsics.function_prototype {
+            return None;
+        }
+        let prototype = PropertyKey::String(self.atoms.prototype);
+        match self.cacheable_lookup(t, prototype)? {
+            InlineCache::Own { slot, .. } => Some(slot),
+            _ => None,
+        }
+    }
+
     /// [OrdinaryHasInstance](https://tc39.es/ecma262/#sec-ordinaryhasinstance)
     pub fn ordinary_has_instance(&mut self, c: Value, o: Value) -> JsResult<bool> {
         if !self.is_callable(c) {
             return Ok(false);
         }
         let cobj = c.as_object().unwrap_or(self.intrinsics.object_prototype);
-        if let crate::object::ObjectKind::Bound(b) = &self.heap.object(cobj).kind {
+        if let ObjectKind::Bound(b) = &self.heap.object(cobj).kind {
             let target = Value::object(b.target);
             return self.instance_of(o, target);
         }
+        if !o.is_object() {
+            return Ok(false);
+        }
+        let key = PropertyKey::String(self.atoms.prototype);
+        let prototype = match self.get_data_cached(cobj, key) {
+            Some(prototype) => prototype,
+            None => self.get(c, key)?,
+        };
+        self.prototype_chain_has(o, prototype)
+    }
+
+    /// OrdinaryHasInstance's steps 3 and 5-6: whether `prototype` (C's, already read) is
+    /// on `o`'s prototype chain.
+    fn prototype_chain_has(&mut self, o: Value, prototype: Value) -> JsResult<bool> {
         let Some(mut obj) = o.as_object() else {
             return Ok(false);
         };
-        let key = crate::object::PropertyKey::String(self.atoms.prototype);
-        let proto = match self.get_data_cached(cobj, key) {
-            Some(proto) => proto,
-            None => self.get(c, key)?,
-        };
-        let Some(proto) = proto.as_object() else {
+        let Some(prototype) = prototype.as_object() else {
             return Err(self.type_error("Function has non-object prototype in instanceof check"));
         };
         loop {
             let o = self.heap.object(obj);
             let next = match o.kind {
-                crate::object::ObjectKind::Proxy { .. } => self.get_prototype_of(obj)?,
+                ObjectKind::Proxy { .. } => self.get_prototype_of(obj)?,
                 _ => o.proto,
             };
             match next {
-                Some(p) if p == proto => return Ok(true),
+                Some(p) if p == prototype => return Ok(true),
                 Some(p) => obj = p,
                 None => return Ok(false),
             }
