@@ -329,11 +329,13 @@ impl InstanceofCache {
         (shape.0.wrapping_mul(0x9E37_79B9) >> 26) as usize & (INSTANCEOF_ENTRIES - 1)
     }
 
-    /// The entry for constructors of `shape`, if the table holds one (never for
-    /// dictionary-mode objects, whose shape says nothing of their properties).
+    /// The entry for constructors of `shape`, if the table holds one. An empty entry
+    /// answers "not ordinary" (which only sends `instanceof` the full way); the caller
+    /// never asks for dictionary-mode objects, whose shape says nothing of their
+    /// properties.
     pub fn get(&self, shape: ShapeId) -> Option<InstanceofEntry> {
         let entry = self.0[Self::index(shape)];
-        (entry.shape == shape && shape != ShapeId::DICTIONARY).then_some(entry)
+        (entry.shape == shape).then_some(entry)
     }
 
     pub fn fill(&mut self, entry: InstanceofEntry) {
