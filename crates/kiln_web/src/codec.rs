@@ -1,5 +1,5 @@
 //! The small codecs behind the host functions: bytes as binary (Latin-1) strings, base64 (forgiving
-//! decode), UTF-8, and a URL as the parts the guest's `URL` keeps.
+//! decode), UTF-8, and a URL as the record the guest's `URL` keeps.
 
 use kiln::HostValue;
 use url::Url;
@@ -98,34 +98,70 @@ pub fn utf8_decode(bytes: &[u8], fatal: bool, strip_bom: bool) -> Option<String>
     }
 }
 
-/// A URL as the guest's `URL` holds it: href, protocol, username, password, host,
-/// hostname, port, pathname, search, hash, origin.
-pub fn url_parts(url: &Url) -> HostValue {
+/// A URL as the guest's `URL` holds it, one record that crosses the boundary with one
+/// string: `[href, start, end, start, end, ..., reparses]`, where each pair is where the
+/// standard's getter of protocol, username, password, host, hostname, port, pathname,
+/// search and hash finds its value in href (UTF-16 offsets; every getter but `origin`
+/// returns a slice of the serialization), and `reparses` says that parsing href again gives
+/// this same record (true for the special schemes with a host, whose path starts with
+/// `/`: the guest then answers a parse of that href from the record).
+pub fn url_record(url: &Url) -> HostValue {
     use url::quirks;
-    HostValue::Array(
-        [
-            quirks::href(url),
-            quirks::protocol(url),
-            quirks::username(url),
-            quirks::password(url),
-            quirks::host(url),
-            quirks::hostname(url),
-            quirks::port(url),
-            quirks::pathname(url),
-            quirks::search(url),
-            quirks::hash(url),
-        ]
-        .into_iter()
-        .map(HostValue::from)
-        .chain(std::iter::once(HostValue::String(
-            quirks::origin(url).to_string(),
-        )))
-        .collect(),
-    )
+    let href = quirks::href(url);
+    let components = [
+        quirks::protocol(url),
+        quirks::username(url),
+        quirks::password(url),
+        quirks::host(url),
+        quirks::hostname(url),
+        quirks::port(url),
+        quirks::pathname(url),
+        quirks::search(url),
+        quirks::hash(url),
+    ];
+    let mut record = Vec::with_capacity(2 + 2 * components.len());
+    record.push(HostValue::from(href));
+    for component in components {
+        let (start, end) = span(href, component);
+        record.push(HostValue::Number(start as f64));
+        record.push(HostValue::Number(end as f64));
+    }
+    let reparses = matches!(url.scheme(), "http" | "https" | "ws" | "wss" | "ftp");
+    record.push(HostValue::Bool(reparses));
+    HostValue::Array(record)
 }
 
-/// https://url.spec.whatwg.org/#dom-url-url: the parts of `input` parsed against `base`, or
-/// null.
+/// Where `component`, a slice of `href` (or an empty string from elsewhere), lies in
+/// `href`, in UTF-16 code units as the guest indexes strings. A serialized URL is ASCII,
+/// where bytes and code units are the same.
+fn span(href: &str, component: &str) -> (usize, usize) {
+    if component.is_empty() {
+        return (0, 0);
+    }
+    let start = (component.as_ptr() as usize)
+        .checked_sub(href.as_ptr() as usize)
+        .filter(|start| start + component.len() <= href.len())
+        .or_else(|| href.find(component))
+        .unwrap_or(0);
+    let end = start + component.len();
+    if href.is_ascii() {
+        (start, end)
+    } else {
+        let units = |s: &str| s.encode_utf16().count();
+        (units(&href[..start]), units(&href[..end]))
+    }
+}
+
+/// https://url.spec.whatwg.org/#dom-url-origin of the URL `href` (the empty string if it
+/// does not parse).
+pub fn url_origin(href: &str) -> String {
+    Url::parse(href)
+        .map(|url| url::quirks::origin(&url))
+        .unwrap_or_default()
+}
+
+/// https://url.spec.whatwg.org/#dom-url-url: the record ([`url_record`]) of `input` parsed
+/// against `base`, or null.
 pub fn url_parse(input: &str, base: Option<&str>) -> HostValue {
     let base = match base.map(Url::parse) {
         Some(Ok(base)) => Some(base),
@@ -133,12 +169,12 @@ pub fn url_parse(input: &str, base: Option<&str>) -> HostValue {
         None => None,
     };
     match Url::options().base_url(base.as_ref()).parse(input) {
-        Ok(url) => url_parts(&url),
+        Ok(url) => url_record(&url),
         Err(_) => HostValue::Null,
     }
 }
 
-/// Run the setter of `component` on the URL `href` with `value`: the new parts, or null
+/// Run the setter of `component` on the URL `href` with `value`: the new record, or null
 /// when `href` no longer parses or the component is unknown. A setter that refuses the
 /// value leaves the URL as it was, as the standard says.
 pub fn url_set(href: &str, component: &str, value: &str) -> HostValue {
@@ -167,7 +203,7 @@ pub fn url_set(href: &str, component: &str, value: &str) -> HostValue {
         }
         _ => return HostValue::Null,
     };
-    url_parts(&url)
+    url_record(&url)
 }
 
 #[cfg(test)]
@@ -224,10 +260,33 @@ mod tests {
         assert_eq!(latin1_bytes("\u{100}"), None);
     }
 
+    /// The components a record gives (href sliced at each span) and its `reparses` flag.
+    fn components(record: &HostValue) -> (Vec<String>, bool) {
+        let HostValue::Array(items) = record else {
+            panic!("not a record: {record:?}");
+        };
+        let [
+            HostValue::String(href),
+            offsets @ ..,
+            HostValue::Bool(reparses),
+        ] = items.as_slice()
+        else {
+            panic!("not a record: {record:?}");
+        };
+        let mut parts = vec![href.clone()];
+        for pair in offsets.chunks(2) {
+            let [HostValue::Number(start), HostValue::Number(end)] = pair else {
+                panic!("not a span: {pair:?}");
+            };
+            parts.push(href[*start as usize..*end as usize].to_string());
+        }
+        (parts, *reparses)
+    }
+
     #[test]
-    fn url_parts_follow_the_url_standard() {
-        let parts = url_parse("HTTP://user:pw@Example.COM:8080/a/../b?q=1#frag", None);
-        let expected: Vec<HostValue> = [
+    fn url_records_slice_href_as_the_url_standard_getters_do() {
+        let record = url_parse("HTTP://user:pw@Example.COM:8080/a/../b?q=1#frag", None);
+        let expected = [
             "http://user:pw@example.com:8080/b?q=1#frag",
             "http:",
             "user",
@@ -238,13 +297,70 @@ mod tests {
             "/b",
             "?q=1",
             "#frag",
-            "http://example.com:8080",
-        ]
-        .into_iter()
-        .map(HostValue::from)
-        .collect();
-        assert_eq!(parts, HostValue::Array(expected));
+        ];
+        assert_eq!(
+            components(&record),
+            (expected.map(String::from).to_vec(), true)
+        );
+        // Empty query and fragment read as "", a default port is dropped, IPv6 keeps its
+        // brackets in hostname.
+        let record = url_parse("https://[::1]:443/?#", None);
+        let expected = [
+            "https://[::1]/?#",
+            "https:",
+            "",
+            "",
+            "[::1]",
+            "[::1]",
+            "",
+            "/",
+            "",
+            "",
+        ];
+        assert_eq!(
+            components(&record),
+            (expected.map(String::from).to_vec(), true)
+        );
+        // A non-special URL with an opaque path: parsing its href again is not promised to
+        // give the same record, so the guest does not answer from it.
+        let record = url_parse("mailto:a@b.example?subject=hi", None);
+        let expected = [
+            "mailto:a@b.example?subject=hi",
+            "mailto:",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "a@b.example",
+            "?subject=hi",
+            "",
+        ];
+        assert_eq!(
+            components(&record),
+            (expected.map(String::from).to_vec(), false)
+        );
         assert_eq!(url_parse("/relative", None), HostValue::Null);
         assert_eq!(url_parse("/x", Some("not a base")), HostValue::Null);
+    }
+
+    #[test]
+    fn url_setters_answer_a_new_record_and_origin_is_read_apart() {
+        let record = url_set("http://a.example/p?q#h", "search", "x=1");
+        assert_eq!(components(&record).0[8], "?x=1");
+        assert_eq!(
+            url_set("http://a.example/", "nonsense", ""),
+            HostValue::Null
+        );
+        assert_eq!(
+            url_origin("https://user@A.example:443/x"),
+            "https://a.example"
+        );
+        assert_eq!(
+            url_origin("blob:https://a.example:8443/uuid"),
+            "https://a.example:8443"
+        );
+        assert_eq!(url_origin("data:,x"), "null");
+        assert_eq!(url_origin("not a url"), "");
     }
 }

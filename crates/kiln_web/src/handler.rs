@@ -12,7 +12,9 @@ pub(crate) type ResponseSlot = Rc<RefCell<Option<HandlerResponse>>>;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IncomingRequest {
     pub method: String,
-    /// the absolute URL (`http://host:port/path?query`)
+    /// the absolute URL (`http://host:port/path?query`) as received: the handler's
+    /// `request.url` is its serialization (parsed when first read; kept as given if it does
+    /// not parse)
     pub url: String,
     /// lower-case names, in the order received
     pub headers: Vec<(String, String)>,
@@ -82,14 +84,33 @@ pub(crate) fn body_from_guest(body: HostValue) -> Option<Vec<u8>> {
     }
 }
 
-/// Headers as the guest's flat list: name, value, name, value, ...
+/// Headers as they cross to the guest: one string joining names and values with "\n"
+/// (name, value, name, value, ...), which is one allocation on either side of the boundary
+/// and is split only if the handler reads them; the flat list of strings when a name or a
+/// value holds a "\n" (HTTP allows none).
 pub(crate) fn header_list(headers: &[(String, String)]) -> HostValue {
-    HostValue::Array(
-        headers
-            .iter()
-            .flat_map(|(k, v)| [HostValue::from(k.as_str()), HostValue::from(v.as_str())])
-            .collect(),
-    )
+    if headers
+        .iter()
+        .any(|(name, value)| name.contains('\n') || value.contains('\n'))
+    {
+        return HostValue::Array(
+            headers
+                .iter()
+                .flat_map(|(k, v)| [HostValue::from(k.as_str()), HostValue::from(v.as_str())])
+                .collect(),
+        );
+    }
+    let length = headers.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+    let mut joined = String::with_capacity(length);
+    for (i, (name, value)) in headers.iter().enumerate() {
+        if i > 0 {
+            joined.push('\n');
+        }
+        joined.push_str(name);
+        joined.push('\n');
+        joined.push_str(value);
+    }
+    HostValue::String(joined)
 }
 
 /// The web platform installed in one runtime: dispatches requests to its handler.
@@ -134,6 +155,25 @@ impl Web {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headers_cross_as_one_string_unless_a_value_holds_a_line_feed() {
+        let pairs = |items: &[(&str, &str)]| -> Vec<(String, String)> {
+            items
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(header_list(&[]), HostValue::from(""));
+        assert_eq!(
+            header_list(&pairs(&[("a", "1"), ("b", ""), ("a", "2")])),
+            HostValue::from("a\n1\nb\n\na\n2")
+        );
+        assert_eq!(
+            header_list(&pairs(&[("a", "x\ny")])),
+            strings(&["a", "x\ny"])
+        );
+    }
 
     fn strings(items: &[&str]) -> HostValue {
         HostValue::Array(items.iter().map(|s| HostValue::from(*s)).collect())

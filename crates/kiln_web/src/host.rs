@@ -43,6 +43,9 @@ pub fn install(runtime: &mut Runtime, options: WebOptions) -> crate::Web {
         "__kiln_web.urlSet",
         |href: String, component: String, value: String| codec::url_set(&href, &component, &value),
     );
+    runtime.register_sync("__kiln_web.urlOrigin", |href: String| {
+        codec::url_origin(&href)
+    });
     runtime.register_sync("__kiln_web.formParse", |query: String| {
         HostValue::Array(
             url::form_urlencoded::parse(query.as_bytes())

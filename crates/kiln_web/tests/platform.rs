@@ -410,3 +410,274 @@ fn globals_are_installed_as_webidl_does() {
         &["true", "undefined 0"],
     );
 }
+
+#[test]
+fn url_getters_follow_setters_and_urls_of_one_href_stay_apart() {
+    check_with_helpers(
+        r##"
+        const s = "http://a.example/p?x=1#top";
+        const a = new URL(s);
+        const b = new URL(s);
+        a.search = "?y=2";
+        a.hash = "#end";
+        console.log(a.href, a.search, a.hash, a.pathname);
+        console.log(b.href, b.search, b.hash, b.searchParams.get("x"));
+        const params = a.searchParams;
+        console.log(params.get("y"), params.has("x"), params === a.searchParams, b.searchParams === params);
+        a.search = "z=3";
+        console.log(params.get("z"), params.get("y"), a.href);
+        a.href = "https://b.example:8080/q?w=4";
+        console.log(params.get("w"), a.origin, a.host, a.hostname, a.port, a.protocol);
+        params.append("v", "5");
+        console.log(a.search, a.href, b.href);
+        a.hash = "";
+        a.search = "";
+        console.log(a.href, JSON.stringify([a.search, a.hash, params.size]));
+        a.port = "nonsense";
+        a.hostname = "";
+        console.log(a.href, a.username === "", a.password === "");
+        const c = new URL("ftp://u:p@[::1]:21/d");
+        console.log(c.username, c.password, c.host, c.hostname, c.port === "", c.origin);
+        const d = new URL("blob:https://a.example:8443/uuid");
+        console.log(d.protocol, d.pathname, d.origin, new URL("data:,x").origin);
+        console.log(URL.parse(s).href === s, URL.parse("/x", s).href, URL.canParse(s), new URL(new URL(s)).hash);
+        "##,
+        &[
+            "http://a.example/p?y=2#end ?y=2 #end /p",
+            "http://a.example/p?x=1#top ?x=1 #top 1",
+            "2 false true false",
+            "3 null http://a.example/p?z=3#end",
+            "4 https://b.example:8080 b.example:8080 b.example 8080 https:",
+            "?w=4&v=5 https://b.example:8080/q?w=4&v=5 http://a.example/p?x=1#top",
+            r#"https://b.example:8080/q ["","",0]"#,
+            "https://b.example:8080/q true true",
+            "u p [::1] [::1] true ftp://[::1]",
+            "blob: https://a.example:8443/uuid https://a.example:8443 null",
+            "true http://a.example/x true #top",
+        ],
+    );
+}
+
+#[test]
+fn headers_keep_repeated_names_apart_until_read_and_share_one_list_with_their_owner() {
+    check_with_helpers(
+        r#"
+        const r = new Response("x", { headers: [["X-A", "1"], ["x-a", "2"], ["Set-Cookie", "a=1"], ["SET-COOKIE", "b=2"], ["B", "3"]] });
+        console.log(r.headers === r.headers, r.headers.get("X-A"), JSON.stringify(r.headers.getSetCookie()));
+        console.log(JSON.stringify([...r.headers]));
+        r.headers.append("b", "4");
+        r.headers.delete("X-A");
+        console.log(JSON.stringify([...r.clone().headers]));
+        const red = Response.redirect("http://a.example/");
+        console.log(caught(() => red.headers.append("x", "1")), caught(() => red.clone().headers.delete("location")), red.clone().headers.get("location"));
+        console.log(caught(() => Response.error().headers.set("x", "1")), caught(() => new Headers([["x", "1"]]).set("bad name", "1")));
+        const q = new Request("http://a.example/", { headers: { "X-B": "1", "x-b": "2" } });
+        const q2 = q.clone();
+        q2.headers.append("x-b", "3");
+        console.log(q.headers.get("x-b"), q2.headers.get("x-b"), new Request(q2).headers.get("X-B"));
+        "#,
+        &[
+            r#"true 1, 2 ["a=1","b=2"]"#,
+            r#"[["b","3"],["content-type","text/plain;charset=UTF-8"],["set-cookie","a=1"],["set-cookie","b=2"],["x-a","1, 2"]]"#,
+            r#"[["b","3, 4"],["content-type","text/plain;charset=UTF-8"],["set-cookie","a=1"],["set-cookie","b=2"]]"#,
+            "TypeError: These headers are immutable TypeError: These headers are immutable http://a.example/",
+            r#"TypeError: These headers are immutable TypeError: Invalid header name: "bad name""#,
+            "1, 2 1, 2, 3 1, 2, 3",
+        ],
+    );
+}
+
+/// A runtime that evaluated the handler module `handler`, its web platform, and the lines
+/// it logs.
+fn warm(handler: &str) -> (Runtime, kiln_web::Web, Rc<RefCell<Vec<String>>>) {
+    let lines = Rc::new(RefCell::new(Vec::new()));
+    let sink = lines.clone();
+    let mut rt = Runtime::new();
+    let web = kiln_web::install(
+        &mut rt,
+        WebOptions {
+            env: vec![],
+            console: Box::new(move |_, line| sink.borrow_mut().push(line.to_string())),
+        },
+    );
+    let files = MemoryLoader::new([("handler.js", handler)]);
+    rt.set_module_loader(Box::new(WebLoader::new("handler.js", files)));
+    rt.run_module(kiln_web::ENTRY, "").unwrap();
+    (rt, web, lines)
+}
+
+/// What a handler module answers to `request` through the dispatcher the host calls, with
+/// the lines it logs.
+fn serve(
+    handler: &str,
+    request: kiln_web::IncomingRequest,
+) -> (kiln_web::HandlerResponse, Vec<String>) {
+    let (mut rt, web, lines) = warm(handler);
+    let outcome = web.dispatch(&mut rt, request).unwrap();
+    assert!(matches!(outcome, kiln::Outcome::Complete(_)), "{outcome:?}");
+    let response = web.take_response().expect("no response");
+    (response, lines.take())
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn incoming(url: &str, headers: &[(&str, &str)]) -> kiln_web::IncomingRequest {
+    kiln_web::IncomingRequest {
+        method: "GET".into(),
+        url: url.into(),
+        headers: pairs(headers),
+        body: vec![],
+    }
+}
+
+#[test]
+fn the_request_url_is_the_serialization_of_the_url_the_host_received() {
+    let handler = r#"export default {
+        fetch(request) {
+            const url = new URL(request.url);
+            url.search = "?changed";
+            const again = new URL(request.url);
+            console.log(request.url, url.href, again.href, again.pathname, again.search, again.host);
+            console.log(new Request(request).url, request.clone().url);
+            return new Response(null, { status: 204 });
+        }
+    }"#;
+    let (response, lines) = serve(handler, incoming("http://EXAMPLE.com:80/a/../b c?q=1", &[]));
+    assert_eq!(response.status, 204);
+    assert_eq!(
+        lines,
+        [
+            "http://example.com/b%20c?q=1 http://example.com/b%20c?changed http://example.com/b%20c?q=1 /b%20c ?q=1 example.com",
+            "http://example.com/b%20c?q=1 http://example.com/b%20c?q=1",
+        ]
+    );
+}
+
+#[test]
+fn request_headers_from_the_host_keep_their_order_repeats_and_case_rules() {
+    let handler = r#"export default {
+        async fetch(request) {
+            const h = request.headers;
+            console.log(h === request.headers, h.get("Accept"), h.get("x-empty") === "", h.has("X-MISSING"));
+            console.log(JSON.stringify([...h]));
+            h.append("x-added", "1");
+            console.log(JSON.stringify([...request.clone().headers.keys()]));
+            return new Response("ok", { headers: [["Set-Cookie", "a=1"], ["set-cookie", "b=2"], ["X-Seen", h.get("accept")]] });
+        }
+    }"#;
+    let headers = [
+        ("host", "a.example"),
+        ("accept", "text/html"),
+        ("x-empty", ""),
+        ("accept", "*/*"),
+    ];
+    let (response, lines) = serve(handler, incoming("http://a.example/", &headers));
+    assert_eq!(
+        lines,
+        [
+            "true text/html, */* true false",
+            r#"[["accept","text/html, */*"],["host","a.example"],["x-empty",""]]"#,
+            r#"["accept","host","x-added","x-empty"]"#,
+        ]
+    );
+    assert_eq!(
+        response.headers,
+        pairs(&[
+            ("set-cookie", "a=1"),
+            ("set-cookie", "b=2"),
+            ("x-seen", "text/html, */*"),
+            ("content-type", "text/plain;charset=UTF-8"),
+        ])
+    );
+    assert_eq!(response.body, b"ok");
+    // A value holding a line feed (which HTTP does not carry) crosses as a list.
+    let (_, lines) = serve(
+        "export default { fetch(r) { console.log(JSON.stringify(r.headers.get('x'))); return new Response(); } }",
+        incoming("http://a.example/", &[("x", "1\n2"), ("y", "3")]),
+    );
+    assert_eq!(lines, [r#""1\n2""#]);
+}
+
+#[test]
+fn handlers_answer_synchronously_or_through_promises_and_thenables() {
+    let handler = r#"
+        let n = 0;
+        export default {
+            fetch(request, env, ctx) {
+                n++;
+                if (n === 1) return new Response("sync");
+                if (n === 2) return Promise.resolve(new Response("promise"));
+                if (n === 3) return { then(resolve) { resolve(new Response("thenable")); } };
+                ctx.waitUntil(Promise.resolve().then(() => console.log("after")));
+                return new Response("waits");
+            }
+        }"#;
+    let (mut rt, web, lines) = warm(handler);
+    for expected in ["sync", "promise", "thenable", "waits"] {
+        web.dispatch(&mut rt, incoming("http://a.example/", &[]))
+            .unwrap();
+        assert_eq!(web.take_response().unwrap().body, expected.as_bytes());
+    }
+    assert_eq!(lines.take(), ["after"]);
+}
+
+#[test]
+fn fetch_hands_the_host_the_request_record_and_answers_with_immutable_headers() {
+    let handler = r#"export default {
+        async fetch(request) {
+            const sent = new Request("http://API.example:80/x/../y", { method: "POST", body: "hi", headers: [["X-A", "1"], ["x-a", "2"]] });
+            const answer = await fetch(sent);
+            console.log(sent.bodyUsed, answer.status, answer.statusText, answer.url, answer.redirected, answer.type);
+            console.log(JSON.stringify([...answer.headers]), answer.headers.get("Set-Cookie"));
+            console.log((() => { try { answer.headers.append("x", "1"); } catch (e) { return e.message; } })());
+            console.log(await answer.clone().text(), JSON.stringify([...answer.clone().headers.keys()]));
+            return new Response(await answer.text());
+        }
+    }"#;
+    let (mut rt, web, lines) = warm(handler);
+    let outcome = web
+        .dispatch(&mut rt, incoming("http://a.example/", &[]))
+        .unwrap();
+    let kiln::Outcome::Suspended(calls) = outcome else {
+        panic!("the handler did not wait for fetch: {outcome:?}");
+    };
+    let Some(Ok(kiln_web::WebCall::Fetch(request))) = kiln_web::WebCall::parse(&calls[0]) else {
+        panic!("not a fetch: {calls:?}");
+    };
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.url.as_str(), "http://api.example/y");
+    assert_eq!(
+        request.headers,
+        pairs(&[
+            ("x-a", "1"),
+            ("x-a", "2"),
+            ("content-type", "text/plain;charset=UTF-8")
+        ])
+    );
+    assert_eq!(request.body, b"hi");
+    let answer = kiln_web::FetchResponse {
+        status: 201,
+        status_text: "Made".into(),
+        headers: pairs(&[("set-cookie", "a=1"), ("b", "2"), ("set-cookie", "c=3")]),
+        body: b"body".to_vec(),
+        url: "http://api.example/z".into(),
+        redirected: true,
+    };
+    let outcome = rt.resume(calls[0].id, Ok(answer.into_answer())).unwrap();
+    assert!(matches!(outcome, kiln::Outcome::Complete(_)), "{outcome:?}");
+    assert_eq!(web.take_response().unwrap().body, b"body");
+    assert_eq!(
+        lines.take(),
+        [
+            "true 201 Made http://api.example/z true basic",
+            r#"[["b","2"],["set-cookie","a=1"],["set-cookie","c=3"]] a=1, c=3"#,
+            "These headers are immutable",
+            r#"body ["b","set-cookie","set-cookie"]"#,
+        ]
+    );
+}

@@ -17,6 +17,10 @@ function expose(name, value) {
   });
 }
 
+// Marks a construction from trusted parts (the host's request, fetch's response, a
+// Headers over an existing list).
+const INTERNAL = Symbol("internal");
+
 // WebIDL USVString: lone surrogates become U+FFFD.
 function usv(value) {
   return String(value).toWellFormed();

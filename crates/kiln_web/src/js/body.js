@@ -6,8 +6,6 @@
 const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
-// Marks a construction from trusted parts (the host's request, fetch's response).
-const INTERNAL = Symbol("internal");
 
 // https://fetch.spec.whatwg.org/#concept-bodyinit-extract: [source, Content-Type or null]
 function extractBody(init) {
@@ -86,20 +84,36 @@ function normalizeMethod(method) {
 }
 
 let requestBodyRecord;
+let requestRecord;
 
 // A Request's or Response's state is one record held in one private field (a private field
 // costs a definition per object, an ordinary property of a record made by a literal does
 // not). The record is also the body's: { source, used } are read by the body methods.
+//
+// Its headers are `list`, the flat header list, and `headers`, the Headers object over
+// that same list, made when `headers` is first read (null until then): a handler that
+// never reads them costs no Headers object. An immutable list (the guard "immutable") is
+// not extensible, and so are the Headers over it.
+
+// The URL of a Request record. The host's request URL (`hostURL`) is parsed when it is
+// first read, so that `url` is its serialization.
+function requestURL(r) {
+  if (r.hostURL) {
+    const record = parseURL(r.url);
+    if (record !== null) r.url = record[HREF];
+    r.hostURL = false;
+  }
+  return r.url;
+}
 
 class Request {
-  // { method, url, headers: a Headers, or the host's flat list until `headers` is first
-  // read, redirect, source, used }
+  // { method, url, hostURL, list, headers, redirect, source, used }
   #r;
 
   constructor(input, init = undefined) {
     if (input === INTERNAL) {
-      // init: [method, url, flat header list, body source]
-      this.#r = { method: init[0], url: init[1], headers: init[2], redirect: "follow", source: init[3], used: false };
+      // init: the record
+      this.#r = init;
       return;
     }
     if (arguments.length === 0) throw new TypeError("Request constructor: 1 argument required, but only 0 present");
@@ -110,16 +124,16 @@ class Request {
     let inputRecord = null;
     let r;
     if (input instanceof Request) {
-      inputRecord = input.#r;
-      r = { method: inputRecord.method, url: inputRecord.url, headers: new Headers(input.headers), redirect: inputRecord.redirect, source: null, used: false };
+      inputRecord = requestRecord(input);
+      r = { method: inputRecord.method, url: inputRecord.url, hostURL: false, list: inputRecord.list.slice(), headers: null, redirect: inputRecord.redirect, source: null, used: false };
       if (inputRecord.used) throw new TypeError("Cannot construct a Request from one whose body was already used");
     } else {
-      const parts = parseURL(input);
-      if (parts === null) throw new TypeError(`Invalid URL: ${usv(input)}`);
-      if (parts[USERNAME] !== "" || parts[PASSWORD] !== "") {
-        throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${parts[HREF]}`);
+      const record = parseURL(input);
+      if (record === null) throw new TypeError(`Invalid URL: ${usv(input)}`);
+      if (record[USERNAME] !== record[USERNAME + 1] || record[PASSWORD] !== record[PASSWORD + 1]) {
+        throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${record[HREF]}`);
       }
-      r = { method: "GET", url: parts[HREF], headers: new Headers(), redirect: "follow", source: null, used: false };
+      r = { method: "GET", url: record[HREF], hostURL: false, list: [], headers: null, redirect: "follow", source: null, used: false };
     }
     if (init.method !== undefined) r.method = normalizeMethod(init.method);
     if (init.redirect !== undefined) {
@@ -129,7 +143,11 @@ class Request {
       }
       r.redirect = redirect;
     }
-    if (init.headers !== undefined) r.headers = new Headers(init.headers);
+    if (init.headers !== undefined) {
+      const list = [];
+      fillHeaders(list, init.headers);
+      r.list = list;
+    }
     const hasInitBody = init.body !== undefined && init.body !== null;
     if ((hasInitBody || (inputRecord !== null && inputRecord.source !== null)) && (r.method === "GET" || r.method === "HEAD")) {
       throw new TypeError("Request with GET/HEAD method cannot have body");
@@ -137,7 +155,7 @@ class Request {
     if (hasInitBody) {
       const [source, type] = extractBody(init.body);
       r.source = source;
-      if (type !== null && !r.headers.has("content-type")) r.headers.append("content-type", type);
+      if (type !== null && !listHas(r.list, "content-type", undefined)) r.list.push("content-type", type);
     } else if (inputRecord !== null && inputRecord.source !== null) {
       // The new request takes the input's body; the input's is then used.
       r.source = inputRecord.source;
@@ -149,27 +167,36 @@ class Request {
   static {
     requestBodyRecord = (request) => request.#r;
     installBodyMethods(Request, requestBodyRecord);
+    // The method, URL, header list and body source, for fetch.
+    requestRecord = (request) => {
+      const r = request.#r;
+      requestURL(r);
+      if (typeof r.list === "string") r.list = hostHeaderList(r.list);
+      return r;
+    };
   }
 
   get method() {
     return this.#r.method;
   }
   get url() {
-    return this.#r.url;
+    return requestURL(this.#r);
   }
   get headers() {
     const r = this.#r;
-    if (Array.isArray(r.headers)) r.headers = headersFromList(r.headers, "none");
+    if (r.headers === null) {
+      if (typeof r.list === "string") r.list = hostHeaderList(r.list);
+      r.headers = headersOver(r.list);
+    }
     return r.headers;
   }
   get redirect() {
     return this.#r.redirect;
   }
   clone() {
-    const r = this.#r;
+    const r = requestRecord(this);
     if (r.used) throw new TypeError("Cannot clone a Request whose body was already used");
-    const headers = this.headers;
-    return new Request(INTERNAL, [r.method, r.url, headerList(headers).slice(), r.source]);
+    return new Request(INTERNAL, { method: r.method, url: r.url, hostURL: false, list: r.list.slice(), headers: null, redirect: r.redirect, source: r.source, used: false });
   }
 }
 Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request", configurable: true });
@@ -177,26 +204,31 @@ Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request",
 let responseRecord;
 let initializeResponse;
 
+// A new Response's record.
+function responseRecordOf(status, list, headers, source, type) {
+  return { status, statusText: "", list, headers, source, used: false, type, url: "", redirected: false };
+}
+
 class Response {
-  // { status, statusText, headers, source, used, type, url, redirected }
+  // { status, statusText, list, headers, source, used, type, url, redirected }
   #r;
 
   constructor(body = null, init = undefined) {
     if (body === INTERNAL) {
-      // init: [status, statusText, Headers, body source, type, url, redirected]
-      this.#r = { status: init[0], statusText: init[1], headers: init[2], source: init[3], used: false, type: init[4], url: init[5], redirected: init[6] };
+      // init: the record
+      this.#r = init;
       return;
     }
-    this.#r = { status: 200, statusText: "", headers: new Headers(), source: null, used: false, type: "default", url: "", redirected: false };
+    this.#r = responseRecordOf(200, [], null, null, "default");
     let extracted = null;
     if (body !== null && body !== undefined) extracted = extractBody(body);
-    initializeResponse(this, init, extracted);
+    initializeResponse(this.#r, init, extracted);
   }
 
   static {
-    // https://fetch.spec.whatwg.org/#initialize-a-response
-    initializeResponse = (response, init, extracted) => {
-      const r = response.#r;
+    // https://fetch.spec.whatwg.org/#initialize-a-response, on a record whose headers were
+    // not read yet.
+    initializeResponse = (r, init, extracted) => {
       if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
         throw new TypeError("Response init must be an object");
       }
@@ -209,13 +241,12 @@ class Response {
         if (statusText !== "" && !REASON_PHRASE.test(statusText)) throw new TypeError(`Invalid status text: ${JSON.stringify(statusText)}`);
         r.status = code;
         r.statusText = statusText;
-        if (init.headers !== undefined) fillHeaders(r.headers, init.headers);
+        if (init.headers !== undefined) fillHeaders(r.list, init.headers);
       }
       if (extracted === null) return;
       if (NULL_BODY_STATUS.includes(r.status)) throw new TypeError(`Response with null body status ${r.status} cannot have body`);
       r.source = extracted[0];
-      const list = headerList(r.headers);
-      if (extracted[1] !== null && !listHas(list, "content-type", undefined)) list.push("content-type", extracted[1]);
+      if (extracted[1] !== null && !listHas(r.list, "content-type", undefined)) r.list.push("content-type", extracted[1]);
     };
     responseRecord = (response) => response.#r;
     installBodyMethods(Response, responseRecord);
@@ -224,21 +255,21 @@ class Response {
   static json(data, init = undefined) {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError("Response.json: the value is not JSON serializable");
-    const response = new Response(INTERNAL, [200, "", new Headers(), null, "default", "", false]);
-    initializeResponse(response, init, [text, "application/json"]);
-    return response;
+    const r = responseRecordOf(200, [], null, null, "default");
+    initializeResponse(r, init, [text, "application/json"]);
+    return new Response(INTERNAL, r);
   }
 
   static redirect(url, status = 302) {
-    const parts = parseURL(url);
-    if (parts === null) throw new TypeError(`Invalid URL: ${usv(url)}`);
+    const record = parseURL(url);
+    if (record === null) throw new TypeError(`Invalid URL: ${usv(url)}`);
     status = Number(status) & 0xffff;
     if (!REDIRECT_STATUS.includes(status)) throw new RangeError(`Invalid redirect status: ${status}`);
-    return new Response(INTERNAL, [status, "", headersFromList(["location", parts[HREF]], "immutable"), null, "default", "", false]);
+    return new Response(INTERNAL, responseRecordOf(status, immutableList(["location", record[HREF]]), null, null, "default"));
   }
 
   static error() {
-    return new Response(INTERNAL, [0, "", headersFromList([], "immutable"), null, "error", "", false]);
+    return new Response(INTERNAL, responseRecordOf(0, immutableList([]), null, null, "error"));
   }
 
   get type() {
@@ -261,13 +292,16 @@ class Response {
     return this.#r.statusText;
   }
   get headers() {
-    return this.#r.headers;
+    const r = this.#r;
+    r.headers ??= headersOver(r.list);
+    return r.headers;
   }
   clone() {
     const r = this.#r;
     if (r.used) throw new TypeError("Cannot clone a Response whose body was already used");
-    const headers = headersFromList(headerList(r.headers), headersGuard(r.headers));
-    return new Response(INTERNAL, [r.status, r.statusText, headers, r.source, r.type, r.url, r.redirected]);
+    // The clone's headers have the same guard: an immutable list stays so.
+    const list = Object.isExtensible(r.list) ? r.list.slice() : immutableList(r.list.slice());
+    return new Response(INTERNAL, { status: r.status, statusText: r.statusText, list, headers: null, source: r.source, used: false, type: r.type, url: r.url, redirected: r.redirected });
   }
 }
 Object.defineProperty(Response.prototype, Symbol.toStringTag, { value: "Response", configurable: true });

@@ -16,43 +16,47 @@ function headerValue(value) {
   return s;
 }
 
-// Internal access to a Headers object's list and guard, for Request, Response and fetch.
+// Internal access to a Headers object's list, for Request, Response and fetch.
 let headerList;
-let setHeadersGuard;
-let headersGuard;
+
+// A Headers object's state is its list alone (each private field or private method costs
+// every instance a definition): the list of headers whose guard is "immutable" is made
+// non-extensible, which is also what the guard is read from.
+function checkMutable(list) {
+  if (!Object.isExtensible(list)) throw new TypeError("These headers are immutable");
+}
+
+// The list the next `new Headers(INTERNAL)` takes.
+let listForHeaders = null;
 
 class Headers {
   // name (lower case), value, name, value, ... in insertion order
-  #list = [];
-  // "none" or "immutable"
-  #guard = "none";
+  #list;
 
   constructor(init = undefined) {
-    if (init !== undefined) fillHeaders(this, init);
+    if (init === INTERNAL) {
+      this.#list = listForHeaders;
+      listForHeaders = null;
+      return;
+    }
+    this.#list = [];
+    if (init !== undefined) fillHeaders(this.#list, init);
   }
 
   static {
     headerList = (headers) => headers.#list;
-    setHeadersGuard = (headers, guard) => {
-      headers.#guard = guard;
-    };
-    headersGuard = (headers) => headers.#guard;
-  }
-
-  #checkMutable() {
-    if (this.#guard === "immutable") throw new TypeError("These headers are immutable");
   }
 
   append(name, value) {
     name = headerName(name);
     value = headerValue(value);
-    this.#checkMutable();
+    checkMutable(this.#list);
     this.#list.push(name, value);
   }
 
   delete(name) {
     name = headerName(name);
-    this.#checkMutable();
+    checkMutable(this.#list);
     listDelete(this.#list, name, undefined);
   }
 
@@ -77,7 +81,7 @@ class Headers {
   set(name, value) {
     name = headerName(name);
     value = headerValue(value);
-    this.#checkMutable();
+    checkMutable(this.#list);
     listSet(this.#list, name, value);
   }
 
@@ -129,21 +133,31 @@ function sortAndCombine(list) {
 
 const HeadersIterator = makePairIteratorClass("Headers Iterator", (headers) => sortAndCombine(headerList(headers)));
 
-// (sequence<sequence<ByteString>> or record<ByteString, ByteString>)
-function fillHeaders(headers, init) {
+// (sequence<sequence<ByteString>> or record<ByteString, ByteString>), appended to `list`
+function fillHeaders(list, init) {
   if (init === null || (typeof init !== "object" && typeof init !== "function")) {
     throw new TypeError("Headers init must be an object, an iterable of [name, value] pairs or a Headers");
   }
-  for (const [name, value] of initPairs(init, "Headers")) headers.append(name, value);
+  for (const [name, value] of initPairs(init, "Headers")) list.push(headerName(name), headerValue(value));
 }
 
-// Headers over a list the host or this platform built (lower-case names, valid values).
-function headersFromList(list, guard) {
-  const headers = new Headers();
-  const own = headerList(headers);
-  for (let i = 0; i < list.length; i++) own.push(list[i]);
-  setHeadersGuard(headers, guard);
-  return headers;
+// Headers over `list` itself (not a copy): Request and Response hand their list to the
+// Headers object they make when `headers` is first read.
+function headersOver(list) {
+  listForHeaders = list;
+  return new Headers(INTERNAL);
+}
+
+// `list` (lower-case names, valid values), made immutable: Headers over it refuse changes.
+function immutableList(list) {
+  return Object.preventExtensions(list);
+}
+
+// The host's header list: name, value, ... as an array, or as one string that joins them
+// with "\n" (which no header name or value holds).
+function hostHeaderList(list) {
+  if (typeof list !== "string") return list;
+  return list === "" ? [] : list.split("\n");
 }
 
 expose("Headers", Headers);

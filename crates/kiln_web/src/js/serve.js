@@ -6,23 +6,27 @@
 
 async function fetch(input, init = undefined) {
   const request = new Request(input, init);
-  const record = requestBodyRecord(request);
+  const record = requestRecord(request);
   if (record.source !== null) record.used = true;
-  const answer = await host.fetch([request.method, request.url, headerList(request.headers), record.source, request.redirect]);
-  const headers = headersFromList(answer[2], "immutable");
-  return new Response(INTERNAL, [answer[0], answer[1], headers, answer[3], "basic", answer[4], answer[5]]);
+  const answer = await host.fetch([record.method, record.url, record.list, record.source, record.redirect]);
+  const list = immutableList(hostHeaderList(answer[2]));
+  return new Response(INTERNAL, { status: answer[0], statusText: answer[1], list, headers: null, source: answer[3], used: false, type: "basic", url: answer[4], redirected: answer[5] });
 }
 expose("fetch", fetch);
 
 // ---- the Workers module form: export default { fetch(request, env, ctx) } ----
 
+let contextWaits;
+
 class ExecutionContext {
-  #waits;
-  constructor(waits) {
-    this.#waits = waits;
+  // the promises given to waitUntil, or null
+  #waits = null;
+  static {
+    contextWaits = (context) => context.#waits;
   }
   // Keeps the request's execution alive until `promise` settles (after the response).
   waitUntil(promise) {
+    if (this.#waits === null) this.#waits = [];
     this.#waits.push(Promise.resolve(promise));
   }
 }
@@ -35,8 +39,9 @@ function describe(value) {
 }
 
 // Check the handler module `namespace` (named `name` in messages) and install the global
-// `__kiln_dispatch(method, url, headers, body)` the host calls once per request (the body:
-// null, text, or a Uint8Array).
+// `__kiln_dispatch(method, url, headers, body)` the host calls once per request (the URL as
+// received, parsed when the handler reads it; the headers as a flat list or one string
+// joining it with "\n"; the body: null, text, or a Uint8Array).
 export function serve(namespace, name) {
   const handler = namespace.default;
   if (handler === null || (typeof handler !== "object" && typeof handler !== "function") || typeof handler.fetch !== "function") {
@@ -49,16 +54,20 @@ export function serve(namespace, name) {
   const env = Object.freeze(host.env());
 
   async function dispatch(method, url, headers, body) {
-    const request = new Request(INTERNAL, [method, url, headers, body]);
-    const waits = [];
+    const request = new Request(INTERNAL, { method, url, hostURL: true, list: headers, headers: null, redirect: "follow", source: body, used: false });
+    const context = new ExecutionContext();
     try {
-      const response = await handler.fetch(request, env, new ExecutionContext(waits));
+      let response = handler.fetch(request, env, context);
+      // A Response returned synchronously is used at once, as Deno.serve does (awaiting it
+      // would only queue the rest of the request behind one more job).
+      if (!(response instanceof Response)) response = await response;
       if (!(response instanceof Response)) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
       const record = responseRecord(response);
       if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
       if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
-      host.respond(record.status, record.statusText, headerList(record.headers), record.source);
-      if (waits.length > 0) {
+      host.respond(record.status, record.statusText, record.list, record.source);
+      const waits = contextWaits(context);
+      if (waits !== null) {
         for (const result of await Promise.allSettled(waits)) {
           if (result.status === "rejected") reportError(result.reason);
         }

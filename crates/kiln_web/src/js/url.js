@@ -1,44 +1,78 @@
 // ---- URL and URLSearchParams (https://url.spec.whatwg.org/) ----
 //
-// Parsing and the setters are the `url` crate's (WHATWG-conformant); a URL object keeps
-// its record as the parts the host returns.
+// Parsing and the setters are the `url` crate's (WHATWG-conformant). A URL object keeps
+// the record the host returns: its href and, for each component, where the component's
+// getter finds it in href (every getter but `origin` returns a slice of href), so a parse
+// crosses the boundary as one string and a component is made only when it is read.
 
-// Indices into a URL's parts.
+// Indices into a URL record: href, then the start of each component (its end follows).
 const HREF = 0;
 const PROTOCOL = 1;
-const USERNAME = 2;
-const PASSWORD = 3;
-const HOST = 4;
-const HOSTNAME = 5;
-const PORT = 6;
-const PATHNAME = 7;
-const SEARCH = 8;
-const HASH = 9;
-const ORIGIN = 10;
+const USERNAME = 3;
+const PASSWORD = 5;
+const HOST = 7;
+const HOSTNAME = 9;
+const PORT = 11;
+const PATHNAME = 13;
+const SEARCH = 15;
+const HASH = 17;
+// true when parsing href again gives this record
+const REPARSES = 19;
+
+function urlComponent(record, at) {
+  return record[HREF].slice(record[at], record[at + 1]);
+}
+
+// The last record parsed without a base whose href parses to itself: a parse of that href
+// is answered from it, so `new URL(request.url)` after `request.url` crosses to the host
+// once. Records are never changed (a setter makes a new one), so one may be shared.
+let lastParsed = null;
 
 function parseURL(url, base) {
-  return host.urlParse(usv(url), base === undefined ? undefined : usv(base));
+  const input = usv(url);
+  if (base !== undefined) return host.urlParse(input, usv(base));
+  if (lastParsed !== null && input === lastParsed[HREF]) return lastParsed;
+  const record = host.urlParse(input, undefined);
+  if (record !== null && record[REPARSES]) lastParsed = record;
+  return record;
 }
 
 let searchParamsUpdated;
+let setURLComponent;
+let syncURLSearchParams;
 let newSearchParamsFor;
 let syncSearchParams;
 let searchParamsPairs;
 
+// The URLSearchParams of each URL whose `searchParams` was read (most never are; a second
+// private field would cost every URL a definition).
+const urlSearchParams = new WeakMap();
+
 class URL {
-  #parts;
-  #searchParams = null;
+  #record;
 
   constructor(url, base = undefined) {
-    const parts = parseURL(url, base);
-    if (parts === null) throw new TypeError(`Invalid URL: ${usv(url)}`);
-    this.#parts = parts;
+    const record = parseURL(url, base);
+    if (record === null) throw new TypeError(`Invalid URL: ${usv(url)}`);
+    this.#record = record;
   }
 
   static {
     // URLSearchParams of this URL changed: its query becomes their serialization.
     searchParamsUpdated = (url, serialized) => {
-      url.#parts = host.urlSet(url.#parts[HREF], "search", serialized);
+      url.#record = host.urlSet(url.#record[HREF], "search", serialized);
+    };
+    // (Functions rather than private methods: a private method is defined on every
+    // instance.)
+    setURLComponent = (url, component, value) => {
+      const record = host.urlSet(url.#record[HREF], component, usv(value));
+      // A setter given a value it cannot use leaves the URL unchanged.
+      if (record !== null) url.#record = record;
+      if (component === "search") syncURLSearchParams(url);
+    };
+    syncURLSearchParams = (url) => {
+      const params = urlSearchParams.get(url);
+      if (params !== undefined) syncSearchParams(params, urlComponent(url.#record, SEARCH));
     };
   }
 
@@ -47,93 +81,91 @@ class URL {
   }
 
   static parse(url, base = undefined) {
-    const parts = parseURL(url, base);
-    if (parts === null) return null;
-    return new URL(parts[HREF]);
-  }
-
-  #set(component, value) {
-    const parts = host.urlSet(this.#parts[HREF], component, usv(value));
-    // A setter given a value it cannot use leaves the URL unchanged.
-    if (parts !== null) this.#parts = parts;
-    if (component === "search" || component === "href") if (this.#searchParams !== null) syncSearchParams(this.#searchParams, this.#parts[SEARCH]);
+    const record = parseURL(url, base);
+    if (record === null) return null;
+    return new URL(record[HREF]);
   }
 
   get href() {
-    return this.#parts[HREF];
+    return this.#record[HREF];
   }
   set href(value) {
-    const parts = parseURL(value);
-    if (parts === null) throw new TypeError(`Invalid URL: ${usv(value)}`);
-    this.#parts = parts;
-    if (this.#searchParams !== null) syncSearchParams(this.#searchParams, parts[SEARCH]);
+    const record = parseURL(value);
+    if (record === null) throw new TypeError(`Invalid URL: ${usv(value)}`);
+    this.#record = record;
+    syncURLSearchParams(this);
   }
   get origin() {
-    return this.#parts[ORIGIN];
+    return host.urlOrigin(this.#record[HREF]);
   }
   get protocol() {
-    return this.#parts[PROTOCOL];
+    return urlComponent(this.#record, PROTOCOL);
   }
   set protocol(value) {
-    this.#set("protocol", value);
+    setURLComponent(this, "protocol", value);
   }
   get username() {
-    return this.#parts[USERNAME];
+    return urlComponent(this.#record, USERNAME);
   }
   set username(value) {
-    this.#set("username", value);
+    setURLComponent(this, "username", value);
   }
   get password() {
-    return this.#parts[PASSWORD];
+    return urlComponent(this.#record, PASSWORD);
   }
   set password(value) {
-    this.#set("password", value);
+    setURLComponent(this, "password", value);
   }
   get host() {
-    return this.#parts[HOST];
+    return urlComponent(this.#record, HOST);
   }
   set host(value) {
-    this.#set("host", value);
+    setURLComponent(this, "host", value);
   }
   get hostname() {
-    return this.#parts[HOSTNAME];
+    return urlComponent(this.#record, HOSTNAME);
   }
   set hostname(value) {
-    this.#set("hostname", value);
+    setURLComponent(this, "hostname", value);
   }
   get port() {
-    return this.#parts[PORT];
+    return urlComponent(this.#record, PORT);
   }
   set port(value) {
-    this.#set("port", value);
+    setURLComponent(this, "port", value);
   }
   get pathname() {
-    return this.#parts[PATHNAME];
+    return urlComponent(this.#record, PATHNAME);
   }
   set pathname(value) {
-    this.#set("pathname", value);
+    setURLComponent(this, "pathname", value);
   }
   get search() {
-    return this.#parts[SEARCH];
+    return urlComponent(this.#record, SEARCH);
   }
   set search(value) {
-    this.#set("search", value);
+    setURLComponent(this, "search", value);
   }
   get searchParams() {
-    this.#searchParams ??= newSearchParamsFor(this, this.#parts[SEARCH]);
-    return this.#searchParams;
+    const record = this.#record;
+    let params = urlSearchParams.get(this);
+    if (params === undefined) {
+      params = newSearchParamsFor(this, urlComponent(record, SEARCH));
+      urlSearchParams.set(this, params);
+    }
+    return params;
   }
   get hash() {
-    return this.#parts[HASH];
+    return urlComponent(this.#record, HASH);
   }
   set hash(value) {
-    this.#set("hash", value);
+    setURLComponent(this, "hash", value);
   }
   toString() {
-    return this.#parts[HREF];
+    return this.#record[HREF];
   }
   toJSON() {
-    return this.#parts[HREF];
+    return this.#record[HREF];
   }
 }
 Object.defineProperty(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
