@@ -61,19 +61,30 @@ fn trivial(bencher: divan::Bencher) {
     });
 }
 
-#[divan::bench]
-fn realistic(bencher: divan::Bencher) {
-    let (mut runtime, web) = warm(REALISTIC);
+/// A POST of the 1 KB order to `path`, as the benchmark's client sends it.
+fn order(path: &str) -> IncomingRequest {
     let length = ORDER.len().to_string();
     let headers = [
         ("content-type", "application/json"),
         ("content-length", length.as_str()),
     ];
+    request("POST", path, &headers, ORDER)
+}
+
+#[divan::bench]
+fn realistic(bencher: divan::Bencher) {
+    let (mut runtime, web) = warm(REALISTIC);
+    bencher.bench_local(|| serve(&mut runtime, &web, order("/api/orders")));
+}
+
+/// The realistic handler with a URL it has not seen before on every request (a query that
+/// counts them), so that no parse of it is answered from the last one.
+#[divan::bench]
+fn realistic_new_url(bencher: divan::Bencher) {
+    let (mut runtime, web) = warm(REALISTIC);
+    let mut count = 0u64;
     bencher.bench_local(|| {
-        serve(
-            &mut runtime,
-            &web,
-            request("POST", "/api/orders", &headers, ORDER),
-        )
+        count += 1;
+        serve(&mut runtime, &web, order(&format!("/api/orders?n={count}")))
     });
 }
