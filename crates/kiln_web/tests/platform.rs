@@ -681,3 +681,35 @@ fn fetch_hands_the_host_the_request_record_and_answers_with_immutable_headers() 
         ]
     );
 }
+
+#[test]
+fn a_handler_that_throws_or_returns_no_response_fails_its_request_alone() {
+    let handler = r#"
+        let n = 0;
+        export default {
+            fetch(request) {
+                n++;
+                if (n === 1) throw new TypeError("thrown at once");
+                if (n === 2) return 5;
+                if (n === 3) return Promise.reject(new RangeError("rejected"));
+                if (n === 4) return Response.error();
+                return new Response(String(n));
+            }
+        }"#;
+    let (mut rt, web, _) = warm(handler);
+    for expected in [
+        "TypeError: thrown at once",
+        "TypeError: fetch() must return a Response (or a promise of one), but returned a number",
+        "RangeError: rejected",
+        "TypeError: fetch() returned Response.error()",
+    ] {
+        let error = web
+            .dispatch(&mut rt, incoming("http://a.example/", &[]))
+            .unwrap_err();
+        assert!(error.to_string().contains(expected), "{error}");
+        assert_eq!(web.take_response(), None);
+    }
+    web.dispatch(&mut rt, incoming("http://a.example/", &[]))
+        .unwrap();
+    assert_eq!(web.take_response().unwrap().body, b"5");
+}

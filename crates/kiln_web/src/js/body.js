@@ -3,7 +3,10 @@
 // A body is held whole: a string (text) or a Uint8Array (bytes), never a stream, in the
 // record of the Request/Response that owns it: { source, used, ... }.
 
-const NULL_BODY_STATUS = [101, 103, 204, 205, 304];
+// https://fetch.spec.whatwg.org/#null-body-status
+function isNullBodyStatus(status) {
+  return status === 101 || status === 103 || status === 204 || status === 205 || status === 304;
+}
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
@@ -220,15 +223,18 @@ class Response {
       return;
     }
     this.#r = responseRecordOf(200, [], null, null, "default");
-    let extracted = null;
-    if (body !== null && body !== undefined) extracted = extractBody(body);
-    initializeResponse(this.#r, init, extracted);
+    if (body === null || body === undefined) {
+      initializeResponse(this.#r, init, null, null);
+    } else {
+      const extracted = extractBody(body);
+      initializeResponse(this.#r, init, extracted[0], extracted[1]);
+    }
   }
 
   static {
     // https://fetch.spec.whatwg.org/#initialize-a-response, on a record whose headers were
-    // not read yet.
-    initializeResponse = (r, init, extracted) => {
+    // not read yet, with the body's source and Content-Type (a null source: no body).
+    initializeResponse = (r, init, source, type) => {
       if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") {
         throw new TypeError("Response init must be an object");
       }
@@ -243,10 +249,10 @@ class Response {
         r.statusText = statusText;
         if (init.headers !== undefined) fillHeaders(r.list, init.headers);
       }
-      if (extracted === null) return;
-      if (NULL_BODY_STATUS.includes(r.status)) throw new TypeError(`Response with null body status ${r.status} cannot have body`);
-      r.source = extracted[0];
-      if (extracted[1] !== null && !listHas(r.list, "content-type", undefined)) r.list.push("content-type", extracted[1]);
+      if (source === null) return;
+      if (isNullBodyStatus(r.status)) throw new TypeError(`Response with null body status ${r.status} cannot have body`);
+      r.source = source;
+      if (type !== null && !listHas(r.list, "content-type", undefined)) r.list.push("content-type", type);
     };
     responseRecord = (response) => response.#r;
     installBodyMethods(Response, responseRecord);
@@ -256,7 +262,7 @@ class Response {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError("Response.json: the value is not JSON serializable");
     const r = responseRecordOf(200, [], null, null, "default");
-    initializeResponse(r, init, [text, "application/json"]);
+    initializeResponse(r, init, text, "application/json");
     return new Response(INTERNAL, r);
   }
 

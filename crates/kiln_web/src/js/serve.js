@@ -53,15 +53,23 @@ export function serve(namespace, name) {
   }
   const env = Object.freeze(host.env());
 
-  async function dispatch(method, url, headers, body) {
-    const request = new Request(INTERNAL, { method, url, hostURL: true, list: headers, headers: null, redirect: "follow", source: body, used: false });
-    const context = new ExecutionContext();
+  // Hand the handler's response to the host.
+  function respond(response) {
+    const record = responseRecord(response);
+    if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
+    if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
+    host.respond(record.status, record.statusText, record.list, record.source);
+  }
+
+  // The rest of a request whose handler returned a promise (or a thenable) or has work to
+  // wait for.
+  async function finish(response, context) {
     try {
-      let response = handler.fetch(request, env, context);
-      // A Response returned synchronously is used at once, as Deno.serve does (awaiting it
-      // would only queue the rest of the request behind one more job).
-      if (!(response instanceof Response)) response = await response;
-      if (!(response instanceof Response)) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
+      if (!(response instanceof Response)) {
+        response = await response;
+        if (!(response instanceof Response)) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
+      }
+      // (respond's steps, written out: a call costs more than these lines)
       const record = responseRecord(response);
       if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
       if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
@@ -75,6 +83,29 @@ export function serve(namespace, name) {
     } finally {
       forgetTimers();
     }
+  }
+
+  function dispatch(method, url, headers, body) {
+    const request = new Request(INTERNAL, { method, url, hostURL: true, list: headers, headers: null, redirect: "follow", source: body, used: false });
+    const context = new ExecutionContext();
+    let response;
+    try {
+      response = handler.fetch(request, env, context);
+    } catch (error) {
+      forgetTimers();
+      throw error;
+    }
+    // A Response returned synchronously, with nothing given to waitUntil, is answered at
+    // once, as Deno.serve does: no promise, no job.
+    if (response instanceof Response && contextWaits(context) === null) {
+      try {
+        respond(response);
+      } finally {
+        forgetTimers();
+      }
+      return undefined;
+    }
+    return finish(response, context);
   }
 
   Object.defineProperty(globalThis, "__kiln_dispatch", { value: dispatch, writable: false, enumerable: false, configurable: false });
