@@ -640,6 +640,21 @@ fn fuel_is_charged_inside_long_running_builtins() {
 }
 
 #[test]
+fn json_stringify_charges_fuel_per_property() {
+    // only the text written was charged (64 bytes a unit), so a loop of calls ran
+    // hundreds of times past its budget, and its compute time as far
+    let mut rt = with_limits(Limits {
+        fuel: Some(1_000_000),
+        ..Limits::default()
+    });
+    let script = "const a = Array.from({ length: 1e4 }, (_, i) => ({ i }));
+        globalThis.calls = 0; for (;;) { JSON.stringify(a); calls++; }";
+    assert_eq!(error_kind(rt.start(script, "t.js")), ErrorKind::OutOfFuel);
+    let calls = complete(rt.start("calls", "t.js"));
+    assert!(calls.as_f64().is_some_and(|n| n < 20.0), "{calls:?}");
+}
+
+#[test]
 fn a_panic_inside_a_run_is_an_engine_error_not_a_crash() {
     let mut rt = Runtime::new();
     rt.register_sync("boom", || -> f64 { panic!("capability bug") });

@@ -79,13 +79,19 @@ enum Text {
 }
 
 impl Text {
-    fn of(vm: &mut Vm, id: crate::heap::StringId) -> Text {
+    /// A copy of the string `id`, reserved against the heap limit before it is made.
+    fn of(vm: &mut Vm, id: crate::heap::StringId) -> JsResult<Text> {
+        let bytes = match vm.heap.units(id) {
+            Units::Latin1(b) => b.len(),
+            Units::Utf16(u) => u.len() * 2,
+        };
+        vm.reserve_bytes(bytes)?;
         let text = match vm.heap.units(id) {
             Units::Latin1(b) => Text::Latin1(b.to_vec()),
             Units::Utf16(u) => Text::Utf16(u.to_vec()),
         };
         vm.heap.note_work(text.units().len());
-        text
+        Ok(text)
     }
 
     fn units(&self) -> Units<'_> {
@@ -125,8 +131,17 @@ struct ParseRecord {
     members: Vec<ParseRecord>,
 }
 
-/// A parse failure: message and position, turned into a SyntaxError by the caller.
+/// A parse failure: message and position, turned into a SyntaxError by the caller; or a
+/// budget ended the run while parsing (the VM's termination is set; the message is empty).
 struct ParseError(String);
+
+/// The caller's error for a failed parse: the SyntaxError, or the termination.
+fn parse_failure(vm: &mut Vm, ParseError(msg): ParseError) -> crate::Thrown {
+    if vm.termination.is_some() {
+        return crate::Thrown;
+    }
+    vm.syntax_error(msg)
+}
 
 /// Parse the whole of `text` (the string `id`), with the parse records a reviver needs
 /// when `revive`.
@@ -395,6 +410,11 @@ impl<T: Unit> Parser<'_, T> {
     fn parse_text(&mut self, vm: &mut Vm) -> Result<Value, ParseError> {
         let mut stack: Vec<Open> = Vec::new();
         'value: loop {
+            // One unit per value: no safe point runs while the values are made, so the
+            // meter's slow check is what ends a text whose values exceed the heap limit.
+            if vm.charge(1).is_err() {
+                return Err(ParseError(String::new()));
+            }
             self.skip_whitespace();
             let start = self.pos;
             let mut value = match self.peek() {
@@ -566,14 +586,14 @@ pub(crate) fn parse(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
     let reviver = vm.arg(args, 1);
-    let units = Text::of(vm, text);
+    let units = Text::of(vm, text)?;
     // parsing is linear in the text: about four code units per unit of fuel
     vm.charge(units.units().len() as u64 / 4)?;
     // 2-6. Parse (ECMA-404) and evaluate.
     let revive = vm.is_callable(reviver);
     let (unfiltered, root_record) = match parse_text(vm, &units, text, revive) {
         Ok(parsed) => parsed,
-        Err(ParseError(msg)) => return Err(vm.syntax_error(msg)),
+        Err(e) => return Err(parse_failure(vm, e)),
     };
     // 7. If IsCallable(reviver), walk the result with InternalizeJSONProperty.
     let Some(root_record) = root_record else {
@@ -703,7 +723,7 @@ impl Walk<'_> {
 fn raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     // 1. Let jsonString be ? ToString(text).
     let text = vm.to_string(vm.arg(args, 0))?;
-    let units = Text::of(vm, text);
+    let units = Text::of(vm, text)?;
     let view = units.units();
     // 2. Not empty, and no whitespace at either end.
     let blank = |i: Option<usize>| {
@@ -722,8 +742,8 @@ fn raw_json(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
         return Err(vm.syntax_error("JSON.rawJSON: the text is an object or array"));
     }
     vm.charge(view.len() as u64 / 4)?;
-    if let Err(ParseError(msg)) = parse_text(vm, &units, text, false) {
-        return Err(vm.syntax_error(msg));
+    if let Err(e) = parse_text(vm, &units, text, false) {
+        return Err(parse_failure(vm, e));
     }
     // 4-8. A frozen null-prototype object with [[IsRawJSON]] and a rawJSON property.
     let obj = vm.heap.new_object(None, ObjectKind::RawJson);
@@ -914,6 +934,8 @@ impl Serializer {
     /// [SerializeJSONProperty](https://tc39.es/ecma262/#sec-serializejsonproperty):
     /// appends the text of `holder[key]` and returns true, or returns false (undefined).
     fn property(&mut self, vm: &mut Vm, key: PropertyKey, holder: ObjectId) -> JsResult<bool> {
+        // a few instructions' worth per value, so fuel and compute time see the work
+        vm.charge(8)?;
         let mark = vm.roots.len();
         let r = self.property_inner(vm, key, holder);
         vm.roots.truncate(mark);
