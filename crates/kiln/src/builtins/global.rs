@@ -146,8 +146,11 @@ impl Vm {
     pub fn eval_code(&mut self, x: Value, strict: bool) -> JsResult<Value> {
         let Some(s) = x.as_string() else { return Ok(x) };
         self.ensure_can_compile_strings()?;
-        let source = self.heap.string_to_rust(s);
-        let block = self.load(&source, "<eval>", ScriptKind::Eval, strict)?;
+        // the source's copy is dropped before the code runs: nested evals would each keep one
+        let block = {
+            let source = self.heap.string_to_rust(s);
+            self.load(&source, "<eval>", ScriptKind::Eval, strict)?
+        };
         self.run_top_level(block)
     }
 

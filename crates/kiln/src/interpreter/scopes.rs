@@ -195,6 +195,8 @@ impl Vm {
             constant: constant as u32,
         };
         let block = self.load_compiled(script, recipe);
+        // the source's copy is dropped before the code runs: nested evals would each keep one
+        drop(source);
         let this = Value::object(self.intrinsics.global);
         self.push_frame(
             block,
