@@ -179,6 +179,12 @@ impl Value {
             None
         }
     }
+    /// Whether the value refers to a heap cell (object, string, symbol or BigInt): what
+    /// the collector traces.
+    #[inline(always)]
+    pub fn is_cell(self) -> bool {
+        (TAG_OBJECT..=TAG_BIGINT).contains(&self.tag())
+    }
     #[inline(always)]
     pub fn is_object(self) -> bool {
         self.tag() == TAG_OBJECT

@@ -623,17 +623,37 @@ fn concat(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             // Fast path: appending a packed array to the fresh result we are building
             // copies own data elements, which reading one by one would find too.
+            // The result's storage grows once, reserved before it is allocated (old and
+            // new storage exist together while it moves); the source is read in place.
             if fresh && vm.heap.object(eo).is_array() && n + len <= MAX_ARRAY_LENGTH {
-                let source = match &vm.heap.object(eo).elements {
-                    Elements::Dense(v) if !v.iter().any(|v| v.is_hole()) => Some(v.clone()),
+                let packed = matches!(&vm.heap.object(eo).elements,
+                    Elements::Dense(v) if !v.iter().any(|v| v.is_hole()));
+                let target = match &vm.heap.object(a).elements {
+                    Elements::Dense(t) if packed && t.len() as f64 == n => {
+                        Some((t.len(), t.capacity()))
+                    }
                     _ => None,
                 };
-                if let Some(source) = source
-                    && let Elements::Dense(target) = &mut vm.heap.object_mut(a).elements
-                    && target.len() as f64 == n
-                {
-                    target.extend_from_slice(&source);
-                    vm.heap.note_growth(source.len() * 8);
+                if let Some((target_len, capacity)) = target {
+                    let needed = target_len + len as usize;
+                    let grown = if needed > capacity {
+                        needed.max(capacity * 2)
+                    } else {
+                        capacity
+                    };
+                    vm.check_room(grown * size_of::<Value>())?;
+                    vm.heap.note_growth((grown - capacity) * size_of::<Value>());
+                    let mut elements = std::mem::replace(
+                        &mut vm.heap.object_mut(a).elements,
+                        Elements::Dense(Default::default()),
+                    );
+                    if let (Elements::Dense(target), Elements::Dense(source)) =
+                        (&mut elements, &vm.heap.object(eo).elements)
+                    {
+                        target.reserve(grown - target_len);
+                        target.extend_from_slice(source);
+                    }
+                    vm.heap.object_mut(a).elements = elements;
                     n += len;
                     continue;
                 }

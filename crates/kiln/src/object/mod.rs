@@ -422,7 +422,9 @@ impl Object {
         }
         out.extend_from_slice(&self.slots);
         match &self.elements {
-            Elements::Dense(v) => out.extend_from_slice(v),
+            // only cells: the collector's work list for an array of ten million numbers
+            // would be as large as the array
+            Elements::Dense(v) => out.extend(v.iter().copied().filter(|v| v.is_cell())),
             Elements::Sparse(s) => out.extend(s.map.values().map(|p| p.value)),
         }
         if let Some(d) = &self.dict {
