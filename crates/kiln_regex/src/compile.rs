@@ -157,6 +157,38 @@ impl Prefix {
     }
 }
 
+impl SetMatcher {
+    fn heap_bytes(&self) -> usize {
+        size_of::<SetMatcher>() + self.ranges.len() * size_of::<(u32, u32)>()
+    }
+}
+
+impl Prefix {
+    /// An estimate: the searcher's tables are in its own size.
+    fn heap_bytes(&self) -> usize {
+        size_of::<Prefix>() + self.units.capacity() * 3
+    }
+}
+
+impl Program {
+    /// Bytes the program holds, estimated for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        let lists = |v: &Vec<Vec<u32>>| {
+            v.iter()
+                .map(|l| size_of::<Vec<u32>>() + l.capacity() * size_of::<u32>())
+                .sum::<usize>()
+        };
+        size_of::<Program>()
+            + self.insts.capacity() * size_of::<Inst>()
+            + self.sets.iter().map(SetMatcher::heap_bytes).sum::<usize>()
+            + lists(&self.strings)
+            + lists(&self.group_lists)
+            + self.first.as_ref().map_or(0, SetMatcher::heap_bytes)
+            + self.prefix.as_ref().map_or(0, Prefix::heap_bytes)
+            + self.required.as_ref().map_or(0, Prefix::heap_bytes)
+    }
+}
+
 /// A compiled pattern.
 pub struct Program {
     pub insts: Vec<Inst>,

@@ -153,6 +153,18 @@ impl Regex {
         })
     }
 
+    /// Bytes the compiled program, the group names and the memory kept for the next
+    /// search hold: an estimate, for a caller that counts memory.
+    pub fn heap_bytes(&self) -> usize {
+        let names = self
+            .names
+            .iter()
+            .map(|n| size_of::<Option<String>>() + n.as_ref().map_or(0, String::capacity))
+            .sum::<usize>();
+        let scratch = self.scratch.try_borrow().map_or(0, |s| s.heap_bytes());
+        size_of::<Regex>() + self.program.heap_bytes() + names + scratch
+    }
+
     /// The number of capture groups (not counting the whole match).
     pub fn group_count(&self) -> usize {
         self.names.len()

@@ -219,6 +219,14 @@ pub struct Scratch {
     stack: Vec<Backtrack>,
 }
 
+impl Scratch {
+    /// Bytes its vectors hold.
+    pub fn heap_bytes(&self) -> usize {
+        self.registers.capacity() * size_of::<usize>()
+            + self.stack.capacity() * size_of::<Backtrack>()
+    }
+}
+
 impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
     pub fn new(
         prog: &'p Program,

@@ -272,3 +272,24 @@ pub fn this_object(
         _ => Err(vm.type_error(format!("{method} called on incompatible receiver"))),
     }
 }
+
+/// Make room in `out` for `additional` more items, checking the new storage against the
+/// heap limit before it is allocated (the old storage is counted already; both exist
+/// while it moves) and counting it with `held` (beside `base` bytes of other buffers).
+pub(crate) fn grow_held<T>(
+    vm: &mut crate::interpreter::Vm,
+    held: &mut crate::heap::HeldBytes,
+    base: usize,
+    out: &mut Vec<T>,
+    additional: usize,
+) -> crate::JsResult<()> {
+    let needed = out.len().saturating_add(additional);
+    if needed <= out.capacity() {
+        return Ok(());
+    }
+    let capacity = needed.max(out.capacity() * 2).max(16);
+    vm.check_room(capacity * size_of::<T>())?;
+    out.reserve_exact(capacity - out.len());
+    held.set(&mut vm.heap, base + out.capacity() * size_of::<T>());
+    Ok(())
+}

@@ -19,7 +19,9 @@
 
 use super::collections::define_species;
 use super::string::{get_substitution, substring_of};
-use super::{define_getter, define_symbol_method, define_to_string_tag, make_constructor};
+use super::{
+    define_getter, define_symbol_method, define_to_string_tag, grow_held, make_constructor,
+};
 use crate::JsResult;
 use crate::heap::string::Units;
 use crate::heap::{ObjectId, StringId};
@@ -147,12 +149,29 @@ thread_local! {
 
 const COMPILED_CACHE_LIMIT: usize = 512;
 
+/// The most the cache's patterns may hold (`Compiled::heap_bytes`): it is shared by the
+/// thread's runtimes, counted against no heap limit, so it is part of the fixed overhead.
+const COMPILED_CACHE_BYTES: usize = 4 << 20;
+
 /// A compiled pattern and the name of each capture group ("" when unnamed; no names at
 /// all when no group has one).
 #[derive(Debug)]
 pub struct Compiled {
     pub regex: kiln_regex::Regex,
     pub group_names: Rc<[String]>,
+}
+
+impl Compiled {
+    /// Bytes the compiled pattern holds (an estimate, for the heap limit).
+    pub fn heap_bytes(&self) -> usize {
+        size_of::<Compiled>()
+            + self.regex.heap_bytes()
+            + self
+                .group_names
+                .iter()
+                .map(|n| size_of::<String>() + n.capacity())
+                .sum::<usize>()
+    }
 }
 
 /// Compile a pattern (UTF-16) with flags, through the shared cache.
@@ -184,7 +203,8 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     let compiled = Rc::new(Compiled { regex, group_names });
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
-        if c.len() >= COMPILED_CACHE_LIMIT {
+        let held = c.values().map(|r| r.heap_bytes()).sum::<usize>();
+        if c.len() >= COMPILED_CACHE_LIMIT || held + compiled.heap_bytes() > COMPILED_CACHE_BYTES {
             c.clear();
         }
         c.insert(key, compiled.clone());
@@ -1252,7 +1272,9 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     // can observe the match arrays: keep the matches as positions instead.
     let records = pristine_regexp(vm, rx)
         .filter(|&o| regexp_data(vm, o).is_some_and(|d| d.matcher.group_names.is_empty()));
+    // the matches are held across the replacer's calls too
     let mut results = Vec::new();
+    let mut held_results = vm.heap.hold_bytes();
     loop {
         let found = match records {
             Some(o) => match builtin_exec_record(vm, o, s)? {
@@ -1276,7 +1298,7 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             }
             Found::Array(_) => false,
         };
-        vm.grow_scratch(&mut results, 1)?;
+        grow_held(vm, &mut held_results, 0, &mut results, 1)?;
         results.push(found);
         if !global {
             break;
@@ -1285,7 +1307,12 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             step_past_empty_match(vm, rx, s, unicode)?;
         }
     }
-    // 13-15. Build the result.
+    // 13-15. Build the result. A replacer function may collect while the copy of the
+    // string and the result are held: they stay counted across collections.
+    let mut held = vm.heap.hold_bytes();
+    let copies = (length + template.len()) * size_of::<u16>();
+    vm.check_room(copies + length * size_of::<u16>())?;
+    held.set(&mut vm.heap, copies + length * size_of::<u16>());
     let mut accumulated: Vec<u16> = Vec::with_capacity(length);
     let mut next_source_position = 0usize;
     for found in results {
@@ -1331,14 +1358,22 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         };
         if position >= next_source_position {
             let kept = string.get(next_source_position..position).unwrap_or(&[]);
-            vm.grow_scratch(&mut accumulated, kept.len() + replacement.len())?;
+            grow_held(
+                vm,
+                &mut held,
+                copies,
+                &mut accumulated,
+                kept.len() + replacement.len(),
+            )?;
             accumulated.extend_from_slice(kept);
             accumulated.extend_from_slice(&replacement);
             next_source_position = position + matched_len;
         }
     }
     if next_source_position < length {
-        accumulated.extend_from_slice(&string[next_source_position..]);
+        let tail = &string[next_source_position..];
+        grow_held(vm, &mut held, copies, &mut accumulated, tail.len())?;
+        accumulated.extend_from_slice(tail);
     }
     Ok(Value::string(vm.heap.alloc_units(&accumulated)))
 }

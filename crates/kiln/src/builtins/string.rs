@@ -14,7 +14,7 @@
 //! locale-independent mappings.
 
 use super::string_search;
-use super::{define_symbol_method, define_to_string_tag, make_constructor};
+use super::{define_symbol_method, define_to_string_tag, grow_held, make_constructor};
 use crate::JsResult;
 use crate::heap::StringId;
 use crate::heap::string::{JsStr, Units};
@@ -352,11 +352,14 @@ fn raw(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     }
 }
 
-/// Append a string's units within the maximum string length.
+/// Append a string's units within the maximum string length, reserving the storage
+/// `out` grows by against the heap limit.
 fn append(vm: &mut Vm, out: &mut Vec<u16>, s: StringId) -> JsResult<()> {
-    if out.len() + len_of(vm, s) > crate::MAX_STRING_LENGTH as usize {
+    let len = len_of(vm, s);
+    if out.len() + len > crate::MAX_STRING_LENGTH as usize {
         return Err(vm.range_error("Invalid string length"));
     }
+    vm.grow_scratch(out, len)?;
     out.extend(vm.heap.units(s).iter());
     Ok(())
 }
@@ -833,9 +836,22 @@ fn map_case(units: Units<'_>, upper: bool) -> Vec<u16> {
     out
 }
 
+/// Refuse a case mapping whose buffers would not fit under the heap limit: the mapped
+/// units (two bytes each), and for text beyond ASCII the UTF-8 copy and its mapping
+/// (about three bytes a unit each, `ß` becoming `SS`), besides the new string.
+fn check_room_for_case_mapping(vm: &mut Vm, s: StringId) -> JsResult<()> {
+    let len = len_of(vm, s);
+    let per_unit = match vm.heap.units(s) {
+        Units::Latin1(b) if b.is_ascii() => 2 + 1,
+        _ => 2 * 2 + 3 + 3 + 2,
+    };
+    vm.charge_allocation(len.saturating_mul(per_unit))
+}
+
 /// [String.prototype.toLowerCase](https://tc39.es/ecma262/#sec-string.prototype.tolowercase)
 fn to_lower_case(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let s = this_str(vm, this, "toLowerCase")?;
+    check_room_for_case_mapping(vm, s)?;
     let out = map_case(vm.heap.units(s), false);
     new_string(vm, &out)
 }
@@ -843,6 +859,7 @@ fn to_lower_case(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
 /// [String.prototype.toUpperCase](https://tc39.es/ecma262/#sec-string.prototype.touppercase)
 fn to_upper_case(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let s = this_str(vm, this, "toUpperCase")?;
+    check_room_for_case_mapping(vm, s)?;
     let out = map_case(vm.heap.units(s), true);
     new_string(vm, &out)
 }
@@ -1100,10 +1117,12 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     };
     let search_length = len_of(vm, search_string);
     let advance_by = search_length.max(1);
+    // the positions are held across the replacer's calls
     let mut positions = Vec::new();
+    let mut held_positions = vm.heap.hold_bytes();
     let mut position = string_index_of(vm, string, search_string, 0);
     while let Some(p) = position {
-        vm.grow_scratch(&mut positions, 1)?;
+        grow_held(vm, &mut held_positions, 0, &mut positions, 1)?;
         positions.push(p);
         if !all {
             break;
@@ -1113,8 +1132,12 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
     if positions.is_empty() {
         return Ok(Value::string(string));
     }
-    // copies of both strings' units
-    vm.reserve_bytes((len_of(vm, string) + search_length) * size_of::<u16>())?;
+    // Copies of both strings' units; a replacer function may collect while they and the
+    // result are held: they stay counted across collections.
+    let copies = (len_of(vm, string) + search_length + template.len()) * size_of::<u16>();
+    vm.check_room(copies)?;
+    let mut held = vm.heap.hold_bytes();
+    held.set(&mut vm.heap, copies);
     let string_units = vm.heap.units_vec(string);
     let search_units = vm.heap.units_vec(search_string);
     let mut end_of_last_match = 0;
@@ -1144,7 +1167,13 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
             )?
         };
         let kept = &string_units[end_of_last_match.min(p)..p];
-        vm.grow_scratch(&mut result, kept.len() + replacement.len())?;
+        grow_held(
+            vm,
+            &mut held,
+            copies,
+            &mut result,
+            kept.len() + replacement.len(),
+        )?;
         result.extend_from_slice(kept);
         result.extend_from_slice(&replacement);
         if result.len() > crate::MAX_STRING_LENGTH as usize {
@@ -1153,7 +1182,9 @@ fn replace_impl(vm: &mut Vm, this: Value, args: Args, all: bool) -> JsResult<Val
         end_of_last_match = p + search_length;
     }
     if end_of_last_match < string_units.len() {
-        result.extend_from_slice(&string_units[end_of_last_match..]);
+        let tail = &string_units[end_of_last_match..];
+        grow_held(vm, &mut held, copies, &mut result, tail.len())?;
+        result.extend_from_slice(tail);
     }
     new_string(vm, &result)
 }
@@ -1198,7 +1229,8 @@ fn split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let len = len_of(vm, s);
     if separator_length == 0 {
         let count = len.min(lim);
-        let mut parts = Vec::with_capacity(count);
+        let mut parts = Vec::new();
+        vm.grow_scratch(&mut parts, count)?;
         for i in 0..count {
             let unit = vm.heap.units(s).at(i);
             parts.push(Value::string(vm.heap.single_unit_string(unit)));
@@ -1213,6 +1245,7 @@ fn split(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let mut j = string_index_of(vm, s, r, 0);
     while let Some(at) = j {
         let t = substring_of(vm, s, i, at);
+        vm.grow_scratch(&mut parts, 1)?;
         parts.push(Value::string(t));
         if parts.len() >= lim {
             return Ok(Value::object(vm.array_from_values(parts)));

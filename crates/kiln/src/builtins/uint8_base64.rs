@@ -393,6 +393,9 @@ fn to_base64(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         }
         None => false,
     };
+    // the copy of the bytes, the text and the string made of it exist together
+    let len = current_length(vm, &t)?;
+    vm.charge_allocation(len + 2 * len.div_ceil(3) * 4)?;
     let bytes = bytes_of(vm, &t)?;
     let out = encode_base64(&bytes, url, omit_padding);
     Ok(Value::string(vm.heap.alloc_str(&out)))
@@ -401,6 +404,9 @@ fn to_base64(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
 /// [Uint8Array.prototype.toHex](https://tc39.es/proposal-arraybuffer-base64/spec/#sec-uint8array.prototype.tohex)
 fn to_hex(vm: &mut Vm, this: Value, _args: Args) -> JsResult<Value> {
     let t = this_uint8_array(vm, this, "Uint8Array.prototype.toHex")?;
+    // the copy of the bytes, the text and the string made of it exist together
+    let len = current_length(vm, &t)?;
+    vm.charge_allocation(len * 5)?;
     let bytes = bytes_of(vm, &t)?;
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

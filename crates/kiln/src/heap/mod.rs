@@ -52,6 +52,41 @@ id_type!(/// A BigInt in [`Heap::bigints`].
 id_type!(/// A captured-variable environment in [`Heap::envs`].
     EnvId);
 
+/// The bytes of every [`HeldBytes`] of a heap alive now. A copy of a heap starts at zero:
+/// what is held belongs to the heap it was held in.
+#[derive(Debug, Default)]
+struct HeldCounter(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl Clone for HeldCounter {
+    fn clone(&self) -> Self {
+        HeldCounter::default()
+    }
+}
+
+/// Bytes of a native buffer that stay counted against the heap limit across
+/// collections, until dropped ([`Heap::hold_bytes`]).
+#[derive(Debug)]
+pub struct HeldBytes {
+    counter: std::rc::Rc<std::cell::Cell<usize>>,
+    bytes: usize,
+}
+
+impl HeldBytes {
+    /// The buffer now holds `bytes`: count the difference (the heap's byte count moves
+    /// now, and every later collection includes it).
+    pub fn set(&mut self, heap: &mut Heap, bytes: usize) {
+        self.counter.set(self.counter.get() - self.bytes + bytes);
+        heap.bytes = (heap.bytes + bytes).saturating_sub(self.bytes);
+        self.bytes = bytes;
+    }
+}
+
+impl Drop for HeldBytes {
+    fn drop(&mut self) {
+        self.counter.set(self.counter.get() - self.bytes);
+    }
+}
+
 /// A symbol: its description and whether it is a class private name.
 #[derive(Clone, Debug, Default)]
 pub struct Symbol {
@@ -271,6 +306,9 @@ pub struct Heap {
     /// bytes the VM holds outside the heap (value stack, frames, job queue, loaded code),
     /// as it last reported them ([`Heap::set_external`]); part of `bytes`
     external: usize,
+    /// bytes native code holds in buffers across calls into JavaScript ([`HeldBytes`]);
+    /// part of `bytes`, also after a collection
+    held: HeldCounter,
     /// collect when `bytes` passes this
     next_gc: usize,
     /// the VM's heap limit, as last given to [`Heap::limit_next_collection`]: storage the
@@ -314,6 +352,7 @@ impl Heap {
             atoms: AtomTable::default(),
             bytes: 0,
             external: 0,
+            held: HeldCounter::default(),
             next_gc: MIN_GC_THRESHOLD,
             limit: usize::MAX,
             work: 0,
@@ -419,7 +458,8 @@ impl Heap {
                 .map(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>())
                 .sum::<usize>()
             + self.overhead_bytes()
-            + self.external;
+            + self.external
+            + self.held.0.get();
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
     }
 
@@ -493,6 +533,16 @@ impl Heap {
             + self.symbols.poison.allocated
             + self.bigints.poison.allocated
             + self.envs.poison.allocated
+    }
+
+    /// Count the storage of a buffer native code fills across calls into JavaScript (which
+    /// may collect): unlike [`Heap::note_growth`], collections keep counting it, until
+    /// the returned record is dropped. Grow it with [`HeldBytes::set`].
+    pub fn hold_bytes(&self) -> HeldBytes {
+        HeldBytes {
+            counter: self.held.0.clone(),
+            bytes: 0,
+        }
     }
 
     /// Count `n` more bytes owned by existing cells (a vector grew), or held for a while
@@ -896,8 +946,14 @@ impl Heap {
         let envs = self
             .envs
             .sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
-        self.bytes =
-            objects + strings + symbols + bigints + envs + self.overhead_bytes() + self.external;
+        self.bytes = objects
+            + strings
+            + symbols
+            + bigints
+            + envs
+            + self.overhead_bytes()
+            + self.external
+            + self.held.0.get();
         self.next_gc = (self.bytes * 2).max(MIN_GC_THRESHOLD);
         self.collections += 1;
         #[cfg(feature = "gc-stress")]

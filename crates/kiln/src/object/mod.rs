@@ -407,6 +407,12 @@ impl Object {
             ObjectKind::TypedArray(_) => 32,
             ObjectKind::FinalizationRegistry(r) => 16 + r.cells.capacity() * 24,
             ObjectKind::DataView(_) => 32,
+            // a compiled pattern is shared by the objects made from one literal or
+            // source (and the compile cache): each counts its share
+            ObjectKind::RegExp(r) => {
+                std::mem::size_of::<crate::builtins::regexp::RegExpData>()
+                    + r.matcher.heap_bytes() / std::rc::Rc::strong_count(&r.matcher)
+            }
             ObjectKind::DisposableStack(d) => 16 + d.resources.capacity() * 24,
             ObjectKind::Temporal(_) => {
                 std::mem::size_of::<crate::builtins::temporal::TemporalValue>()
