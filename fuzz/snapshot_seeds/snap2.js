@@ -1,0 +1,2 @@
+const x = await tools.a('small');
+return x;
