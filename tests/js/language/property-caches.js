@@ -246,3 +246,62 @@ print(fromObject("s")); // expect: undefined
 function methodOf(v) { return v.toString; }
 print(methodOf("s") === String.prototype.toString, methodOf(1) === Number.prototype.toString, methodOf(true) === Boolean.prototype.toString); // expect: true true true
 try { methodOf(null); } catch (e) { print(e.constructor.name); } // expect: TypeError
+
+// A site that sees a few shapes keeps an entry for each: reads of own, inherited,
+// absent and getter properties, writes and adds, each through the right entry, and
+// an entry that stops applying (a prototype changed) is replaced, not trusted.
+function Point(x) { this.x = x; }
+Point.prototype.kind = "point";
+function Box(x) { this.w = 1; this.x = x; }
+Box.prototype.kind = "box";
+var withGetter = { get x() { return "got " + this.tag; }, tag: "g" };
+var polyObjects = [new Point(1), new Box(2), { x: 3, y: 0 }, Object.create(withGetter), { y: 1 }];
+function readX(o) { return o.x; }
+function readKind(o) { return o.kind; }
+var seen = [];
+for (var round = 0; round < 3; round++) {
+  for (var i = 0; i < polyObjects.length; i++) seen.push(readX(polyObjects[i]));
+}
+print(seen.slice(0, 5).join()); // expect: 1,2,3,got g,
+print(seen.slice(10).join()); // expect: 1,2,3,got g,
+withGetter.tag = "h";
+print(readX(polyObjects[3]), readKind(polyObjects[0]), readKind(polyObjects[1]), readKind(polyObjects[2])); // expect: got h point box undefined
+Box.prototype.kind = "crate";
+Object.prototype.kind = "anything";
+print(readKind(polyObjects[0]), readKind(polyObjects[1]), readKind(polyObjects[2])); // expect: point crate anything
+delete Object.prototype.kind;
+print(readKind(polyObjects[2])); // expect: undefined
+Object.defineProperty(withGetter, "x", { value: "data now" });
+print(readX(polyObjects[3])); // expect: data now
+
+// Writes and adds at a site of a few shapes: each shape's own transition.
+function setZ(o, v) { o.z = v; }
+function makeZ(i) {
+  switch (i % 3) {
+    case 0: return { a: i };
+    case 1: return { b: i, c: i };
+    default: return new Point(i);
+  }
+}
+var zs = [];
+for (var i = 0; i < 12; i++) { var o = makeZ(i); setZ(o, i * 10); setZ(o, i * 10 + 1); zs.push(o); }
+print(zs.map(function (o) { return Object.keys(o).join(":") + "=" + o.z; }).slice(0, 4).join(" ")); // expect: a:z=1 b:c:z=11 x:z=21 a:z=31
+var frozenZ = Object.freeze({ a: 0 });
+setZ(frozenZ, 5);
+var sealedZ = Object.seal({ b: 0, c: 0 });
+setZ(sealedZ, 6);
+print(frozenZ.z, sealedZ.z, Object.keys(sealedZ).join()); // expect: undefined undefined b,c
+
+// Object literals made at one site with objects of a few shapes spread in first.
+function literal(base, v) { return { ...base, tail: v }; }
+var lits = [{}, { a: 1 }, { a: 1, b: 2 }, { c: 3 }].map(function (b, i) { return literal(b, i); });
+lits.push(literal(Object.preventExtensions({ d: 4 }), 9));
+print(lits.map(function (o) { return Object.keys(o).join("") + o.tail; }).join(" ")); // expect: tail0 atail1 abtail2 ctail3 dtail9
+
+// Arrays, strings and proxies mixed at a site of a few ordinary shapes: `length` is
+// theirs, never an entry made for an ordinary object.
+function lengthOf(o) { return o.length; }
+var lengthy = [{ length: 7 }, [1, 2], { length: "s", other: 1 }, new Proxy({}, { get: function () { return "trap"; } }), [], "abc"];
+var lengths = [];
+for (var round = 0; round < 2; round++) lengthy.forEach(function (o) { lengths.push(lengthOf(o)); });
+print(lengths.slice(6).join()); // expect: 7,2,s,trap,0,3

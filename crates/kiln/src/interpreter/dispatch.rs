@@ -5,7 +5,7 @@
 
 use super::generator::{GeneratorStatus, ResumeMode, SuspendKind};
 use super::operators::BinaryOp;
-use super::{Exit, InlineCache, ReturnTo, Vm};
+use super::{Exit, InlineCache, MEGAMORPHIC_MISSES, PolymorphicEntries, ReturnTo, Vm};
 use crate::JsResult;
 use crate::heap::ObjectId;
 use crate::object::{Attrs, Elements, ObjectKind, Property, PropertyKey};
@@ -1797,10 +1797,39 @@ impl Vm {
             None => self.string_method_holder(receiver, code.sites[site as usize])?,
         };
         let o = self.heap.object(obj);
+        match code.caches[site as usize].get() {
+            InlineCache::Polymorphic { index } => self.polymorphic_read(o, code, site, index),
+            entry => self.cached_read(o, code, site, entry),
+        }
+    }
+
+    /// A read at a polymorphic site: its entries in turn.
+    #[inline(never)]
+    fn polymorphic_read(
+        &self,
+        o: &crate::object::Object,
+        code: &super::CodeBlock,
+        site: u16,
+        index: u32,
+    ) -> Option<Value> {
+        let entry = self.polymorphic[index as usize].get(o.shape)?;
+        self.cached_read(o, code, site, entry)
+    }
+
+    /// The value of `o`'s property at `site` if cache `entry` applies to `o` and the
+    /// property is data (an accessor needs a call: [`Self::cached_accessor`]).
+    #[inline(always)]
+    fn cached_read(
+        &self,
+        o: &crate::object::Object,
+        code: &super::CodeBlock,
+        site: u16,
+        entry: InlineCache,
+    ) -> Option<Value> {
         // an exotic object shares its shape with ordinary objects of the same prototype
         // and properties, but not its virtual properties (an array's `length`), which a
         // prototype's property or an absence must not hide
-        match code.caches[site as usize].get() {
+        match entry {
             InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
             InlineCache::DictOwn { position } => self
                 .dict_entry(o, code.sites[site as usize], position)
@@ -1864,12 +1893,8 @@ impl Vm {
         } else {
             Some(cache)
         };
-        if let Some(
-            c @ (InlineCache::OwnGetter { .. }
-            | InlineCache::ProtoGetter { .. }
-            | InlineCache::DictOwn { .. }),
-        ) = cache
-            && let Some(accessor) = self.cached_accessor(obj, key, c)
+        if let Some(c) = cache
+            && let Some(accessor) = self.site_accessor(obj, key, c)
         {
             let getter = self.accessor_parts(accessor).0;
             return if getter.is_undefined() {
@@ -1885,6 +1910,19 @@ impl Vm {
             }
         }
         self.get_with_receiver(obj, key, receiver)
+    }
+
+    /// The accessor a site's `cache` (one entry, or a polymorphic site's entries) says
+    /// `obj`'s property `key` is, if an entry applies to `obj`.
+    fn site_accessor(&self, obj: ObjectId, key: PropertyKey, cache: InlineCache) -> Option<Value> {
+        match cache {
+            InlineCache::Polymorphic { index } => {
+                let shape = self.heap.object(obj).shape;
+                let entry = self.polymorphic[index as usize].get(shape)?;
+                self.cached_accessor(obj, key, entry)
+            }
+            entry => self.cached_accessor(obj, key, entry),
+        }
     }
 
     /// The accessor `cache` says `obj`'s property `key` is, if the cache applies to `obj`.
@@ -2071,18 +2109,32 @@ impl Vm {
         }
     }
 
-    fn fill_cache(&self, code: &super::CodeBlock, site: u16, cache: InlineCache) {
+    /// Record `entry` at a site whose cache did not serve an access. A site keeps one
+    /// entry until it sees a second receiver shape, then up to [`POLYMORPHIC_ENTRIES`]
+    /// (a new entry for a shape replaces the old one for it, which stopped applying); it
+    /// turns megamorphic once it has been refilled [`MEGAMORPHIC_MISSES`] times.
+    fn fill_cache(&mut self, code: &super::CodeBlock, site: u16, entry: InlineCache) {
         let cell = &code.caches[site as usize];
-        if matches!(cell.get(), InlineCache::Megamorphic) {
-            return;
+        let old = cell.get();
+        match old {
+            InlineCache::Megamorphic => return,
+            InlineCache::Empty => return cell.set(entry),
+            _ => {}
         }
         let misses = &code.misses[site as usize];
-        if misses.get() >= 16 {
-            cell.set(InlineCache::Megamorphic);
-            return;
+        if misses.get() >= MEGAMORPHIC_MISSES {
+            return cell.set(InlineCache::Megamorphic);
         }
         misses.set(misses.get() + 1);
-        cell.set(cache);
+        match old {
+            InlineCache::Polymorphic { index } => self.polymorphic[index as usize].insert(entry),
+            _ if old.receiver_shape() == entry.receiver_shape() => cell.set(entry),
+            _ => {
+                let index = self.polymorphic.len() as u32;
+                self.polymorphic.push(PolymorphicEntries::new(entry, old));
+                cell.set(InlineCache::Polymorphic { index });
+            }
+        }
     }
 
     #[inline(always)]
@@ -2096,8 +2148,28 @@ impl Vm {
         let Some(obj) = receiver.as_object() else {
             return false;
         };
-        let cache = code.caches[site as usize].get();
-        self.apply_set_cache(obj, code.sites[site as usize], value, cache)
+        match code.caches[site as usize].get() {
+            InlineCache::Polymorphic { index } => {
+                self.polymorphic_write(obj, code.sites[site as usize], value, index)
+            }
+            entry => self.apply_set_cache(obj, code.sites[site as usize], value, entry),
+        }
+    }
+
+    /// A write at a polymorphic site: the first of its entries that applies.
+    #[inline(never)]
+    fn polymorphic_write(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        value: Value,
+        index: u32,
+    ) -> bool {
+        let shape = self.heap.object(obj).shape;
+        match self.polymorphic[index as usize].get(shape) {
+            Some(entry) => self.apply_set_cache(obj, key, value, entry),
+            None => false,
+        }
     }
 
     /// Store `value` in `obj` as `cache` says, if it applies to `obj`.
@@ -2373,9 +2445,19 @@ impl Vm {
         code: &super::CodeBlock,
         site: u16,
     ) -> bool {
-        let (Some(obj), InlineCache::Add { from, to, .. }) =
-            (o.as_object(), code.caches[site as usize].get())
-        else {
+        let Some(obj) = o.as_object() else {
+            return false;
+        };
+        match code.caches[site as usize].get() {
+            InlineCache::Polymorphic { index } => self.polymorphic_define(obj, v, index),
+            entry => self.apply_define_cache(obj, v, entry),
+        }
+    }
+
+    /// Add `v` to `obj` as the `Add` entry `cache` says, if it applies to `obj`.
+    #[inline(always)]
+    fn apply_define_cache(&mut self, obj: ObjectId, v: Value, cache: InlineCache) -> bool {
+        let InlineCache::Add { from, to, .. } = cache else {
             return false;
         };
         let object = self.heap.object_mut(obj);
@@ -2386,6 +2468,16 @@ impl Vm {
         object.slots.push(v);
         self.heap.note_growth(8);
         true
+    }
+
+    /// A definition at a polymorphic site: the first of its entries that applies.
+    #[inline(never)]
+    fn polymorphic_define(&mut self, obj: ObjectId, v: Value, index: u32) -> bool {
+        let shape = self.heap.object(obj).shape;
+        match self.polymorphic[index as usize].get(shape) {
+            Some(entry) => self.apply_define_cache(obj, v, entry),
+            None => false,
+        }
     }
 
     #[inline(never)]

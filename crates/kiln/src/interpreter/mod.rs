@@ -97,8 +97,84 @@ pub enum InlineCache {
     },
     /// a global lexical (script-level let/const/class) binding
     GlobalLexical { index: u32 },
-    /// too many shapes seen: stop refilling
+    /// the site has seen objects of a few shapes: its entries, one per receiver shape,
+    /// are `Vm::polymorphic[index]`
+    Polymorphic { index: u32 },
+    /// too many shapes seen: the site uses the runtime's shared megamorphic cache
     Megamorphic,
+}
+
+impl InlineCache {
+    /// The receiver shape the entry is for; `Some(DICTIONARY)` for a dictionary
+    /// entry, which serves every dictionary-mode receiver. A new entry for the same shape
+    /// replaces an old one (which no longer applied: a prototype changed).
+    pub fn receiver_shape(self) -> Option<ShapeId> {
+        match self {
+            InlineCache::Own { shape, .. }
+            | InlineCache::Proto { shape, .. }
+            | InlineCache::OwnGetter { shape, .. }
+            | InlineCache::ProtoGetter { shape, .. }
+            | InlineCache::Absent { shape, .. }
+            | InlineCache::Add { from: shape, .. } => Some(shape),
+            InlineCache::DictOwn { .. } => Some(ShapeId::DICTIONARY),
+            _ => None,
+        }
+    }
+}
+
+/// Entries a polymorphic property site keeps.
+pub const POLYMORPHIC_ENTRIES: usize = 8;
+
+/// Refills after which a property site stops keeping its own entries and uses the
+/// shared megamorphic cache.
+pub const MEGAMORPHIC_MISSES: u8 = 64;
+
+/// The entries of one polymorphic site, one per receiver shape, most recently filled
+/// first. The shapes sit apart from the entries so that an access compares them
+/// alone and looks at the one entry that can apply.
+#[derive(Clone, Copy, Debug)]
+pub struct PolymorphicEntries {
+    /// each entry's receiver shape; [`Self::UNUSED`] where there is no entry
+    shapes: [ShapeId; POLYMORPHIC_ENTRIES],
+    entries: [InlineCache; POLYMORPHIC_ENTRIES],
+}
+
+impl PolymorphicEntries {
+    /// No object has this shape (a runtime would need 2^32 shapes first).
+    const UNUSED: ShapeId = ShapeId(u32::MAX);
+
+    pub fn new(first: InlineCache, second: InlineCache) -> Self {
+        let mut p = PolymorphicEntries {
+            shapes: [Self::UNUSED; POLYMORPHIC_ENTRIES],
+            entries: [InlineCache::Empty; POLYMORPHIC_ENTRIES],
+        };
+        p.insert(second);
+        p.insert(first);
+        p
+    }
+
+    /// The entry for receivers of `shape`, if the site has one.
+    #[inline(always)]
+    pub fn get(&self, shape: ShapeId) -> Option<InlineCache> {
+        (0..POLYMORPHIC_ENTRIES)
+            .find(|&i| self.shapes[i] == shape)
+            .map(|i| self.entries[i])
+    }
+
+    /// Put `entry` first, in place of the entry for its shape, else of the least
+    /// recent one.
+    pub fn insert(&mut self, entry: InlineCache) {
+        let shape = entry.receiver_shape().unwrap_or(Self::UNUSED);
+        let at = self
+            .shapes
+            .iter()
+            .position(|&s| s == Self::UNUSED || s == shape)
+            .unwrap_or(POLYMORPHIC_ENTRIES - 1);
+        self.shapes[..=at].rotate_right(1);
+        self.entries[..=at].rotate_right(1);
+        self.shapes[0] = shape;
+        self.entries[0] = entry;
+    }
 }
 
 /// A function's code ready to run: the bytecode plus materialised constants
@@ -522,6 +598,8 @@ pub struct Vm {
     /// the shared caches of megamorphic property sites, for reads and for writes
     pub megamorphic_get: MegamorphicCache,
     pub megamorphic_set: MegamorphicCache,
+    /// the entries of polymorphic property sites (`InlineCache::Polymorphic`)
+    pub polymorphic: Vec<PolymorphicEntries>,
     pub instanceof_cache: InstanceofCache,
     pub random_state: u64,
     /// the native function being called (natives read their data through it)
@@ -630,6 +708,7 @@ impl Vm {
             pinned: Vec::new(),
             megamorphic_get: MegamorphicCache::new(),
             megamorphic_set: MegamorphicCache::new(),
+            polymorphic: Vec::new(),
             instanceof_cache: InstanceofCache::new(),
             random_state: random_seed(),
             native_callee: ObjectId(0),
@@ -1126,6 +1205,7 @@ impl Vm {
             * size_of::<Value>()
             + self.frames.capacity() * size_of::<Frame>()
             + self.jobs.capacity() * size_of::<Job>()
+            + self.polymorphic.capacity() * size_of::<PolymorphicEntries>()
             + self.code_bytes
     }
 
@@ -1306,4 +1386,51 @@ fn random_seed() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(0x2545_F491_4F6C_DD1D);
     h.finish() | 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own(shape: u32, slot: u32) -> InlineCache {
+        InlineCache::Own {
+            shape: ShapeId(shape),
+            slot,
+        }
+    }
+
+    fn slot_for(p: &PolymorphicEntries, shape: u32) -> Option<u32> {
+        match p.get(ShapeId(shape))? {
+            InlineCache::Own { slot, .. } => Some(slot),
+            other => panic!("unexpected entry {other:?}"),
+        }
+    }
+
+    #[test]
+    fn polymorphic_entries_keep_one_entry_per_shape_and_evict_the_least_recent() {
+        let mut p = PolymorphicEntries::new(own(2, 20), own(1, 10));
+        assert_eq!((slot_for(&p, 1), slot_for(&p, 2)), (Some(10), Some(20)));
+        assert_eq!(slot_for(&p, 3), None);
+        // a new entry for a shape the site has replaces the old one, not another
+        p.insert(own(1, 11));
+        for shape in 3..=POLYMORPHIC_ENTRIES as u32 {
+            p.insert(own(shape, shape * 10));
+        }
+        assert_eq!(slot_for(&p, 1), Some(11));
+        assert_eq!(slot_for(&p, 2), Some(20));
+        // full: the next shape takes the place of the least recently filled (shape 2)
+        p.insert(own(99, 990));
+        assert_eq!(slot_for(&p, 2), None);
+        assert_eq!((slot_for(&p, 99), slot_for(&p, 1)), (Some(990), Some(11)));
+    }
+
+    #[test]
+    fn a_polymorphic_dictionary_entry_serves_dictionary_mode_receivers() {
+        let dict = InlineCache::DictOwn { position: 3 };
+        let p = PolymorphicEntries::new(dict, own(5, 0));
+        assert!(matches!(
+            p.get(ShapeId::DICTIONARY),
+            Some(InlineCache::DictOwn { position: 3 })
+        ));
+    }
 }

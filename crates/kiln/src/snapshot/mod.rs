@@ -389,6 +389,7 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
     vm.heap.single_unit_strings.fill(None);
     vm.megamorphic_get.clear();
     vm.megamorphic_set.clear();
+    vm.polymorphic.clear();
     vm.instanceof_cache.clear();
     let templates = p.scripts(vm)?;
     vm.heap.objects = p.objects(vm, &mut base_objects)?;
