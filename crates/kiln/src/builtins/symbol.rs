@@ -87,6 +87,13 @@ fn symbol_for(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
     if let Some(&sym) = vm.symbol_registry.get(&key) {
         return Ok(Value::symbol(sym));
     }
+    let (len, capacity) = (vm.symbol_registry.len(), vm.symbol_registry.capacity());
+    if len == capacity {
+        // the table is about to double, and its old and new storage exist together
+        // while it moves (an entry and a control byte each, with room to spare)
+        let entry = size_of::<(StringId, SymbolId)>() + 1;
+        vm.check_room((capacity * 2 + 4) * entry * 2)?;
+    }
     let sym = vm.heap.alloc_symbol(Symbol {
         description: Some(key),
         is_private: false,

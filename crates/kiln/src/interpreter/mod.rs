@@ -1206,6 +1206,9 @@ impl Vm {
             + self.frames.capacity() * size_of::<Frame>()
             + self.jobs.capacity() * size_of::<Job>()
             + self.polymorphic.capacity() * size_of::<PolymorphicEntries>()
+            // a hash table's entries and their control bytes
+            + self.symbol_registry.capacity()
+                * (size_of::<(StringId, crate::heap::SymbolId)>() + 1)
             + self.code_bytes
     }
 
@@ -1230,13 +1233,15 @@ impl Vm {
 
     /// Make room in `out` for `additional` more items, reserving the storage it grows by
     /// ([`Vm::reserve_bytes`]) before it is allocated: for vectors a built-in fills (string
-    /// builders, argument lists).
+    /// builders, argument lists). While the vector moves, its old and new storage exist
+    /// together, so the whole new storage must fit beside what is counted.
     pub fn grow_scratch<T>(&mut self, out: &mut Vec<T>, additional: usize) -> JsResult<()> {
         let needed = out.len().saturating_add(additional);
         if needed <= out.capacity() {
             return Ok(());
         }
         let capacity = needed.max(out.capacity() * 2).max(16);
+        self.check_room(capacity.saturating_mul(size_of::<T>()))?;
         self.reserve_bytes((capacity - out.capacity()) * size_of::<T>())?;
         out.reserve_exact(capacity - out.len());
         Ok(())
