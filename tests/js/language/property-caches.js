@@ -305,3 +305,30 @@ var lengthy = [{ length: 7 }, [1, 2], { length: "s", other: 1 }, new Proxy({}, {
 var lengths = [];
 for (var round = 0; round < 2; round++) lengthy.forEach(function (o) { lengths.push(lengthOf(o)); });
 print(lengths.slice(6).join()); // expect: 7,2,s,trap,0,3
+
+// A prototype with very many methods is in dictionary mode; reads through it are cached
+// by where its dictionary keeps the key, and every change to it is seen.
+function Parser(n) { this.n = n; }
+for (var i = 0; i < 200; i++) Parser.prototype["m" + i] = (function (i) { return function () { return i + this.n; }; })(i);
+function Sub(n) { Parser.call(this, n); }
+Sub.prototype = Object.create(Parser.prototype);
+function callM5(o) { return o.m5(); }
+function readMissing(o) { return o.missing; }
+var parsers = [new Parser(1000), new Sub(2000)];
+var dictSeen = [];
+for (var round = 0; round < 3; round++) parsers.forEach(function (p) { dictSeen.push(callM5(p), readMissing(p)); });
+print(dictSeen.slice(8).join()); // expect: 1005,,2005,
+Parser.prototype.m5 = function () { return "replaced"; };
+print(callM5(parsers[0]), callM5(parsers[1])); // expect: replaced replaced
+Sub.prototype.m5 = function () { return "shadowed"; };
+print(callM5(parsers[0]), callM5(parsers[1])); // expect: replaced shadowed
+delete Parser.prototype.m5;
+Object.prototype.m5 = function () { return "from Object.prototype"; };
+print(callM5(parsers[0])); // expect: from Object.prototype
+delete Object.prototype.m5;
+Object.defineProperty(Parser.prototype, "m5", { get: function () { return function () { return "getter"; }; }, configurable: true });
+print(callM5(parsers[0])); // expect: getter
+Parser.prototype.missing = "now present";
+print(readMissing(parsers[0]), readMissing(parsers[1])); // expect: now present now present
+Object.setPrototypeOf(Sub.prototype, { missing: "new chain" });
+print(readMissing(parsers[1]), parsers[1] instanceof Parser); // expect: new chain false

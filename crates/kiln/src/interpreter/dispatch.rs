@@ -1843,6 +1843,14 @@ impl Vm {
             } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
+            InlineCache::ProtoDict {
+                shape,
+                holder,
+                position,
+                epoch,
+            } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
+                self.proto_dict_read(holder, code.sites[site as usize], position)
+            }
             InlineCache::Absent { shape, epoch }
                 if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) =>
             {
@@ -1893,7 +1901,12 @@ impl Vm {
         } else {
             Some(cache)
         };
-        if let Some(c) = cache
+        if let Some(
+            c @ (InlineCache::OwnGetter { .. }
+            | InlineCache::ProtoGetter { .. }
+            | InlineCache::DictOwn { .. }
+            | InlineCache::Polymorphic { .. }),
+        ) = cache
             && let Some(accessor) = self.site_accessor(obj, key, c)
         {
             let getter = self.accessor_parts(accessor).0;
@@ -1967,6 +1980,15 @@ impl Vm {
         (!self.has_virtual_named(o, key)).then_some(*p)
     }
 
+    /// The data property `key` of dictionary-mode prototype `holder`, if its dictionary
+    /// still has it at `position`.
+    #[inline]
+    fn proto_dict_read(&self, holder: ObjectId, key: PropertyKey, position: u32) -> Option<Value> {
+        self.dict_entry(self.heap.object(holder), key, position)
+            .filter(|p| !p.attrs.is_accessor())
+            .map(|p| p.value)
+    }
+
     /// Whether a cache entry made for objects of `shape` from their prototype chain (at
     /// `epoch`) applies to `o`'s property `key`.
     #[inline(always)]
@@ -2022,6 +2044,14 @@ impl Vm {
             } if epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key) => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
+            InlineCache::ProtoDict {
+                holder,
+                position,
+                epoch,
+                ..
+            } if epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key) => {
+                self.proto_dict_read(holder, key, position)
+            }
             InlineCache::Absent { epoch, .. }
                 if epoch == self.heap.proto_epoch && !self.has_virtual_named(o, key) =>
             {
@@ -2060,12 +2090,25 @@ impl Vm {
         };
         loop {
             let h = self.heap.object(holder);
-            if h.shape == crate::object::shape::ShapeId::DICTIONARY
-                || self.has_virtual_named(h, key)
-            {
+            if self.has_virtual_named(h, key) {
                 return None;
             }
-            if let Some((slot, attrs)) = self.heap.shapes.lookup(h.shape, key) {
+            // a dictionary-mode prototype that lacks the key is passed like any other:
+            // adding it there changes the prototype's layout, which bumps the epoch
+            if h.shape == crate::object::shape::ShapeId::DICTIONARY {
+                let dict = h.dict.as_ref()?;
+                if let Some(position) = dict.position(key) {
+                    if dict.at_key(position, key)?.attrs.is_accessor() {
+                        return None;
+                    }
+                    return Some(InlineCache::ProtoDict {
+                        shape: o.shape,
+                        holder,
+                        position,
+                        epoch: self.heap.proto_epoch,
+                    });
+                }
+            } else if let Some((slot, attrs)) = self.heap.shapes.lookup(h.shape, key) {
                 let (shape, epoch) = (o.shape, self.heap.proto_epoch);
                 return Some(if attrs.is_accessor() {
                     InlineCache::ProtoGetter {

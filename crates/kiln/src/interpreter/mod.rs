@@ -67,6 +67,15 @@ pub enum InlineCache {
     /// (large objects such as a library's namespace): a hit checks the entry's key, so
     /// it serves every dictionary-mode object that has the key there
     DictOwn { position: u32 },
+    /// the property is a data property in dictionary-mode `holder`'s entry at `position`
+    /// (a prototype with very many methods), found through the prototype chain: a hit
+    /// checks the entry's key; valid while no prototype changed layout (`epoch`)
+    ProtoDict {
+        shape: ShapeId,
+        holder: ObjectId,
+        position: u32,
+        epoch: u32,
+    },
     /// the property is an accessor in the receiver's own slot: a read calls the getter
     /// stored there
     OwnGetter { shape: ShapeId, slot: u32 },
@@ -112,6 +121,7 @@ impl InlineCache {
         match self {
             InlineCache::Own { shape, .. }
             | InlineCache::Proto { shape, .. }
+            | InlineCache::ProtoDict { shape, .. }
             | InlineCache::OwnGetter { shape, .. }
             | InlineCache::ProtoGetter { shape, .. }
             | InlineCache::Absent { shape, .. }
