@@ -1797,22 +1797,35 @@ impl Vm {
             None => self.string_method_holder(receiver, code.sites[site as usize])?,
         };
         let o = self.heap.object(obj);
+        // the two commonest entries here; the others out of line, to keep the loop small
         match code.caches[site as usize].get() {
-            InlineCache::Polymorphic { index } => self.polymorphic_read(o, code, site, index),
-            entry => self.cached_read(o, code, site, entry),
+            InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
+            InlineCache::Proto {
+                shape,
+                holder,
+                slot,
+                epoch,
+            } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
+                Some(self.heap.object(holder).slots[slot as usize])
+            }
+            InlineCache::Own { .. } | InlineCache::Proto { .. } | InlineCache::Empty => None,
+            entry => self.other_cached_read(o, code, site, entry),
         }
     }
 
-    /// A read at a polymorphic site: its entries in turn.
+    /// A read through any other entry, or through a polymorphic site's entry for `o`.
     #[inline(never)]
-    fn polymorphic_read(
+    fn other_cached_read(
         &self,
         o: &crate::object::Object,
         code: &super::CodeBlock,
         site: u16,
-        index: u32,
+        entry: InlineCache,
     ) -> Option<Value> {
-        let entry = self.polymorphic[index as usize].get(o.shape)?;
+        let entry = match entry {
+            InlineCache::Polymorphic { index } => self.polymorphic[index as usize].get(o.shape)?,
+            entry => entry,
+        };
         self.cached_read(o, code, site, entry)
     }
 
