@@ -15,9 +15,11 @@ try {
   const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', project], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
   console.log(`packed ${packed}; testing it in ${project}`);
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'kiln-sandbox-user', private: true, type: 'module' }));
-  // @types/node: what a TypeScript user of node has (from the cache this folder's install filled)
+  // @types/node: what a TypeScript user of node has, at the version this folder pins. The
+  // cache holds its tarball after this folder's install, but not always the registry's
+  // index of versions, so the registry may be asked (never when the cache can answer).
   const typesNode = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies['@types/node'];
-  sh('npm', ['install', '--no-audit', '--no-fund', '--offline', `./${packed}`, `@types/node@${typesNode}`], project);
+  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${packed}`, `@types/node@${typesNode}`], project);
 
   // the example prints the agent's result and exits 0
   cpSync(path.join(root, 'examples', 'agent.mjs'), path.join(project, 'agent.mjs'));
