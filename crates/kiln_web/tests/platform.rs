@@ -441,6 +441,7 @@ fn url_getters_follow_setters_and_urls_of_one_href_stay_apart() {
         const d = new URL("blob:https://a.example:8443/uuid");
         console.log(d.protocol, d.pathname, d.origin, new URL("data:,x").origin);
         console.log(URL.parse(s).href === s, URL.parse("/x", s).href, URL.canParse(s), new URL(new URL(s)).hash);
+        console.log(caught(() => new URL(Symbol("s"))), caught(() => new Headers([[Symbol("n"), "v"]])), new URL({ toString: () => s }).search);
         "##,
         &[
             "http://a.example/p?y=2#end ?y=2 #end /p",
@@ -454,6 +455,7 @@ fn url_getters_follow_setters_and_urls_of_one_href_stay_apart() {
             "u p [::1] [::1] true ftp://[::1]",
             "blob: https://a.example:8443/uuid https://a.example:8443 null",
             "true http://a.example/x true #top",
+            "TypeError: Cannot convert a Symbol value to a string TypeError: Cannot convert a Symbol value to a string ?x=1",
         ],
     );
 }

@@ -21,14 +21,15 @@ function expose(name, value) {
 // Headers over an existing list).
 const INTERNAL = Symbol("internal");
 
-// WebIDL USVString: lone surrogates become U+FFFD.
+// WebIDL USVString: ToString (a symbol is a TypeError), then lone surrogates become U+FFFD.
 function usv(value) {
-  return String(value).toWellFormed();
+  return (typeof value === "string" ? value : `${value}`).toWellFormed();
 }
 
-// WebIDL ByteString: every code unit must be at most 0xFF.
+// WebIDL ByteString: ToString (a symbol is a TypeError), then every code unit must be at
+// most 0xFF.
 function byteString(value, what) {
-  const s = String(value);
+  const s = typeof value === "string" ? value : `${value}`;
   if (/[^\x00-\xff]/.test(s)) {
     throw new TypeError(`${what} contains a character outside the Latin-1 range: ${JSON.stringify(s)}`);
   }
