@@ -9,9 +9,13 @@ Reported: median req/s, p50 and p99 latency over the rounds.
 Cold start (as zigttp measures it): spawn -> first complete 200 response, 20 runs after 3
 warm-ups, min/p50/p95 and the RSS after the first response; Kiln from source and from .kbc.
 
-    python3 bench/serve/run.py [--duration 10] [--rounds 3] [--json out.json]
+    python3 bench/serve/run.py [--duration 10] [--rounds 3] [--json out.json] [--kiln PATH]
 
-Needs: target/release/kiln, wrk (apt-get install wrk), node, and the npm packages
+The raw rounds, the load average beside each and the cold starts go to --json (by default
+bench/serve/results/YYYYMMDD-HHMM-COMMIT.json).
+
+Needs: a release kiln (target/release/kiln, or target/x86_64-unknown-linux-gnu/release/kiln
+when cargo builds for that target), wrk (apt-get install wrk), node, and the npm packages
 @oven/bun-linux-x64 and deno under build/peers/serve (bench/serve/install.sh).
 """
 
@@ -29,11 +33,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HANDLERS = os.path.join(HERE, "handlers")
-KILN = os.path.join(ROOT, "target", "release", "kiln")
+KILN = next(
+    (path for path in [os.path.join(ROOT, "target", "release", "kiln"), os.path.join(ROOT, "target", "x86_64-unknown-linux-gnu", "release", "kiln")] if os.path.exists(path)),
+    os.path.join(ROOT, "target", "release", "kiln"),
+)
 PEERS = os.path.join(ROOT, "build", "peers", "serve", "node_modules")
 BUN = os.path.join(PEERS, "@oven", "bun-linux-x64", "bin", "bun")
 DENO = os.path.join(PEERS, "@deno", "linux-x64-glibc", "deno")
 PORT = 18480
+# another kiln binary measured beside KILN as the server "kiln-base" (--baseline)
+BASELINE = None
 
 ORDER = os.path.join(HERE, "order.json")
 
@@ -57,6 +66,7 @@ def commands(handler, kbc):
     return {
         "kiln": [KILN, "serve", js, "--port", str(PORT), "--workers", "1", "--quiet"],
         "kiln .kbc": [KILN, "serve", kbc, "--port", str(PORT), "--workers", "1", "--quiet"],
+        "kiln-base": [BASELINE, "serve", js, "--port", str(PORT), "--workers", "1", "--quiet"],
         "node": ["node", os.path.join(HANDLERS, "node.mjs"), handler, str(PORT)],
         "bun": [BUN, os.path.join(HANDLERS, "bun.js"), handler, str(PORT)],
         "deno": [DENO, "run", "--allow-net", "--allow-read", os.path.join(HANDLERS, "deno.js"), handler, str(PORT)],
@@ -169,7 +179,8 @@ def throughput(handlers, servers, rounds, seconds, kbc_of):
                     r = wrk(handler, seconds)
                 finally:
                     stop(process)
-                print(f"{handler:10} round {round_index + 1} {name:10} {r['rps']:9.0f} req/s  p50 {r['p50_us']:6} us  p99 {r['p99_us']:6} us  bad {r['bad']}", flush=True)
+                r["load"] = os.getloadavg()[0]
+                print(f"{handler:10} round {round_index + 1} {name:10} {r['rps']:9.0f} req/s  p50 {r['p50_us']:6} us  p99 {r['p99_us']:6} us  bad {r['bad']}  load {r['load']:.2f}", flush=True)
                 results.setdefault(handler, {}).setdefault(name, []).append(r)
     return results
 
@@ -209,14 +220,24 @@ def main():
     parser.add_argument("--servers", default="kiln,node,bun,deno")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--json")
+    parser.add_argument("--kiln", help="the kiln binary (default: the release build)")
+    parser.add_argument("--baseline", help="another kiln binary, measured as the server kiln-base (add it to --servers)")
     args = parser.parse_args()
+    global KILN, BASELINE
+    if args.kiln:
+        KILN = os.path.abspath(args.kiln)
+    if args.baseline:
+        BASELINE = os.path.abspath(args.baseline)
+    if args.json is None:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True).stdout.strip()
+        args.json = os.path.join(HERE, "results", time.strftime("%Y%m%d-%H%M-", time.gmtime()) + commit + ".json")
     servers = args.servers.split(",")
     work = tempfile.mkdtemp()
     kbc_of = {}
     for handler in ["trivial", "realistic"]:
         kbc_of[handler] = os.path.join(work, f"{handler}.kbc")
         subprocess.run([KILN, "build", os.path.join(HANDLERS, f"{handler}.js"), "-o", kbc_of[handler]], check=True)
-    report = {"versions": {
+    report = {"commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(), "baseline": BASELINE, "versions": {
         "kiln": subprocess.run([KILN, "--version"], capture_output=True, text=True).stdout.strip(),
         "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip(),
         "bun": subprocess.run([BUN, "--version"], capture_output=True, text=True).stdout.strip(),
@@ -250,11 +271,12 @@ def main():
         if name.split(" ")[0] not in servers:
             continue
         c = cold_start(command)
+        c["load"] = os.getloadavg()[0]
         starts[name] = c
         print(f"cold start {name:14} min {c['min_ms']:6.2f} ms  p50 {c['p50_ms']:6.2f} ms  p95 {c['p95_ms']:6.2f} ms  RSS {c['rss_mb']:5.1f} MB", flush=True)
     report["cold_start"] = starts
-    if args.json:
-        json.dump(report, open(args.json, "w"), indent=1)
+    json.dump(report, open(args.json, "w"), indent=1)
+    print(f"raw results: {os.path.relpath(args.json, ROOT)}")
 
 
 if __name__ == "__main__":
