@@ -33,32 +33,50 @@ pub struct HandlerResponse {
 
 impl HandlerResponse {
     /// The parts `respond` receives: the status, the status text, the header list (name,
-    /// value, name, value, ...) and the body.
+    /// value, name, value, ...: an array, or one string joining it with "\n") and the body.
     pub(crate) fn from_parts(
         status: f64,
         status_text: String,
         list: HostValue,
         body: HostValue,
     ) -> Option<Self> {
-        let HostValue::Array(list) = list else {
-            return None;
-        };
-        let mut headers = Vec::with_capacity(list.len() / 2);
-        let mut list = list.into_iter();
-        while let Some(name) = list.next() {
-            match (name, list.next()) {
-                (HostValue::String(name), Some(HostValue::String(value))) => {
-                    headers.push((name, value))
-                }
-                _ => return None,
-            }
-        }
         Some(HandlerResponse {
             status: u16::try_from(status as i64).ok()?,
             status_text,
-            headers,
+            headers: header_pairs(list)?,
             body: body_from_guest(body)?,
         })
+    }
+}
+
+/// A header list from the guest as pairs: the flat list (name, value, name, value, ...) as
+/// an array of strings or as one string joining it with "\n" (which no header name or value
+/// holds); None when it is neither or has a name without a value.
+fn header_pairs(list: HostValue) -> Option<Vec<(String, String)>> {
+    match list {
+        HostValue::String(joined) if joined.is_empty() => Some(Vec::new()),
+        HostValue::String(joined) => {
+            let mut parts = joined.split('\n');
+            let mut headers = Vec::new();
+            while let Some(name) = parts.next() {
+                headers.push((name.to_string(), parts.next()?.to_string()));
+            }
+            Some(headers)
+        }
+        HostValue::Array(list) => {
+            let mut headers = Vec::with_capacity(list.len() / 2);
+            let mut list = list.into_iter();
+            while let Some(name) = list.next() {
+                match (name, list.next()) {
+                    (HostValue::String(name), Some(HostValue::String(value))) => {
+                        headers.push((name, value))
+                    }
+                    _ => return None,
+                }
+            }
+            Some(headers)
+        }
+        _ => None,
     }
 }
 
@@ -199,5 +217,21 @@ mod tests {
         let status =
             HandlerResponse::from_parts(70000.0, String::new(), strings(&[]), HostValue::Null);
         assert_eq!(status, None);
+    }
+
+    #[test]
+    fn a_header_list_may_come_as_one_string_joined_with_line_feeds() {
+        let joined = |text: &str| header_pairs(HostValue::from(text));
+        assert_eq!(joined(""), Some(vec![]));
+        assert_eq!(
+            joined("content-type\napplication/json"),
+            Some(vec![("content-type".into(), "application/json".into())])
+        );
+        assert_eq!(
+            joined("a\n\nb\nx"),
+            Some(vec![("a".into(), String::new()), ("b".into(), "x".into())])
+        );
+        assert_eq!(joined("a\n1\nb"), None);
+        assert_eq!(header_pairs(HostValue::Number(1.0)), None);
     }
 }

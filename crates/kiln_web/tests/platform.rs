@@ -715,3 +715,117 @@ fn a_handler_that_throws_or_returns_no_response_fails_its_request_alone() {
         .unwrap();
     assert_eq!(web.take_response().unwrap().body, b"5");
 }
+
+#[test]
+fn wait_until_belongs_to_the_context_of_the_request_being_served() {
+    let handler = r#"
+        let kept = null;
+        export default {
+            fetch(request, env, ctx) {
+                const tries = [];
+                const attempt = (f) => { try { f(); tries.push("ok"); } catch (e) { tries.push(e.name); } };
+                attempt(() => ctx.waitUntil.call({}, 1));
+                attempt(() => ctx.waitUntil.call(Object.create(Object.getPrototypeOf(ctx)), 1));
+                attempt(() => new ctx.constructor().waitUntil(1));
+                if (kept !== null) attempt(() => kept.waitUntil(1));
+                kept = ctx;
+                console.log(Object.prototype.toString.call(ctx), kept === ctx, tries.join(" "));
+                ctx.waitUntil(Promise.reject(new Error("reported")));
+                return new Response("ok");
+            }
+        }"#;
+    let (mut rt, web, lines) = warm(handler);
+    for _ in 0..2 {
+        web.dispatch(&mut rt, incoming("http://a.example/", &[]))
+            .unwrap();
+        assert_eq!(web.take_response().unwrap().body, b"ok");
+    }
+    let lines = lines.take();
+    assert_eq!(
+        lines[0],
+        "[object ExecutionContext] true TypeError TypeError TypeError"
+    );
+    assert!(
+        lines[1].starts_with("Uncaught Error: reported"),
+        "{lines:?}"
+    );
+    // The context of the first request, kept by the module, is not the second's.
+    assert_eq!(
+        lines[2],
+        "[object ExecutionContext] true TypeError TypeError TypeError TypeError"
+    );
+}
+
+#[test]
+fn a_response_is_recognized_by_its_brand_and_its_headers_read_whatever_form_they_take() {
+    let handler = r#"
+        let n = 0;
+        export default {
+            fetch(request) {
+                n++;
+                if (n === 1) return Object.setPrototypeOf(Response.json({ a: 1 }), null);
+                if (n === 2) return Object.create(Response.prototype);
+                if (n === 3) {
+                    const r = Response.json({ b: 2 });
+                    const copy = r.clone();
+                    r.headers.append("x-one", "1");
+                    console.log(JSON.stringify([...r.headers]), JSON.stringify([...copy.headers]));
+                    return r;
+                }
+                if (n === 4) return new Response("made", { status: 201, statusText: "Made" });
+                if (n === 5) return Response.json([1], { headers: { "content-type": "text/json" } });
+                return new Response(null, { status: 204 });
+            }
+        }"#;
+    let (mut rt, web, lines) = warm(handler);
+    let mut next = || {
+        let outcome = web.dispatch(&mut rt, incoming("http://a.example/", &[]));
+        (outcome, web.take_response())
+    };
+    let (_, response) = next();
+    let response = response.unwrap();
+    assert_eq!(
+        (response.headers, response.body),
+        (
+            pairs(&[("content-type", "application/json")]),
+            br#"{"a":1}"#.to_vec()
+        )
+    );
+    let (outcome, response) = next();
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("fetch() must return a Response"), "{error}");
+    assert_eq!(response, None);
+    let (_, response) = next();
+    assert_eq!(
+        response.unwrap().headers,
+        pairs(&[("content-type", "application/json"), ("x-one", "1")])
+    );
+    let (_, response) = next();
+    let response = response.unwrap();
+    assert_eq!(
+        (
+            response.status,
+            response.status_text.as_str(),
+            response.headers
+        ),
+        (
+            201,
+            "Made",
+            pairs(&[("content-type", "text/plain;charset=UTF-8")])
+        )
+    );
+    let (_, response) = next();
+    assert_eq!(
+        response.unwrap().headers,
+        pairs(&[("content-type", "text/json")])
+    );
+    let (_, response) = next();
+    let response = response.unwrap();
+    assert_eq!((response.status, response.headers), (204, vec![]));
+    assert_eq!(
+        lines.take(),
+        [
+            r#"[["content-type","application/json"],["x-one","1"]] [["content-type","application/json"]]"#
+        ]
+    );
+}

@@ -96,7 +96,10 @@ let requestRecord;
 // Its headers are `list`, the flat header list, and `headers`, the Headers object over
 // that same list, made when `headers` is first read (null until then): a handler that
 // never reads them costs no Headers object. An immutable list (the guard "immutable") is
-// not extensible, and so are the Headers over it.
+// not extensible, and so are the Headers over it. Until the headers are read, `list` may
+// also be the list as one string joining it with "\n" (see hostHeaderList): the request's
+// headers as the host gave them, or a response's when its only header is its body's
+// Content-Type; the host reads a response's list in either form.
 
 // The URL of a Request record. The host's request URL (`hostURL`) is parsed when it is
 // first read, so that `url` is its serialization.
@@ -205,11 +208,24 @@ class Request {
 Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request", configurable: true });
 
 let responseRecord;
+let responseRecordOrNull;
 let initializeResponse;
 
 // A new Response's record.
 function responseRecordOf(status, list, headers, source, type) {
   return { status, statusText: "", list, headers, source, used: false, type, url: "", redirected: false };
+}
+
+// The header list of a response whose only header is the Content-Type `type`, in the
+// string form.
+function contentTypeList(type) {
+  return `content-type\n${type}`;
+}
+
+// A response record's list as an array (made from the string form the first time).
+function responseList(r) {
+  if (typeof r.list === "string") r.list = hostHeaderList(r.list);
+  return r.list;
 }
 
 class Response {
@@ -252,15 +268,24 @@ class Response {
       if (source === null) return;
       if (isNullBodyStatus(r.status)) throw new TypeError(`Response with null body status ${r.status} cannot have body`);
       r.source = source;
-      if (type !== null && !listHas(r.list, "content-type", undefined)) r.list.push("content-type", type);
+      if (type === null) return;
+      if (r.list.length === 0) r.list = contentTypeList(type);
+      else if (!listHas(r.list, "content-type", undefined)) r.list.push("content-type", type);
     };
     responseRecord = (response) => response.#r;
+    // The record of a Response (by its brand, as WebIDL converts one), or null for any
+    // other value.
+    responseRecordOrNull = (value) => (typeof value === "object" && value !== null && #r in value ? value.#r : null);
     installBodyMethods(Response, responseRecord);
   }
 
   static json(data, init = undefined) {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError("Response.json: the value is not JSON serializable");
+    // No init: the dictionary's defaults, with nothing to check.
+    if (init === undefined || init === null) {
+      return new Response(INTERNAL, { status: 200, statusText: "", list: "content-type\napplication/json", headers: null, source: text, used: false, type: "default", url: "", redirected: false });
+    }
     const r = responseRecordOf(200, [], null, null, "default");
     initializeResponse(r, init, text, "application/json");
     return new Response(INTERNAL, r);
@@ -299,14 +324,15 @@ class Response {
   }
   get headers() {
     const r = this.#r;
-    r.headers ??= headersOver(r.list);
+    r.headers ??= headersOver(responseList(r));
     return r.headers;
   }
   clone() {
     const r = this.#r;
     if (r.used) throw new TypeError("Cannot clone a Response whose body was already used");
-    // The clone's headers have the same guard: an immutable list stays so.
-    const list = Object.isExtensible(r.list) ? r.list.slice() : immutableList(r.list.slice());
+    // The clone's headers have the same guard: an immutable list stays so (a list in the
+    // string form is a response's own, not immutable, and is shared as it is).
+    const list = typeof r.list === "string" ? r.list : Object.isExtensible(r.list) ? r.list.slice() : immutableList(r.list.slice());
     return new Response(INTERNAL, { status: r.status, statusText: r.statusText, list, headers: null, source: r.source, used: false, type: r.type, url: r.url, redirected: r.redirected });
   }
 }

@@ -117,12 +117,15 @@ function reportError(error) {
 
 let nextTimerId = 1;
 const activeTimers = new Set();
+// whether a timer was started since the timers were last forgotten
+let timersStarted = false;
 
 function startTimer(callback, delay, args, repeat) {
   if (typeof callback !== "function") throw new TypeError("The timer callback must be a function");
   const id = nextTimerId++;
   const ms = Math.max(0, Number(delay) || 0);
   activeTimers.add(id);
+  timersStarted = true;
   const tick = () => {
     host.sleep(ms).then(() => {
       if (!activeTimers.has(id)) return;
@@ -141,6 +144,7 @@ function startTimer(callback, delay, args, repeat) {
 
 function forgetTimers() {
   activeTimers.clear();
+  timersStarted = false;
 }
 
 expose("setTimeout", function setTimeout(callback, delay = 0, ...args) {

@@ -16,18 +16,19 @@ expose("fetch", fetch);
 
 // ---- the Workers module form: export default { fetch(request, env, ctx) } ----
 
-let contextWaits;
+// The context of the request being served and the promises given to its waitUntil (null
+// when none were). A runtime serves one request at a time (an execution ends before the
+// next one starts), so this state lives here rather than in a private field of each
+// context, which would cost a definition per request.
+let currentContext = null;
+let currentWaits = null;
 
 class ExecutionContext {
-  // the promises given to waitUntil, or null
-  #waits = null;
-  static {
-    contextWaits = (context) => context.#waits;
-  }
   // Keeps the request's execution alive until `promise` settles (after the response).
   waitUntil(promise) {
-    if (this.#waits === null) this.#waits = [];
-    this.#waits.push(Promise.resolve(promise));
+    if (this !== currentContext) throw new TypeError("waitUntil() must be called on the context of the request being served");
+    if (currentWaits === null) currentWaits = [];
+    currentWaits.push(Promise.resolve(promise));
   }
 }
 Object.defineProperty(ExecutionContext.prototype, Symbol.toStringTag, { value: "ExecutionContext", configurable: true });
@@ -53,9 +54,8 @@ export function serve(namespace, name) {
   }
   const env = Object.freeze(host.env());
 
-  // Hand the handler's response to the host.
-  function respond(response) {
-    const record = responseRecord(response);
+  // Hand the handler's response (its record) to the host.
+  function respond(record) {
     if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
     if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
     host.respond(record.status, record.statusText, record.list, record.source);
@@ -65,45 +65,50 @@ export function serve(namespace, name) {
   // wait for.
   async function finish(response, context) {
     try {
-      if (!(response instanceof Response)) {
+      let record = responseRecordOrNull(response);
+      if (record === null) {
         response = await response;
-        if (!(response instanceof Response)) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
+        record = responseRecordOrNull(response);
+        if (record === null) throw new TypeError(`fetch() must return a Response (or a promise of one), but returned ${describe(response)}`);
       }
-      // (respond's steps, written out: a call costs more than these lines)
-      const record = responseRecord(response);
-      if (record.used) throw new TypeError("fetch() returned a Response whose body was already used");
-      if (record.status === 0) throw new TypeError("fetch() returned Response.error()");
-      host.respond(record.status, record.statusText, record.list, record.source);
-      const waits = contextWaits(context);
+      respond(record);
+      // (A request whose execution was abandoned has no waits of its own: the context is
+      // another request's by then.)
+      const waits = context === currentContext ? currentWaits : null;
       if (waits !== null) {
         for (const result of await Promise.allSettled(waits)) {
           if (result.status === "rejected") reportError(result.reason);
         }
       }
     } finally {
-      forgetTimers();
+      if (timersStarted) forgetTimers();
     }
   }
 
   function dispatch(method, url, headers, body) {
     const request = new Request(INTERNAL, { method, url, hostURL: true, list: headers, headers: null, redirect: "follow", source: body, used: false });
     const context = new ExecutionContext();
+    currentContext = context;
+    currentWaits = null;
     let response;
     try {
       response = handler.fetch(request, env, context);
     } catch (error) {
-      forgetTimers();
+      if (timersStarted) forgetTimers();
       throw error;
     }
     // A Response returned synchronously, with nothing given to waitUntil, is answered at
     // once, as Deno.serve does: no promise, no job.
-    if (response instanceof Response && contextWaits(context) === null) {
-      try {
-        respond(response);
-      } finally {
-        forgetTimers();
+    if (currentWaits === null) {
+      const record = responseRecordOrNull(response);
+      if (record !== null) {
+        try {
+          respond(record);
+        } finally {
+          if (timersStarted) forgetTimers();
+        }
+        return undefined;
       }
-      return undefined;
     }
     return finish(response, context);
   }
