@@ -1,13 +1,16 @@
-//! `kiln.run` on the calling thread: the guest runs where `run` was called, with the GIL
-//! released, and nothing crosses to another thread (no wake-up of a Kiln thread and of
-//! the caller at each host call, and values built, read and freed by one thread).
+//! `kiln.run` and `kiln.run_async` on the calling thread: the guest runs where the run
+//! was called (for `run_async`, the event loop's thread), with the GIL released, and
+//! nothing crosses to another thread (no wake-up of a Kiln thread and of the caller at
+//! each host call, and values built, read and freed by one thread).
 //!
 //! The engine expects a deep native stack (Kiln's threads have 256 MiB; a Python thread
 //! has what the process's stack limit gives, often 8 MiB), so the guest runs in a
 //! coroutine on a stack of its own (`corosensei`), on this thread. A host call or a
 //! console line suspends the coroutine: control comes back to the caller's own stack,
 //! where the GIL is taken again and Python runs, and the answer resumes the guest.
-//! Python code never runs on the guest's stack.
+//! Python code never runs on the guest's stack. When the guest can only wait for
+//! asynchronous calls, the coroutine suspends with the calls made since it last did;
+//! each answer the host gives resumes it for one step (`Runtime::resume`).
 //!
 //! The runtime is made, used and dropped inside the coroutine, so it never leaves this
 //! thread; the run object is `unsendable` (pyo3 refuses it to other threads), and a
@@ -17,12 +20,16 @@ use crate::values;
 use crate::{event_to_python, lock, refused};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use kiln::{ConsoleLevel, HostError, HostReply, InterruptHandle, Outcome, PendingCall, Runtime};
+use kiln::{
+    CallId, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue, InterruptHandle, Outcome,
+    PendingCall, Runtime,
+};
 use kiln_bridge::Event;
 use kiln_bridge::protocol::{Failure, Start};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 /// The guest's stack, as deep as a Kiln worker thread's; reserved, and touched only as
@@ -37,14 +44,20 @@ thread_local! {
 
 /// What the guest asks of the host when it suspends.
 enum Request {
+    /// a synchronous call, answered by a `Reply`
     Call(PendingCall),
     Console(ConsoleLevel, String),
+    /// the guest waits for asynchronous calls: these are the ones made since the last
+    /// suspension; a `Settle` answers one of the outstanding calls
+    Waiting(Vec<PendingCall>),
 }
 
-/// What the host gives back when it resumes the guest: the reply to a call, or nothing
-/// (after a console line, or before the start).
+/// What the host gives back when it resumes the guest: the reply to a synchronous call,
+/// the answer to an outstanding asynchronous one, or nothing (after a console line, or
+/// before the start).
 enum Answer {
     Reply(HostReply),
+    Settle(CallId, Result<HostValue, HostError>),
     Nothing,
 }
 
@@ -118,9 +131,10 @@ impl<T> OnThisThread<T> {
     }
 }
 
-/// One execution of `kiln.run` on this thread: `start` it, then take its events with
-/// `next` as from a `Session`, answering each `call` with `reply_return` or
-/// `reply_throw` before the next `next`.
+/// One execution on this thread: `start` it, then take its events with `next` as from a
+/// `Session`, answering each `call` with `reply_return`, `reply_throw` or `reply_defer`
+/// before the next `next`, and after a `suspended`, one outstanding call with
+/// `answer_value` or `answer_error`.
 #[pyclass(module = "kiln._native", unsendable)]
 pub struct LocalRun {
     guest: Option<Guest>,
@@ -141,7 +155,9 @@ impl LocalRun {
     }
 
     /// Prepares the execution (it runs at the first `next`); a refused input raises
-    /// BoundaryRefusal (path from `$.name`). Capabilities are all called in place.
+    /// BoundaryRefusal (path from `$.name`). Capabilities are `(name, is_async)`: an
+    /// asynchronous one gives the guest a promise and its call is reported at the next
+    /// `suspended`; the others are `call`s answered in place.
     #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
@@ -151,7 +167,7 @@ impl LocalRun {
         hardened: bool,
         allow_eval: bool,
         console: bool,
-        capabilities: Vec<String>,
+        capabilities: Vec<(String, bool)>,
         inputs: Vec<(String, Bound<'_, PyAny>)>,
     ) -> PyResult<()> {
         if self.guest.is_some() {
@@ -186,9 +202,10 @@ impl LocalRun {
     }
 
     /// Runs the guest, with the GIL released, until its next event: `("call", call)`,
-    /// `("console", level, line)`, then `("complete", value, refusal)` or
-    /// `("failed", failure)`. Python's signal handlers run after each step (a Ctrl-C
-    /// that stopped the guest raises KeyboardInterrupt here).
+    /// `("console", level, line)`, `("suspended", [call, ...])`, then
+    /// `("complete", value, refusal)` or `("failed", failure)`. Python's signal handlers
+    /// run after each step (a Ctrl-C that stopped the guest raises KeyboardInterrupt
+    /// here).
     fn next(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let Some(guest) = self.guest.as_mut().filter(|g| !g.done()) else {
             return Err(PyRuntimeError::new_err("the run is over"));
@@ -202,6 +219,7 @@ impl LocalRun {
         let event = match step.take() {
             CoroutineResult::Yield(Request::Call(call)) => Event::Call(call),
             CoroutineResult::Yield(Request::Console(level, text)) => Event::Console { level, text },
+            CoroutineResult::Yield(Request::Waiting(calls)) => Event::Suspended { calls },
             CoroutineResult::Return(event) => {
                 self.recycle();
                 event
@@ -223,6 +241,27 @@ impl LocalRun {
     fn reply_throw(&mut self, name: String, message: String, code: Option<String>) {
         let error = crate::host_error(name, message, code);
         self.answer = Answer::Reply(HostReply::Throw(error));
+    }
+
+    /// Gives the guest a promise from the call it waits in; the call is outstanding
+    /// until `answer_value` or `answer_error` settles it.
+    fn reply_defer(&mut self) {
+        self.answer = Answer::Reply(HostReply::Defer);
+    }
+
+    /// Settles the outstanding call `id` with `value` (the guest waits at a
+    /// `suspended`).
+    fn answer_value(&mut self, id: CallId, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let value = values::to_host(&value).map_err(refused)?;
+        self.answer = Answer::Settle(id, Ok(value));
+        Ok(())
+    }
+
+    /// Rejects the outstanding call `id` with an Error.
+    #[pyo3(signature = (id, name, message, code=None))]
+    fn answer_error(&mut self, id: CallId, name: String, message: String, code: Option<String>) {
+        let error = crate::host_error(name, message, code);
+        self.answer = Answer::Settle(id, Err(error));
     }
 
     /// What stops this run from any thread.
@@ -274,12 +313,12 @@ impl Drop for LocalRun {
     }
 }
 
-/// The whole execution, on the guest's stack: make a runtime, run the source, and drop
-/// the runtime before the coroutine ends.
+/// The whole execution, on the guest's stack: make a runtime, run the source step by
+/// step as the host answers, and drop the runtime before the coroutine ends.
 fn execute(
     yielder: &Yielder<Answer, Request>,
     start: Start,
-    capabilities: Vec<String>,
+    capabilities: Vec<(String, bool)>,
     stop: &Stop,
 ) -> Event {
     let mut runtime = Runtime::new();
@@ -287,45 +326,88 @@ fn execute(
     if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
         return Event::Failed(failure);
     }
+    // what the host has seen, so that a suspension reports only new calls: the newest
+    // call reported at a suspension, and the calls deferred since (a synchronous call
+    // is shown an id that it keeps only when deferred)
+    let mut reported: CallId = 0;
+    let deferred = Rc::new(RefCell::new(Vec::new()));
     let yielder: *const Yielder<Answer, Request> = yielder;
     if start.settings.console {
         runtime.set_console(move |level, text| {
-            // SAFETY: the runtime calls its console only while `runtime.start` runs
-            // below, inside this coroutine, whose yielder lives until it returns; the
-            // runtime is dropped before that.
+            // SAFETY: the runtime calls its console only while `runtime.start` or
+            // `runtime.resume` runs below, inside this coroutine, whose yielder lives
+            // until it returns; the runtime is dropped before that.
             let yielder = unsafe { &*yielder };
             yielder.suspend(Request::Console(level, text.to_string()));
         });
     }
-    for name in &capabilities {
+    for (name, is_async) in &capabilities {
+        if *is_async {
+            runtime.register_async(name);
+            continue;
+        }
+        let deferred = deferred.clone();
         runtime.register_deferrable(name, move |call| {
             // SAFETY: as for the console above.
             let yielder = unsafe { &*yielder };
             match yielder.suspend(Request::Call(call.clone())) {
+                Answer::Reply(HostReply::Defer) => {
+                    deferred.borrow_mut().push(call.id);
+                    HostReply::Defer
+                }
                 Answer::Reply(reply) => reply,
-                Answer::Nothing => HostReply::Throw(HostError::new("the host did not answer")),
+                Answer::Settle(..) | Answer::Nothing => {
+                    HostReply::Throw(HostError::new("the host did not answer"))
+                }
             }
         });
     }
-    let step = runtime.start(&start.source, &start.filename);
-    let event = match step {
-        Ok(Outcome::Complete(value)) => Event::Complete(value),
-        // every capability answers in place, so only a deferred call could leave the
-        // guest waiting, and `run` defers none
-        Ok(Outcome::Suspended(_)) => Event::Failed(Failure::new(
-            "Stalled",
-            "the guest waits for a host call that run() cannot answer",
-        )),
-        Err(report) => {
-            let mut failure = Failure::from_report(report);
-            if failure.kind == "Cancelled"
-                && let Some(message) = lock(&stop.cancelled).clone()
-            {
-                failure = Failure::new("Cancelled", message);
+    let mut step = runtime.start(&start.source, &start.filename);
+    let event = loop {
+        match step {
+            Ok(Outcome::Complete(value)) => break Event::Complete(value),
+            // nothing outstanding can settle the promise the guest waits for
+            Ok(Outcome::Suspended(calls)) if calls.is_empty() => {
+                break Event::Failed(Failure::new(
+                    "Stalled",
+                    "the guest waits for a promise that no host call can settle",
+                ));
             }
-            Event::Failed(failure)
+            Ok(Outcome::Suspended(calls)) => {
+                let mut deferred = deferred.borrow_mut();
+                let calls: Vec<_> = calls
+                    .into_iter()
+                    .filter(|c| c.id > reported && !deferred.contains(&c.id))
+                    .collect();
+                if let Some(newest) = calls.iter().map(|c| c.id).max() {
+                    reported = newest;
+                    deferred.retain(|&id| id > reported);
+                }
+                drop(deferred);
+                // SAFETY: the yielder outlives this function's body (see the console).
+                let yielder = unsafe { &*yielder };
+                match yielder.suspend(Request::Waiting(calls)) {
+                    Answer::Settle(id, result) => step = runtime.resume(id, result),
+                    // only `finish` resumes a waiting guest without an answer
+                    Answer::Reply(_) | Answer::Nothing => {
+                        break Event::Failed(Failure::new("Cancelled", "the run was closed"));
+                    }
+                }
+            }
+            Err(report) => break failed(report, stop),
         }
     };
     drop(runtime);
     event
+}
+
+/// The failure a step ended with; a cancellation carries the canceller's message.
+fn failed(report: ErrorReport, stop: &Stop) -> Event {
+    let mut failure = Failure::from_report(report);
+    if failure.kind == "Cancelled"
+        && let Some(message) = lock(&stop.cancelled).clone()
+    {
+        failure = Failure::new("Cancelled", message);
+    }
+    Event::Failed(failure)
 }

@@ -1,4 +1,5 @@
-"""run_async(): async host functions run concurrently on the event loop, never blocked."""
+"""run_async(): async host functions run concurrently on the event loop; the guest runs
+on the loop's thread between them (or in a worker process, off the loop)."""
 
 import asyncio
 import threading
@@ -78,7 +79,27 @@ def test_an_async_host_function_that_raises_is_an_error_the_guest_can_catch():
     assert out == [True, "Denied", "no access", "EACCES"]
 
 
-def test_the_loop_is_not_blocked_while_the_guest_runs():
+def test_other_tasks_run_on_the_loop_while_the_guest_waits_for_the_host():
+    async def main():
+        gate = asyncio.Event()
+
+        async def opener():
+            gate.set()
+
+        async def wait():
+            await gate.wait()
+            return "opened"
+
+        # the run completes only if the loop runs the opener between the guest's steps
+        opening = asyncio.ensure_future(opener())
+        out = await kiln.run_async("await tools.wait()", capabilities={"tools": {"wait": wait}})
+        await opening
+        return out
+
+    assert asyncio.run(main()) == "opened"
+
+
+def test_with_process_isolation_the_loop_is_not_blocked_while_the_guest_computes():
     async def main():
         ticks = 0
 
@@ -89,7 +110,11 @@ def test_the_loop_is_not_blocked_while_the_guest_runs():
                 ticks += 1
 
         ticker = asyncio.ensure_future(tick())
-        await kiln.run_async("let n = 0; for (let i = 0; i < 3e6; i++) n += i; n", limits=kiln.Limits(compute_ms=60_000))
+        await kiln.run_async(
+            "let n = 0; for (let i = 0; i < 3e6; i++) n += i; n",
+            limits=kiln.Limits(compute_ms=60_000),
+            isolation="process",
+        )
         ticker.cancel()
         return ticks
 
@@ -98,16 +123,103 @@ def test_the_loop_is_not_blocked_while_the_guest_runs():
 
 def test_cancelling_the_task_stops_the_guest():
     async def main():
+        started = asyncio.Event()
+        stopped = []
+
+        async def forever():
+            started.set()
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                stopped.append("forever")
+                raise
+
         task = asyncio.ensure_future(
-            kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+            kiln.run_async("await tools.forever()", capabilities={"tools": {"forever": forever}})
+        )
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the host function in flight is cancelled with the run
+        await asyncio.sleep(0)
+        assert stopped == ["forever"]
+        return await kiln.run_async("'the next run works'")
+
+    assert asyncio.run(main()) == "the next run works"
+
+
+def test_with_process_isolation_cancelling_the_task_stops_a_computing_guest():
+    async def main():
+        task = asyncio.ensure_future(
+            kiln.run_async(
+                "while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000), isolation="process"
+            )
         )
         await asyncio.sleep(0.1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        return await kiln.run_async("'the next run works'")
+        return await kiln.run_async("'the next run works'", isolation="process")
 
     assert asyncio.run(main()) == "the next run works"
+
+
+def test_a_cancel_token_stops_a_guest_computing_on_the_loop_thread_from_another_thread():
+    token = kiln.CancelToken()
+
+    async def main():
+        threading.Timer(0.1, token.cancel).start()
+        with pytest.raises(kiln.Cancelled) as caught:
+            await kiln.run_async("while (true) {}", cancel=token, limits=kiln.Limits(fuel=10**15, compute_ms=60_000))
+        assert str(caught.value) == "the run was cancelled"
+
+    asyncio.run(main())
+
+
+def test_ctrl_c_stops_a_guest_computing_on_the_main_thread_loop(ctrl_c_soon):
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000)))
+    assert asyncio.run(kiln.run_async("1 + 1")) == 2
+
+
+def test_a_guest_waiting_for_a_promise_nothing_settles_is_stalled():
+    async def main():
+        with pytest.raises(kiln.Stalled):
+            await kiln.run_async("await new Promise(() => {})")
+
+    asyncio.run(main())
+    with pytest.raises(kiln.Stalled):
+        kiln.run("await new Promise(() => {})")
+
+
+def test_answers_that_finish_out_of_order_settle_the_right_promises():
+    async def main():
+        gate = asyncio.Event()
+
+        async def first():
+            await gate.wait()
+            return "first"
+
+        async def second():
+            gate.set()
+            return "second"
+
+        async def third():
+            return "third"
+
+        def deferred():
+            return third()
+
+        return await kiln.run_async(
+            """const order = [];
+               const track = (p) => p.then((v) => { order.push(v); return v; });
+               const all = await Promise.all([track(tools.first()), track(tools.second()), track(tools.deferred())]);
+               [all, order[order.length - 1]]""",
+            capabilities={"tools": {"first": first, "second": second, "deferred": deferred}},
+        )
+
+    assert asyncio.run(main()) == [["first", "second", "third"], "first"]
 
 
 def test_a_cancel_token_stops_a_guest_waiting_for_a_host_function():
@@ -125,10 +237,20 @@ def test_a_cancel_token_stops_a_guest_waiting_for_a_host_function():
 
 
 def test_a_timeout_with_wait_for_cancels_the_run():
+    async def forever():
+        await asyncio.sleep(3600)
+
     async def main():
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(
-                kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000)), 0.1
+                kiln.run_async("await tools.forever()", capabilities={"tools": {"forever": forever}}), 0.1
+            )
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(
+                kiln.run_async(
+                    "while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000), isolation="process"
+                ),
+                0.1,
             )
 
     asyncio.run(main())

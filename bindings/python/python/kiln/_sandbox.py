@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+from collections import deque
 from typing import (
     Any,
     Awaitable,
     Callable,
+    Deque,
     Dict,
     List,
     Mapping,
@@ -29,7 +31,7 @@ from typing import (
 )
 
 from . import _native
-from ._errors import KilnError, fail, from_failure
+from ._errors import Cancelled, KilnError, fail, from_failure
 from ._signals import WATCH
 from ._options import (
     Capabilities,
@@ -153,7 +155,7 @@ def run(
     if cancel is not None and cancel.cancelled:
         raise fail("Cancelled", "the run was cancelled before it started")
     if isolation == "thread":
-        return _run_here(source, functions, inputs, limits, cancel, write, hardened, allow_eval, filename)
+        return _run_here(_Run(source, functions, inputs, limits, cancel, write, hardened, allow_eval, filename))
     session = _open(isolation)
     unwatch: Callable[[], None] = lambda: None
     try:
@@ -196,41 +198,52 @@ def _serve_run(session: Union[_native.Session, _native.LocalRun], functions: Dic
         # nothing is asynchronous here: a suspension has no calls to answer
 
 
-def _run_here(
-    source: str,
-    functions: Dict[str, HostFunction],
-    inputs: Optional[Mapping[str, Any]],
-    limits: LimitsLike,
-    cancel: Optional[CancelToken],
-    write: Writer,
-    hardened: bool,
-    allow_eval: bool,
-    filename: str,
-) -> Any:
-    """``run`` with isolation 'thread': the guest runs on this thread (with the GIL
-    released), and host functions are called between its steps."""
+class _Run(NamedTuple):
+    """A run's options, checked."""
+
+    source: str
+    functions: Dict[str, HostFunction]
+    inputs: Optional[Mapping[str, Any]]
+    limits: LimitsLike
+    cancel: Optional[CancelToken]
+    write: Writer
+    hardened: bool
+    allow_eval: bool
+    filename: str
+
+
+def _start_here(run: _Run, asynchronous: bool) -> _native.LocalRun:
+    """A run on this thread, started (the guest runs at its first ``next``); with
+    ``asynchronous``, coroutine functions are asynchronous capabilities."""
     local = _native.LocalRun()
     try:
         local.start(
-            source,
-            filename,
-            limits_of(limits),
-            hardened is True,
-            allow_eval is True,
-            write is not None,
-            list(functions),
-            inputs_of(inputs),
+            run.source,
+            run.filename,
+            limits_of(run.limits),
+            run.hardened is True,
+            run.allow_eval is True,
+            run.write is not None,
+            [(name, asynchronous and is_async(fn)) for name, fn in run.functions.items()],
+            inputs_of(run.inputs),
         )
     except _native.BoundaryRefusal as e:
         raise _refusal(e.args, "inputs") from None
+    return local
+
+
+def _run_here(run: _Run) -> Any:
+    """``run`` with isolation 'thread': the guest runs on this thread (with the GIL
+    released), and host functions are called between its steps."""
+    local = _start_here(run, asynchronous=False)
     canceller = local.canceller()
     unwatch: Callable[[], None] = lambda: None
     watched = False
     try:
-        if cancel is not None:
-            unwatch = cancel._watch(lambda: canceller.cancel("the run was cancelled"))
+        if run.cancel is not None:
+            unwatch = run.cancel._watch(lambda: canceller.cancel("the run was cancelled"))
         watched = WATCH.enter(canceller)
-        return _serve_run(local, functions, write)
+        return _serve_run(local, run.functions, run.write)
     finally:
         unwatch()
         if watched:
@@ -238,9 +251,18 @@ def _run_here(
         local.close()
 
 
-def _call_in_place(session: Union[_native.Session, _native.LocalRun], functions: Dict[str, HostFunction], call: Event) -> None:
-    """Answer a synchronous host call of ``run``."""
-    _, capability, args, refusal = call
+Defer = Callable[[int, str, Awaitable[Any]], None]
+
+
+def _call_in_place(
+    session: Union[_native.Session, _native.LocalRun],
+    functions: Dict[str, HostFunction],
+    call: Event,
+    defer: Optional[Defer] = None,
+) -> None:
+    """Answer a synchronous host call: in place, or for ``run_async`` (which gives
+    ``defer``) with a promise when the function returns an awaitable."""
+    call_id, capability, args, refusal = call
     if refusal is not None:
         session.reply_throw(*_arguments_error(capability, refusal))
         return
@@ -250,6 +272,10 @@ def _call_in_place(session: Union[_native.Session, _native.LocalRun], functions:
         session.reply_throw(*_host_error(e))
         return
     if inspect.isawaitable(result):
+        if defer is not None:
+            session.reply_defer()
+            defer(call_id, capability, result)
+            return
         if inspect.iscoroutine(result):
             result.close()
         session.reply_throw(
@@ -283,9 +309,16 @@ async def run_async(
     """:func:`run` for asyncio. Coroutine functions are asynchronous capabilities: the
     guest gets a promise, and when it fans out (``await Promise.all([...])``) they run
     concurrently on this event loop. Other functions are called in place, on the loop's
-    thread; one that returns an awaitable gives the guest a promise too. The loop is
-    never blocked: the guest runs on a Kiln thread and the loop takes its events when the
-    session's wake socket becomes readable. Cancelling the awaiting task stops the guest.
+    thread; one that returns an awaitable gives the guest a promise too. Cancelling the
+    awaiting task stops the guest.
+
+    With isolation 'thread', the guest runs on the loop's thread, in steps: a step lasts
+    until the guest calls the host, writes a console line or waits, and the GIL is
+    released while it runs, but the loop runs nothing else meanwhile. The loop gets a
+    turn between steps; the steps of a run add up to at most its ``compute_ms`` budget.
+    A task cancellation (``asyncio.wait_for``) takes effect between steps, and a
+    :class:`CancelToken` or Ctrl-C stops a step at once. With isolation 'process', the
+    guest runs in a worker process and never holds up the loop.
     """
     check_source(source)
     functions = functions_of(capabilities)
@@ -293,9 +326,161 @@ async def run_async(
     filename = filename_of(filename, typescript)
     if cancel is not None and cancel.cancelled:
         raise fail("Cancelled", "the run was cancelled before it started")
+    run = _Run(source, functions, inputs, limits, cancel, write, hardened, allow_eval, filename)
+    if isolation == "thread":
+        return await _run_async_here(run)
+    return await _run_async_session(run, isolation)
+
+
+def _call_async(loop: asyncio.AbstractEventLoop, functions: Dict[str, HostFunction], call: Event, defer: Defer) -> None:
+    """Start an asynchronous host call the guest made (its answer comes when what
+    ``defer`` is given finishes)."""
+    call_id, capability, args, refusal = call
+    try:
+        if refusal is not None:
+            raise TypeError(_arguments_error(capability, refusal)[1])
+        result = functions[capability](*args)
+    except Exception as e:  # an answer like any other, given when the loop next runs
+        future: asyncio.Future[Any] = loop.create_future()
+        future.set_exception(e)
+        result = future
+    if not inspect.isawaitable(result):
+        done: asyncio.Future[Any] = loop.create_future()
+        done.set_result(result)
+        result = done
+    defer(call_id, capability, result)
+
+
+def _answer(session: Union[_native.Session, _native.LocalRun], call_id: int, capability: str, task: "asyncio.Future[Any]") -> None:
+    """Settle the outstanding call ``call_id`` with what its host function's task ended with."""
+    if task.cancelled():
+        session.answer_error(call_id, "CancelledError", f"{capability} was cancelled")
+        return
+    error = task.exception()
+    if error is not None:
+        session.answer_error(call_id, *_host_error(error))
+        return
+    try:
+        session.answer_value(call_id, task.result())
+    except _native.BoundaryRefusal as e:
+        session.answer_error(call_id, *_crossing_error(capability, e.args))
+
+
+class _InFlight:
+    """The host functions of a run on the loop's thread that are still running, and
+    those that finished and wait to answer the guest, in the order they finished."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.tasks: Dict[int, "asyncio.Future[Any]"] = {}
+        self.finished: Deque[Tuple[int, str, "asyncio.Future[Any]"]] = deque()
+        self.cancelled: Optional[str] = None
+        self._wake: Optional["asyncio.Future[None]"] = None
+
+    def add(self, call_id: int, capability: str, awaitable: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(awaitable)
+        self.tasks[call_id] = task
+        task.add_done_callback(lambda task: self._finish(call_id, capability, task))
+
+    def _finish(self, call_id: int, capability: str, task: "asyncio.Future[Any]") -> None:
+        if self.tasks.pop(call_id, None) is not None:
+            self.finished.append((call_id, capability, task))
+            self._poke()
+
+    def _poke(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def cancel_soon(self, message: str) -> None:
+        """End the wait for host functions with Cancelled (from any thread)."""
+
+        def cancel() -> None:
+            self.cancelled = message
+            self._poke()
+
+        try:
+            self.loop.call_soon_threadsafe(cancel)
+        except RuntimeError:  # the loop is closed, and the run with it
+            pass
+
+    async def next(self) -> Tuple[int, str, "asyncio.Future[Any]"]:
+        """The host function that finished first, waiting for one."""
+        while True:
+            if self.cancelled is not None:
+                raise fail("Cancelled", self.cancelled)
+            if self.finished:
+                return self.finished.popleft()
+            self._wake = self.loop.create_future()
+            await self._wake
+
+    def close(self) -> None:
+        tasks = list(self.tasks.values())
+        self.tasks.clear()
+        for task in tasks:
+            task.cancel()
+
+
+async def _run_async_here(run: _Run) -> Any:
+    """``run_async`` with isolation 'thread': the guest's steps run on the loop's thread
+    (with the GIL released); host functions run on the loop between them, and each one
+    that finishes answers the guest for a step."""
     loop = asyncio.get_running_loop()
+    functions, write = run.functions, run.write
+    local = _start_here(run, asynchronous=True)
+    canceller = local.canceller()
+    in_flight = _InFlight(loop)
+    unwatch: Callable[[], None] = lambda: None
+    watched = False
+
+    def cancelled() -> None:
+        canceller.cancel("the run was cancelled")
+        in_flight.cancel_soon("the run was cancelled")
+
+    try:
+        if run.cancel is not None:
+            unwatch = run.cancel._watch(cancelled)
+        watched = WATCH.enter(canceller)
+        event = local.next()
+        while True:
+            kind = event[0]
+            if kind == "call":
+                _call_in_place(local, functions, event[1], in_flight.add)
+                # the loop gets a turn after each host call and console line
+                await asyncio.sleep(0)
+            elif kind == "console":
+                if write is not None:
+                    write(event[1], event[2])
+                await asyncio.sleep(0)
+            elif kind == "suspended":
+                for call in event[1]:
+                    _call_async(loop, functions, call, in_flight.add)
+                _answer(local, *(await in_flight.next()))
+            elif kind == "complete":
+                return _complete_value(event)
+            else:
+                failure = from_failure(event[1])
+                if isinstance(failure, Cancelled):
+                    # the task's own cancellation, if it is pending (Ctrl-C under
+                    # asyncio.run cancels the main task), is what the caller sees
+                    await asyncio.sleep(0)
+                raise failure
+            event = local.next()
+    finally:
+        unwatch()
+        if watched:
+            WATCH.leave(canceller)
+        in_flight.close()
+        local.close()
+
+
+async def _run_async_session(run: _Run, isolation: str) -> Any:
+    """``run_async`` in a worker process: the loop takes the session's events when its
+    wake socket becomes readable, and is never blocked by the guest."""
+    loop = asyncio.get_running_loop()
+    functions, write = run.functions, run.write
     done: asyncio.Future[Any] = loop.create_future()
-    # host functions in flight, by call id; calls already answered or in flight
+    # host functions in flight, by call id; calls already answered or in flight (the
+    # worker reports a deferred call again at the next suspension)
     tasks: Dict[int, asyncio.Future[Any]] = {}
     answered: Set[int] = set()
 
@@ -306,81 +491,29 @@ async def run_async(
             except BaseException as e:  # noqa: BLE001 - the run's failure, whatever it is
                 done.set_exception(e)
 
-    def answer_later(call: Event, awaitable: Awaitable[Any]) -> None:
-        call_id, capability = call[0], call[1]
+    def answer_later(call_id: int, capability: str, awaitable: Awaitable[Any]) -> None:
         answered.add(call_id)
         task = asyncio.ensure_future(awaitable)
         tasks[call_id] = task
 
         def finished(task: asyncio.Future[Any]) -> None:
             tasks.pop(call_id, None)
-            if done.done():
-                return
-            if task.cancelled():
-                session.answer_error(call_id, "CancelledError", f"{capability} was cancelled")
-                return
-            error = task.exception()
-            if error is not None:
-                session.answer_error(call_id, *_host_error(error))
-                return
-            try:
-                session.answer_value(call_id, task.result())
-            except _native.BoundaryRefusal as e:
-                session.answer_error(call_id, *_crossing_error(capability, e.args))
+            if not done.done():
+                _answer(session, call_id, capability, task)
 
         task.add_done_callback(finished)
-
-    def failed_call(call: Event) -> "asyncio.Future[Any]":
-        future: asyncio.Future[Any] = loop.create_future()
-        future.set_exception(TypeError(_arguments_error(call[1], call[3])[1]))
-        return future
-
-    def call_in_place(call: Event) -> None:
-        call_id, capability, args, refusal = call
-        if refusal is not None:
-            session.reply_throw(*_arguments_error(capability, refusal))
-            return
-        fn = functions[capability]
-        try:
-            result = fn(*args)
-        except Exception as e:
-            session.reply_throw(*_host_error(e))
-            return
-        if inspect.isawaitable(result):
-            session.reply_defer()
-            answer_later(call, result)
-            return
-        try:
-            session.reply_return(result)
-        except _native.BoundaryRefusal as e:
-            session.reply_throw(*_crossing_error(capability, e.args))
 
     def handle(event: Event) -> None:
         kind = event[0]
         if kind == "call":
-            call_in_place(event[1])
+            _call_in_place(session, functions, event[1], answer_later)
         elif kind == "console":
             if write is not None:
                 write(event[1], event[2])
         elif kind == "suspended":
             for call in event[1]:
-                call_id, capability, args, refusal = call
-                if call_id in answered:
-                    continue
-                if refusal is not None:
-                    answer_later(call, failed_call(call))
-                    continue
-                try:
-                    result = functions[capability](*args)
-                except Exception as e:
-                    answered.add(call_id)
-                    session.answer_error(call_id, *_host_error(e))
-                    continue
-                if not inspect.isawaitable(result):
-                    future: asyncio.Future[Any] = loop.create_future()
-                    future.set_result(result)
-                    result = future
-                answer_later(call, result)
+                if call[0] not in answered:
+                    _call_async(loop, functions, call, answer_later)
         elif kind == "complete":
             settle(lambda: _complete_value(event))
         elif kind == "failed":
@@ -405,17 +538,17 @@ async def run_async(
     try:
         _start(
             session,
-            source,
-            filename,
-            limits,
-            hardened,
-            allow_eval,
+            run.source,
+            run.filename,
+            run.limits,
+            run.hardened,
+            run.allow_eval,
             write is not None,
             [(name, is_async(fn)) for name, fn in functions.items()],
-            inputs,
+            run.inputs,
         )
-        if cancel is not None:
-            unwatch = cancel._watch(lambda: session.cancel("the run was cancelled"))
+        if run.cancel is not None:
+            unwatch = run.cancel._watch(lambda: session.cancel("the run was cancelled"))
         return await done
     finally:
         unwatch()
