@@ -19,8 +19,9 @@ const HASH = 17;
 // true when parsing href again gives this record
 const REPARSES = 19;
 
-function urlComponent(record, at) {
-  return record[HREF].slice(record[at], record[at + 1]);
+// The search component of a record (the getters slice theirs in place: a call costs more).
+function recordSearch(record) {
+  return record[HREF].slice(record[SEARCH], record[SEARCH + 1]);
 }
 
 // The last record parsed without a base whose href parses to itself: a parse of that href
@@ -29,9 +30,11 @@ function urlComponent(record, at) {
 let lastParsed = null;
 
 function parseURL(url, base) {
+  // (A string equal to a serialized URL is well-formed: the USVString conversion would
+  // give it back unchanged.)
+  if (base === undefined && lastParsed !== null && url === lastParsed[HREF]) return lastParsed;
   const input = usv(url);
   if (base !== undefined) return host.urlParse(input, usv(base));
-  if (lastParsed !== null && input === lastParsed[HREF]) return lastParsed;
   const record = host.urlParse(input, undefined);
   if (record !== null && record[REPARSES]) lastParsed = record;
   return record;
@@ -72,7 +75,7 @@ class URL {
     };
     syncURLSearchParams = (url) => {
       const params = urlSearchParams.get(url);
-      if (params !== undefined) syncSearchParams(params, urlComponent(url.#record, SEARCH));
+      if (params !== undefined) syncSearchParams(params, recordSearch(url.#record));
     };
   }
 
@@ -99,64 +102,72 @@ class URL {
     return host.urlOrigin(this.#record[HREF]);
   }
   get protocol() {
-    return urlComponent(this.#record, PROTOCOL);
+    const record = this.#record;
+    return record[HREF].slice(record[PROTOCOL], record[PROTOCOL + 1]);
   }
   set protocol(value) {
     setURLComponent(this, "protocol", value);
   }
   get username() {
-    return urlComponent(this.#record, USERNAME);
+    const record = this.#record;
+    return record[HREF].slice(record[USERNAME], record[USERNAME + 1]);
   }
   set username(value) {
     setURLComponent(this, "username", value);
   }
   get password() {
-    return urlComponent(this.#record, PASSWORD);
+    const record = this.#record;
+    return record[HREF].slice(record[PASSWORD], record[PASSWORD + 1]);
   }
   set password(value) {
     setURLComponent(this, "password", value);
   }
   get host() {
-    return urlComponent(this.#record, HOST);
+    const record = this.#record;
+    return record[HREF].slice(record[HOST], record[HOST + 1]);
   }
   set host(value) {
     setURLComponent(this, "host", value);
   }
   get hostname() {
-    return urlComponent(this.#record, HOSTNAME);
+    const record = this.#record;
+    return record[HREF].slice(record[HOSTNAME], record[HOSTNAME + 1]);
   }
   set hostname(value) {
     setURLComponent(this, "hostname", value);
   }
   get port() {
-    return urlComponent(this.#record, PORT);
+    const record = this.#record;
+    return record[HREF].slice(record[PORT], record[PORT + 1]);
   }
   set port(value) {
     setURLComponent(this, "port", value);
   }
   get pathname() {
-    return urlComponent(this.#record, PATHNAME);
+    const record = this.#record;
+    return record[HREF].slice(record[PATHNAME], record[PATHNAME + 1]);
   }
   set pathname(value) {
     setURLComponent(this, "pathname", value);
   }
   get search() {
-    return urlComponent(this.#record, SEARCH);
+    const record = this.#record;
+    return record[HREF].slice(record[SEARCH], record[SEARCH + 1]);
   }
   set search(value) {
     setURLComponent(this, "search", value);
   }
   get searchParams() {
-    const record = this.#record;
     let params = urlSearchParams.get(this);
     if (params === undefined) {
-      params = newSearchParamsFor(this, urlComponent(record, SEARCH));
+      params = newSearchParamsFor(this, recordSearch(this.#record));
       urlSearchParams.set(this, params);
     }
     return params;
   }
   get hash() {
-    return urlComponent(this.#record, HASH);
+    const record = this.#record;
+    return record[HREF].slice(record[HASH], record[HASH + 1]);
   }
   set hash(value) {
     setURLComponent(this, "hash", value);
