@@ -41,6 +41,29 @@ time.sleep(0.1)
 print("leaving")
 """
 
+# a synchronous run on a daemon thread, its guest still ending steps (console lines) as
+# the interpreter exits; a finaliser that sleeps lets that thread ask for the GIL while
+# the interpreter finalises (CPython then ends the thread where it asked)
+DAEMON_RUN = """
+import threading, time, kiln
+
+def background():
+    kiln.run(
+        "for (let i = 0; ; i++) console.log(i)",
+        console=lambda level, line: None,
+        limits=kiln.Limits(fuel=10**12, compute_ms=60_000),
+    )
+
+class SlowToFinalise:
+    def __del__(self):
+        time.sleep(0.05)
+
+kept_until_exit = SlowToFinalise()
+threading.Thread(target=background, daemon=True).start()
+time.sleep(0.1)
+print("leaving")
+"""
+
 
 def run_python(*args, times):
     """Runs Python with `args` `times` times, several at once (a loaded machine is
@@ -75,4 +98,9 @@ def test_exiting_while_a_guest_still_sends_events_is_clean():
 
 def test_exiting_while_an_abandoned_guest_runs_is_clean():
     for outcome in run_python("-c", ABANDONED, times=12):
+        assert outcome == (0, "leaving\n", "")
+
+
+def test_exiting_while_a_daemon_thread_runs_a_guest_synchronously_is_clean():
+    for outcome in run_python("-c", DAEMON_RUN, times=12):
         assert outcome == (0, "leaving\n", "")
