@@ -534,6 +534,15 @@ fn snapshot_id(py: Python<'_>, data: &[u8], key: Option<&[u8]>) -> PyResult<Stri
         .map_err(|f| PyValueError::new_err(f.message))
 }
 
+/// Serves sessions as a worker process of isolation 'process', on standard input and
+/// output, until the input ends (with the GIL released): `kiln-worker-python`, for
+/// installs without the `kiln-worker` binary.
+#[pyfunction]
+fn serve_worker(py: Python<'_>) -> PyResult<()> {
+    py.detach(kiln_bridge::serve_worker_process)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -542,6 +551,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<local::LocalRun>()?;
     m.add_class::<local::Canceller>()?;
     m.add_function(wrap_pyfunction!(snapshot_id, m)?)?;
+    m.add_function(wrap_pyfunction!(serve_worker, m)?)?;
     m.add("BoundaryRefusal", py.get_type::<BoundaryRefusal>())?;
     let limits = PyDict::new(py);
     limits.set_item("fuel", defaults::FUEL)?;

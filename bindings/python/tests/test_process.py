@@ -151,3 +151,30 @@ def test_runs_refused_at_their_inputs_take_no_worker():
         assert len(workers()) <= MAX_IDLE, f"round {round}"
     assert kiln.run("input.n * 14", isolation=ISOLATION, inputs={"input": {"n": 3}}) == 42
     assert len(workers()) <= MAX_IDLE
+
+
+def test_without_the_worker_binary_the_installed_script_runs_the_worker(monkeypatch):
+    # a wheel built from the sdist has no kiln-worker binary beside the module
+    import kiln._options as options
+
+    monkeypatch.setattr(options, "_WORKER", options._WORKER + "-missing")
+    script = options.worker_of("process")
+    assert os.path.basename(script) == "kiln-worker-python"
+    before = set(workers())
+    out = kiln.run(
+        "tools.twice(input)",
+        capabilities={"tools": {"twice": lambda x: x * 2}},
+        inputs={"input": 21},
+        isolation=ISOLATION,
+    )
+    assert out == 42
+
+    async def later():
+        return "later"
+
+    assert asyncio.run(kiln.run_async("await tools.later()", capabilities={"tools": {"later": later}}, isolation=ISOLATION)) == "later"
+    # the worker that served them is a Python process running the script
+    started = [pid for pid in workers() if pid not in before]
+    assert started
+    for pid in started:
+        assert script in Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")

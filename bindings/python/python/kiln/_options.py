@@ -5,7 +5,9 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import shutil
 import sys
+import sysconfig
 import threading
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
@@ -172,16 +174,39 @@ _WORKER = os.path.join(
 )
 
 
+#: the script the package installs to run the worker through the native module
+_WORKER_SCRIPT = "kiln-worker-python.exe" if sys.platform == "win32" else "kiln-worker-python"
+
+
+def _worker_script() -> Optional[str]:
+    """Where ``kiln-worker-python`` was installed: this environment's scripts, the
+    user's (``pip install --user``), or the PATH."""
+    for scheme in (None, f"{os.name}_user"):
+        try:
+            folder = sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
+        except KeyError:
+            continue
+        candidate = os.path.join(folder, _WORKER_SCRIPT)
+        if os.path.isfile(candidate):
+            return candidate
+    return shutil.which(_WORKER_SCRIPT)
+
+
 def worker_of(isolation: str) -> Optional[str]:
-    """The kiln-worker binary for isolation 'process'; None for 'thread'."""
+    """The worker for isolation 'process': the kiln-worker binary in the wheel, else the
+    kiln-worker-python script; None for 'thread'."""
     if isolation == "thread":
         return None
     if isolation == "process":
-        if not os.path.isfile(_WORKER):
+        if os.path.isfile(_WORKER):
+            return _WORKER
+        script = _worker_script()
+        if script is None:
             raise RuntimeError(
-                f"kiln: the worker binary {_WORKER} is missing, so isolation 'process' is unavailable"
+                f"kiln: neither the worker binary {_WORKER} nor the {_WORKER_SCRIPT} script is "
+                "installed, so isolation 'process' is unavailable"
             )
-        return _WORKER
+        return script
     raise ValueError(f"isolation must be 'thread' or 'process', not {isolation!r}")
 
 
