@@ -36,6 +36,9 @@ pub enum Reply {
     Failure(u16),
 }
 
+/// A runtime that evaluated the handler, and its web platform. Instances are held boxed: a
+/// runtime is a few kilobytes, and an instance moves out of the idle list and back on
+/// every request.
 struct Instance {
     runtime: Runtime,
     web: Web,
@@ -46,7 +49,11 @@ struct Instance {
 pub struct Worker {
     settings: Settings,
     code: CurrentCode,
-    idle: RefCell<Vec<Instance>>,
+    #[expect(
+        clippy::vec_box,
+        reason = "an instance is moved out and back on every request; a box moves as a pointer"
+    )]
+    idle: RefCell<Vec<Box<Instance>>>,
     /// a runtime with the web platform installed but no code evaluated yet: the worker
     /// builds it while the handler's code is still loading
     blank: RefCell<Option<(Runtime, Web)>>,
@@ -139,7 +146,7 @@ impl Worker {
     }
 
     /// An idle instance of the current code, or a new one.
-    fn take_instance(&self) -> Result<Instance, ErrorReport> {
+    fn take_instance(&self) -> Result<Box<Instance>, ErrorReport> {
         let (generation, code) = match self.code.lock() {
             Ok(current) => (current.0, current.1.clone()),
             Err(_) => {
@@ -162,14 +169,14 @@ impl Worker {
         runtime.run_module(kiln_web::ENTRY, "")?;
         // The budgets are the requests': evaluating the handler is not charged to them.
         *runtime.limits_mut() = self.limits();
-        Ok(Instance {
+        Ok(Box::new(Instance {
             runtime,
             web,
             generation,
-        })
+        }))
     }
 
-    fn put_back(&self, instance: Instance) {
+    fn put_back(&self, instance: Box<Instance>) {
         let mut idle = self.idle.borrow_mut();
         if idle.len() < MAX_IDLE_INSTANCES {
             idle.push(instance);
@@ -210,7 +217,7 @@ impl Worker {
     /// its instance.
     fn finish(
         &self,
-        instance: Instance,
+        instance: Box<Instance>,
         result: Result<(), ErrorReport>,
         response: Option<HandlerResponse>,
     ) -> Reply {
@@ -247,7 +254,7 @@ impl Worker {
     /// is sent; while it is pending, a client that went away ends the execution early.
     async fn continue_execution(
         self: Rc<Self>,
-        mut instance: Instance,
+        mut instance: Box<Instance>,
         calls: Vec<kiln::PendingCall>,
         mut reply: Option<oneshot::Sender<Reply>>,
         started: Instant,
