@@ -1287,7 +1287,17 @@ mod tests {
     }
 
     #[test]
-    fn a_new_vm_shares_the_realm_template_storage() {
+    fn vms_after_the_first_on_a_thread_share_the_realm_template_storage() {
+        let first = crate::interpreter::Vm::new();
+        assert!(
+            first
+                .heap
+                .objects
+                .slots()
+                .flatten()
+                .all(|o| !o.slots.is_shared()),
+            "the first VM on a thread is built in place"
+        );
         let vm = crate::interpreter::Vm::new();
         for object in vm.heap.objects.slots().flatten() {
             assert!(object.slots.is_empty() || object.slots.is_shared());

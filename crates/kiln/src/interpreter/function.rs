@@ -242,8 +242,9 @@ impl Vm {
         func: NativeFn,
         length: u32,
     ) -> ObjectId {
-        let f = self.new_native(func, name, length, false);
-        let key = self.key(name);
+        let name = self.heap.intern(name);
+        let f = self.new_native_with_data(func, Value::string(name), length, false, Box::new([]));
+        let key = self.key_from_string(name);
         self.define_builtin(obj, key, Value::object(f), Attrs::HIDDEN);
         f
     }

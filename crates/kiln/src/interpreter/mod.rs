@@ -35,7 +35,7 @@ use crate::realm::{Atoms, Intrinsics, Realm, RealmId, WellKnownSymbols};
 use crate::value::Value;
 use crate::{JsResult, Thrown};
 use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -651,16 +651,31 @@ impl Default for Vm {
 }
 
 impl Vm {
-    /// A VM with a fresh realm. The realm is built once per thread and copied for each
-    /// new VM: copying the cells is several times cheaper than creating the intrinsics.
-    /// The copy shares the template's storage ([`Heap::share_storage`]: object slots,
-    /// string units, shape transitions and lookup tables, native function records), so
-    /// it allocates per arena and table rather than per cell.
+    /// A VM with a fresh realm. From the second VM on a thread, the realm is copied from
+    /// a template built once per thread: copying the cells is several times cheaper than
+    /// creating the intrinsics. The copy shares the template's storage
+    /// ([`Heap::share_storage`]: object slots, string units, shape transitions and lookup
+    /// tables, native function records), so it allocates per arena and table rather
+    /// than per cell. The first VM on a thread is built in place: a template and its
+    /// copy cost about a third more than one realm, which a process that makes a single
+    /// VM (the CLI, a server's cold start) would never get back.
     pub fn new() -> Vm {
         thread_local! {
-            static PRISTINE: Vm = Vm::build();
+            static BUILT_IN_PLACE: Cell<bool> = const { Cell::new(false) };
+            static TEMPLATE: OnceCell<Vm> = const { OnceCell::new() };
         }
-        PRISTINE.with(Vm::fork_pristine)
+        if !BUILT_IN_PLACE.replace(true) {
+            return Vm::build();
+        }
+        TEMPLATE.with(|template| {
+            template
+                .get_or_init(|| {
+                    let mut vm = Vm::build();
+                    vm.heap.share_storage();
+                    vm
+                })
+                .fork_pristine()
+        })
     }
 
     /// A copy of a freshly built VM (nothing has run in it): the heap, the realm and the
@@ -686,7 +701,6 @@ impl Vm {
         let symbols = WellKnownSymbols::new(&mut heap);
         let mut vm = Vm::unbuilt(heap, atoms, symbols);
         crate::builtins::init(&mut vm);
-        vm.heap.share_storage();
         vm
     }
 
