@@ -13,7 +13,7 @@
 use super::{Attrs, CowVec, PropertyKey};
 use crate::heap::{ObjectId, SymbolId};
 use rustc_hash::FxHashMap;
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 /// An index into the [`ShapeTable`].
@@ -39,11 +39,99 @@ pub struct Shape {
     /// number of properties, which is also the slot of the next one added
     pub len: u32,
     pub proto: Option<ObjectId>,
+    transitions: Transitions,
+    /// built on first lookup of a large shape, then shared along its chain (see
+    /// [`KeyTable`])
+    table: OnceCell<Rc<KeyTable>>,
+}
+
+/// The shapes made from a shape by adding one property. Most shapes have at most one,
+/// kept inline, so that building an object's chain allocates nothing per shape.
+#[derive(Clone, Default)]
+enum Transitions {
+    #[default]
+    None,
+    One(Transition),
     /// shared with the realm template the table was copied from until one is added
-    transitions: CowVec<(PropertyKey, Attrs, ShapeId)>,
-    /// built on first lookup of a large shape; shared by copies of the table, never
-    /// changed once built
-    table: OnceCell<Rc<FxHashMap<PropertyKey, (u32, Attrs)>>>,
+    Many(CowVec<Transition>),
+}
+
+/// A transition: the key and attributes added, and the shape they lead to.
+type Transition = (PropertyKey, Attrs, ShapeId);
+
+impl Transitions {
+    fn find(&self, key: PropertyKey, attrs: Attrs) -> Option<ShapeId> {
+        let matches = |&&(k, a, _): &&Transition| k == key && a == attrs;
+        match self {
+            Transitions::None => None,
+            Transitions::One(t) => Some(t).filter(matches).map(|t| t.2),
+            Transitions::Many(all) => all.iter().find(matches).map(|t| t.2),
+        }
+    }
+
+    fn push(&mut self, transition: Transition) {
+        *self = match std::mem::take(self) {
+            Transitions::None => Transitions::One(transition),
+            Transitions::One(first) => Transitions::Many(vec![first, transition].into()),
+            Transitions::Many(mut all) => {
+                all.push(transition);
+                Transitions::Many(all)
+            }
+        }
+    }
+
+    /// Bytes held outside the shape.
+    fn owned_bytes(&self) -> usize {
+        match self {
+            Transitions::Many(all) => all.capacity() * size_of::<Transition>(),
+            _ => 0,
+        }
+    }
+}
+
+/// The slots of the properties of a chain of shapes, shared by the shapes of the chain
+/// from the one it was built for to the longest one (its tip): a shape reads the entries
+/// below its own length. A child of the tip extends the table in place, so an object
+/// built property by property (a prototype, a large literal) makes one table, not one
+/// per shape; a child of any other shape copies the part below its parent's length.
+/// A realm template's tables are never extended: its copies share them.
+struct KeyTable {
+    slots: RefCell<FxHashMap<PropertyKey, (u32, Attrs)>>,
+    /// set when the table became part of a realm template
+    frozen: Cell<bool>,
+}
+
+impl KeyTable {
+    fn new(slots: FxHashMap<PropertyKey, (u32, Attrs)>) -> Rc<KeyTable> {
+        Rc::new(KeyTable {
+            slots: RefCell::new(slots),
+            frozen: Cell::new(false),
+        })
+    }
+
+    /// The slot and attributes of `key` in the shape of length `len`.
+    fn get(&self, key: PropertyKey, len: u32) -> Option<(u32, Attrs)> {
+        let found = self.slots.borrow().get(&key).copied();
+        found.filter(|&(slot, _)| slot < len)
+    }
+
+    /// The table for a child of the shape of length `len` (in which the child adds
+    /// `key` at slot `len`): this table extended, when that shape is its tip, or else a
+    /// copy of that shape's part.
+    fn for_child(self: &Rc<KeyTable>, len: u32, key: PropertyKey, attrs: Attrs) -> Rc<KeyTable> {
+        let mut slots = self.slots.borrow_mut();
+        if slots.len() == len as usize && !self.frozen.get() {
+            slots.insert(key, (len, attrs));
+            return Rc::clone(self);
+        }
+        let mut own: FxHashMap<_, _> = slots
+            .iter()
+            .filter(|&(_, &(slot, _))| slot < len)
+            .map(|(&k, &v)| (k, v))
+            .collect();
+        own.insert(key, (len, attrs));
+        KeyTable::new(own)
+    }
 }
 
 #[derive(Clone)]
@@ -108,7 +196,6 @@ impl Default for ShapeTable {
 impl ShapeTable {
     /// Bytes the table holds: every shape, its transitions and its lookup table once built.
     pub fn owned_bytes(&self) -> usize {
-        let entry = size_of::<(PropertyKey, Attrs, ShapeId)>();
         let lookup = size_of::<(PropertyKey, (u32, Attrs))>() + 1;
         self.shapes.capacity() * size_of::<Shape>()
             + self.roots.capacity() * (size_of::<(Option<ObjectId>, ShapeId)>() + 1)
@@ -116,8 +203,16 @@ impl ShapeTable {
                 .shapes
                 .iter()
                 .map(|s| {
-                    s.transitions.capacity() * entry
-                        + s.table.get().map_or(0, |t| t.capacity() * lookup)
+                    s.transitions.owned_bytes()
+                        // a shared table is counted once, at its tip
+                        + s.table.get().map_or(0, |t| {
+                            let slots = t.slots.borrow();
+                            if slots.len() == s.len as usize {
+                                slots.capacity() * lookup
+                            } else {
+                                0
+                            }
+                        })
                 })
                 .sum::<usize>()
     }
@@ -128,7 +223,7 @@ impl ShapeTable {
             key: None,
             len: 0,
             proto: None,
-            transitions: CowVec::new(),
+            transitions: Transitions::None,
             table: OnceCell::new(),
         };
         ShapeTable {
@@ -153,7 +248,7 @@ impl ShapeTable {
             key: None,
             len: 0,
             proto,
-            transitions: CowVec::new(),
+            transitions: Transitions::None,
             table: OnceCell::new(),
         });
         self.roots.insert(proto, id);
@@ -168,28 +263,22 @@ impl ShapeTable {
     /// The shape that adds `key` with `attrs` to `from` (the new property's slot is `from.len`).
     pub fn add(&mut self, from: ShapeId, key: PropertyKey, attrs: Attrs) -> ShapeId {
         let parent = &self.shapes[from.0 as usize];
-        if let Some(&(_, _, to)) = parent
-            .transitions
-            .iter()
-            .find(|(k, a, _)| *k == key && *a == attrs)
-        {
+        if let Some(to) = parent.transitions.find(key, attrs) {
             return to;
         }
-        // A shape grown from one with a table gets its table by copying the parent's:
-        // objects built property by property (prototypes, large literals) look up each
-        // key before adding it, and rebuilding every table from the chain is quadratic.
+        // A shape grown from one with a table gets its table from the parent's: objects
+        // built property by property (prototypes, large literals) look up each key
+        // before adding it, and rebuilding every table from the chain is quadratic.
         let table = OnceCell::new();
         if let Some(parent_table) = parent.table.get() {
-            let mut t = FxHashMap::clone(parent_table);
-            t.insert(key, (parent.len, attrs));
-            let _ = table.set(Rc::new(t));
+            let _ = table.set(parent_table.for_child(parent.len, key, attrs));
         }
         let shape = Shape {
             parent: Some(from),
             key: Some((key, attrs)),
             len: parent.len + 1,
             proto: parent.proto,
-            transitions: CowVec::new(),
+            transitions: Transitions::None,
             table,
         };
         let to = self.push(shape);
@@ -257,7 +346,7 @@ impl ShapeTable {
         shape
             .table
             .get_or_init(|| {
-                Rc::new(
+                KeyTable::new(
                     self.keys(id)
                         .into_iter()
                         .enumerate()
@@ -265,8 +354,7 @@ impl ShapeTable {
                         .collect(),
                 )
             })
-            .get(&key)
-            .copied()
+            .get(key, shape.len)
     }
 
     /// The symbols that are the key of some shape. Shapes are never freed, so the
@@ -298,11 +386,16 @@ impl ShapeTable {
         self.shapes.len()
     }
 
-    /// Move every shape's transitions into blocks that copies of this table share (a
-    /// realm template's table, once built).
+    /// Move every shape's transitions into blocks that copies of this table share, and
+    /// freeze its key tables (a realm template's table, once built).
     pub fn share(&mut self) {
         for shape in &mut self.shapes {
-            shape.transitions.share();
+            if let Transitions::Many(all) = &mut shape.transitions {
+                all.share();
+            }
+            if let Some(table) = shape.table.get() {
+                table.frozen.set(true);
+            }
         }
     }
 
@@ -379,6 +472,56 @@ mod tests {
             table.keys(b).iter().map(|k| k.0).collect::<Vec<_>>(),
             vec![x, y]
         );
+    }
+
+    #[test]
+    fn a_chain_built_key_by_key_shares_one_table_and_branches_copy_theirs() {
+        let mut table = ShapeTable::new();
+        let root = table.root(None);
+        let key = |i: u32| PropertyKey::Index(i);
+        let mut chain = vec![root];
+        for i in 0..20 {
+            let tip = *chain.last().unwrap();
+            assert_eq!(
+                table.lookup(tip, key(i)),
+                None,
+                "looked up before it is added"
+            );
+            chain.push(table.add(tip, key(i), Attrs::DEFAULT));
+        }
+        let tip = *chain.last().unwrap();
+        assert_eq!(table.lookup(tip, key(19)), Some((19, Attrs::DEFAULT)));
+        let tables = |table: &ShapeTable, shapes: &[ShapeId]| {
+            let mut seen: Vec<*const KeyTable> = shapes
+                .iter()
+                .filter_map(|&s| table.get(s).table.get().map(Rc::as_ptr))
+                .collect();
+            seen.dedup();
+            seen.len()
+        };
+        assert_eq!(tables(&table, &chain), 1);
+        // a branch below the tip copies the part below its parent's length
+        let middle = chain[12];
+        let branch = table.add(middle, key(100), Attrs::HIDDEN);
+        assert_eq!(tables(&table, &[middle, branch]), 2);
+        assert_eq!(table.lookup(branch, key(100)), Some((12, Attrs::HIDDEN)));
+        assert_eq!(table.lookup(branch, key(11)), Some((11, Attrs::DEFAULT)));
+        assert_eq!(table.lookup(branch, key(12)), None);
+        // every shape of the chain still sees exactly its own keys
+        for (len, &shape) in chain.iter().enumerate() {
+            for i in 0..20 {
+                let expected = (i < len as u32).then_some((i, Attrs::DEFAULT));
+                assert_eq!(table.lookup(shape, key(i)), expected);
+            }
+            assert_eq!(table.lookup(shape, key(100)), None);
+        }
+        // a template's tables are not extended by its copies
+        table.share();
+        let mut copy = table.clone();
+        let extended = copy.add(tip, key(200), Attrs::DEFAULT);
+        assert_eq!(copy.lookup(extended, key(200)), Some((20, Attrs::DEFAULT)));
+        assert_eq!(tables(&copy, &[tip, extended]), 2);
+        assert_eq!(table.lookup(tip, key(200)), None);
     }
 
     #[test]
