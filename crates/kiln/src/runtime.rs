@@ -574,6 +574,28 @@ impl Runtime {
         self.vm.install_console(sink);
     }
 
+    /// Call `pause` between stretches of guest computation, about every `every` of the
+    /// guest's compute time, so that the host can give other work a turn while a guest
+    /// computes: a host that runs the guest in a coroutine on an event loop's thread
+    /// switches back to the loop from `pause`. The time `pause` takes is not charged to
+    /// the guest's compute time. `pause` must not use this runtime. A regular
+    /// expression match is not paused in the middle.
+    ///
+    /// ```
+    /// use kiln::Runtime;
+    /// use std::{cell::Cell, rc::Rc, time::Duration};
+    ///
+    /// let pauses = Rc::new(Cell::new(0));
+    /// let mut rt = Runtime::new();
+    /// let count = pauses.clone();
+    /// rt.set_pause_point(Duration::from_millis(1), move || count.set(count.get() + 1));
+    /// rt.run_script("let t = Date.now(); while (Date.now() - t < 20) {}", "spin.js").unwrap();
+    /// assert!(pauses.get() >= 5);
+    /// ```
+    pub fn set_pause_point(&mut self, every: std::time::Duration, pause: impl FnMut() + 'static) {
+        self.vm.pause = Some(crate::interpreter::meter::PausePoint::new(every, pause));
+    }
+
     /// The asynchronous host calls waiting for an answer.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.vm.host.pending_calls()

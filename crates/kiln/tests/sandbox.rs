@@ -349,6 +349,30 @@ fn another_thread_can_cancel_a_catastrophic_regular_expression() {
 }
 
 #[test]
+fn a_pause_point_is_called_while_the_guest_computes_and_its_time_is_the_hosts() {
+    let mut rt = with_limits(Limits {
+        compute_time: Some(std::time::Duration::from_millis(150)),
+        ..Limits::default()
+    });
+    let pauses = Rc::new(std::cell::Cell::new(0));
+    let count = pauses.clone();
+    rt.set_pause_point(std::time::Duration::from_millis(5), move || {
+        count.set(count.get() + 1);
+        // the host works longer than the guest's whole budget in all
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    });
+    // about 50 ms of guest computation, paused at least every 5 ms
+    let script = "let n = 0; for (let i = 0; i < 10; i++) { \
+                  let t = Date.now(); while (Date.now() - t < 5) n++; } n > 0";
+    assert_eq!(complete(rt.start(script, "t.js")), true.into());
+    assert!(pauses.get() >= 5, "{} pauses", pauses.get());
+    assert_eq!(
+        error_kind(rt.start("for (;;) {}", "t.js")),
+        ErrorKind::ComputeTime
+    );
+}
+
+#[test]
 fn compute_time_stops_a_catastrophic_regular_expression() {
     let mut rt = with_limits(Limits {
         compute_time: Some(std::time::Duration::from_millis(100)),

@@ -26,6 +26,27 @@ const SLICE: u64 = 10_000;
 /// Bytes of bulk storage worth one unit of fuel (copying is cheaper than interpreting).
 const BYTES_PER_FUEL: usize = 64;
 
+/// A host function called between stretches of guest computation ([`Vm::pause`],
+/// `Runtime::set_pause_point`), so that a host can give other work a turn while a guest
+/// computes (an event loop's, by switching to its coroutine).
+pub struct PausePoint {
+    /// guest compute time between two calls, at least
+    every: Duration,
+    /// when the guest last came back from a call (or the point was set)
+    last: Instant,
+    pause: Box<dyn FnMut()>,
+}
+
+impl PausePoint {
+    pub fn new(every: Duration, pause: impl FnMut() + 'static) -> PausePoint {
+        PausePoint {
+            every,
+            last: Instant::now(),
+            pause: Box::new(pause),
+        }
+    }
+}
+
 /// The running account of a VM's budgets.
 #[derive(Clone, Debug)]
 pub struct Meter {
@@ -69,6 +90,11 @@ impl Meter {
         if self.running_since.is_none() {
             self.running_since = Some(Instant::now());
         }
+    }
+
+    /// Whether the guest's compute clock is running.
+    pub fn is_running(&self) -> bool {
+        self.running_since.is_some()
     }
 
     /// The guest stopped (finished, suspended or failed): time from now on is the host's.
@@ -150,15 +176,32 @@ impl Vm {
         if self.heap.bytes() > self.limits.max_heap_bytes && self.termination.is_none() {
             return Err(self.terminate(Termination::HeapLimit));
         }
-        match settle(
+        if let Err(why) = settle(
             &mut self.meter,
             &self.termination,
             &self.interrupt,
             &self.limits,
         ) {
-            Ok(()) => Ok(()),
-            Err(why) => Err(self.terminate(why)),
+            return Err(self.terminate(why));
         }
+        self.pause_if_due();
+        Ok(())
+    }
+
+    /// Call the host's pause point when the guest has computed for its interval since
+    /// the last call. The time the host takes is not the guest's: the compute clock
+    /// stops while it runs.
+    fn pause_if_due(&mut self) {
+        let Some(point) = &mut self.pause else {
+            return;
+        };
+        if !self.meter.is_running() || point.last.elapsed() < point.every {
+            return;
+        }
+        self.meter.stop_clock();
+        (point.pause)();
+        point.last = Instant::now();
+        self.meter.start_clock();
     }
 
     /// The slow check on its own, for code that waits rather than works (a blocking

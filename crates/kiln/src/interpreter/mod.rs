@@ -630,6 +630,8 @@ pub struct Vm {
     pub meter: meter::Meter,
     /// host capabilities and the asynchronous host calls waiting for an answer
     pub host: crate::host::HostState,
+    /// the host's pause point, called between stretches of guest computation
+    pub pause: Option<meter::PausePoint>,
     /// the host's clock for `Date.now()` and `new Date()` (ms since the epoch); the
     /// system clock when None
     pub clock: Option<Rc<dyn Fn() -> f64>>,
@@ -743,6 +745,7 @@ impl Vm {
             interrupt: Default::default(),
             meter: Default::default(),
             host: Default::default(),
+            pause: None,
             clock: None,
             allow_code_generation: true,
             hardened: false,
