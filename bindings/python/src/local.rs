@@ -10,7 +10,10 @@
 //! where the GIL is taken again and Python runs, and the answer resumes the guest.
 //! Python code never runs on the guest's stack. When the guest can only wait for
 //! asynchronous calls, the coroutine suspends with the calls made since it last did;
-//! each answer the host gives resumes it for one step (`Runtime::resume`).
+//! each answer the host gives resumes it for one step (`Runtime::resume`). A run given
+//! a pause interval (`run_async`'s) also suspends between stretches of computation
+//! (`Runtime::set_pause_point`), so that the event loop gets a turn at least that often
+//! while the guest computes; `kiln.run` has none and runs straight through.
 //!
 //! The runtime is made, used and dropped inside the coroutine, so it never leaves this
 //! thread; the run object is `unsendable` (pyo3 refuses it to other threads), and a
@@ -31,6 +34,7 @@ use pyo3::prelude::*;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The guest's stack, as deep as a Kiln worker thread's; reserved, and touched only as
 /// deep as the guest goes.
@@ -50,6 +54,9 @@ enum Request {
     /// the guest waits for asynchronous calls: these are the ones made since the last
     /// suspension; a `Settle` answers one of the outstanding calls
     Waiting(Vec<PendingCall>),
+    /// the guest has computed for a pause interval: the host takes a turn, and any
+    /// answer continues the computation
+    Pause,
 }
 
 /// What the host gives back when it resumes the guest: the reply to a synchronous call,
@@ -134,7 +141,7 @@ impl<T> OnThisThread<T> {
 /// One execution on this thread: `start` it, then take its events with `next` as from a
 /// `Session`, answering each `call` with `reply_return`, `reply_throw` or `reply_defer`
 /// before the next `next`, and after a `suspended`, one outstanding call with
-/// `answer_value` or `answer_error`.
+/// `answer_value` or `answer_error`; after a `pause`, the next `next` continues.
 #[pyclass(module = "kiln._native", unsendable)]
 pub struct LocalRun {
     guest: Option<Guest>,
@@ -157,8 +164,10 @@ impl LocalRun {
     /// Prepares the execution (it runs at the first `next`); a refused input raises
     /// BoundaryRefusal (path from `$.name`). Capabilities are `(name, is_async)`: an
     /// asynchronous one gives the guest a promise and its call is reported at the next
-    /// `suspended`; the others are `call`s answered in place.
+    /// `suspended`; the others are `call`s answered in place. With `pause_us`, the guest
+    /// stops with a `pause` event after about that many microseconds of computation.
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (source, filename, limits, hardened, allow_eval, console, capabilities, inputs, pause_us=None))]
     fn start(
         &mut self,
         source: String,
@@ -169,6 +178,7 @@ impl LocalRun {
         console: bool,
         capabilities: Vec<(String, bool)>,
         inputs: Vec<(String, Bound<'_, PyAny>)>,
+        pause_us: Option<u64>,
     ) -> PyResult<()> {
         if self.guest.is_some() {
             return Err(PyRuntimeError::new_err("the run has already started"));
@@ -195,14 +205,15 @@ impl LocalRun {
         self.guest = Some(Coroutine::with_stack(
             stack,
             move |yielder: &Yielder<Answer, Request>, _: Answer| {
-                execute(yielder, start, capabilities, &stop)
+                let pause = pause_us.map(Duration::from_micros);
+                execute(yielder, start, capabilities, pause, &stop)
             },
         ));
         Ok(())
     }
 
     /// Runs the guest, with the GIL released, until its next event: `("call", call)`,
-    /// `("console", level, line)`, `("suspended", [call, ...])`, then
+    /// `("console", level, line)`, `("suspended", [call, ...])`, `("pause",)`, then
     /// `("complete", value, refusal)` or `("failed", failure)`. Python's signal handlers
     /// run after each step (a Ctrl-C that stopped the guest raises KeyboardInterrupt
     /// here).
@@ -217,16 +228,22 @@ impl LocalRun {
             OnThisThread(guest.resume(answer))
         });
         let event = match step.take() {
-            CoroutineResult::Yield(Request::Call(call)) => Event::Call(call),
-            CoroutineResult::Yield(Request::Console(level, text)) => Event::Console { level, text },
-            CoroutineResult::Yield(Request::Waiting(calls)) => Event::Suspended { calls },
+            CoroutineResult::Yield(Request::Call(call)) => Some(Event::Call(call)),
+            CoroutineResult::Yield(Request::Console(level, text)) => {
+                Some(Event::Console { level, text })
+            }
+            CoroutineResult::Yield(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
+            CoroutineResult::Yield(Request::Pause) => None,
             CoroutineResult::Return(event) => {
                 self.recycle();
-                event
+                Some(event)
             }
         };
         py.check_signals()?;
-        event_to_python(py, event)
+        match event {
+            Some(event) => event_to_python(py, event),
+            None => Ok(("pause",).into_pyobject(py)?.into_any().unbind()),
+        }
     }
 
     /// Returns `value` from the call the guest waits in.
@@ -314,11 +331,13 @@ impl Drop for LocalRun {
 }
 
 /// The whole execution, on the guest's stack: make a runtime, run the source step by
-/// step as the host answers, and drop the runtime before the coroutine ends.
+/// step as the host answers (pausing every `pause` of computation, if given), and drop
+/// the runtime before the coroutine ends.
 fn execute(
     yielder: &Yielder<Answer, Request>,
     start: Start,
     capabilities: Vec<(String, bool)>,
+    pause: Option<Duration>,
     stop: &Stop,
 ) -> Event {
     let mut runtime = Runtime::new();
@@ -339,6 +358,15 @@ fn execute(
             // until it returns; the runtime is dropped before that.
             let yielder = unsafe { &*yielder };
             yielder.suspend(Request::Console(level, text.to_string()));
+        });
+    }
+    if let Some(every) = pause {
+        runtime.set_pause_point(every, move || {
+            // SAFETY: as for the console above (the runtime pauses only while it runs).
+            let yielder = unsafe { &*yielder };
+            // whatever the host answers, the computation goes on (a host that stops the
+            // run interrupts it first)
+            let _ = yielder.suspend(Request::Pause);
         });
     }
     for (name, is_async) in &capabilities {

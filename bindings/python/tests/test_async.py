@@ -1,5 +1,6 @@
 """run_async(): async host functions run concurrently on the event loop; the guest runs
-on the loop's thread between them (or in a worker process, off the loop)."""
+on the loop's thread between them, a slice of computation at a time (or in a worker
+process, off the loop)."""
 
 import asyncio
 import threading
@@ -99,26 +100,108 @@ def test_other_tasks_run_on_the_loop_while_the_guest_waits_for_the_host():
     assert asyncio.run(main()) == "opened"
 
 
-def test_with_process_isolation_the_loop_is_not_blocked_while_the_guest_computes():
+COMPUTES_FOREVER = kiln.Limits(fuel=10**15, compute_ms=10_000)
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_the_loop_runs_other_tasks_while_the_guest_computes_and_cancelling_the_task_stops_it(isolation):
     async def main():
-        ticks = 0
-
-        async def tick():
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.001)
-                ticks += 1
-
-        ticker = asyncio.ensure_future(tick())
-        await kiln.run_async(
-            "let n = 0; for (let i = 0; i < 3e6; i++) n += i; n",
-            limits=kiln.Limits(compute_ms=60_000),
-            isolation="process",
+        started = asyncio.Event()
+        run = asyncio.ensure_future(
+            kiln.run_async(
+                "started(); while (true) {}",
+                capabilities={"started": started.set},
+                limits=COMPUTES_FOREVER,
+                isolation=isolation,
+            )
         )
-        ticker.cancel()
-        return ticks
+        await started.wait()
+        # from here the guest computes and never calls the host again: this task gets
+        # its turns only if the loop runs beside the guest
+        turns = 0
+        for _ in range(20):
+            await asyncio.sleep(0)
+            turns += 1
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        return turns, await kiln.run_async("'the next run works'", isolation=isolation)
 
-    assert asyncio.run(main()) > 10
+    assert asyncio.run(main()) == (20, "the next run works")
+
+
+async def counting_turns(run):
+    """What ``run`` returns (or the KilnError it raises), and how many turns another task
+    had on the loop meanwhile."""
+    turns = 0
+
+    async def count():
+        nonlocal turns
+        while True:
+            await asyncio.sleep(0)
+            turns += 1
+
+    counter = asyncio.ensure_future(count())
+    try:
+        return await run, turns
+    except kiln.KilnError as e:
+        return e, turns
+    finally:
+        counter.cancel()
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_the_loop_is_not_blocked_while_the_guest_computes(isolation):
+    sums = kiln.run_async(
+        "let n = 0; for (let i = 0; i < 3e6; i++) n += i; n", limits=kiln.Limits(compute_ms=60_000), isolation=isolation
+    )
+    out, turns = asyncio.run(counting_turns(sums))
+    assert out == 4499998500000
+    # the guest computes for tens of milliseconds: a turn every 2 ms at least
+    assert turns > 10
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_computing_guest_still_meets_its_compute_time_budget_while_the_loop_runs(isolation):
+    spins = kiln.run_async("while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=200), isolation=isolation)
+    failure, turns = asyncio.run(counting_turns(spins))
+    assert isinstance(failure, kiln.ComputeTime)
+    assert turns > 0
+
+
+def test_run_asyncs_guest_pauses_after_a_slice_of_computation_and_kiln_runs_does_not():
+    from kiln import _native
+    from kiln._options import limits_of
+
+    def started(pause_us):
+        local = _native.LocalRun()
+        source = "let n = 0; for (let i = 0; i < 1e6; i++) n += i; n"
+        local.start(source, "guest.js", limits_of(COMPUTES_FOREVER), False, False, False, [], [], pause_us)
+        return local
+
+    # without a pause interval, as kiln.run starts it, the guest runs straight through
+    assert started(None).next() == ("complete", 499999500000, None)
+    paused = started(100)
+    assert paused.next() == ("pause",)
+    events = [paused.next()]
+    while events[-1] == ("pause",):
+        events.append(paused.next())
+    assert events[-1] == ("complete", 499999500000, None)
+
+
+def test_a_guest_stopped_at_a_pause_ends_as_cancelled():
+    from kiln import _native
+    from kiln._options import limits_of
+
+    local = _native.LocalRun()
+    local.start("while (true) {}", "guest.js", limits_of(COMPUTES_FOREVER), False, False, False, [], [], 100)
+    assert local.next() == ("pause",)
+    local.interrupt()
+    kind, failure = local.next()
+    assert (kind, failure[0]) == ("failed", "Cancelled")
+    with pytest.raises(RuntimeError, match="the run is over"):
+        local.next()
+    local.close()
 
 
 def test_cancelling_the_task_stops_the_guest():
@@ -145,22 +228,6 @@ def test_cancelling_the_task_stops_the_guest():
         await asyncio.sleep(0)
         assert stopped == ["forever"]
         return await kiln.run_async("'the next run works'")
-
-    assert asyncio.run(main()) == "the next run works"
-
-
-def test_with_process_isolation_cancelling_the_task_stops_a_computing_guest():
-    async def main():
-        task = asyncio.ensure_future(
-            kiln.run_async(
-                "while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000), isolation="process"
-            )
-        )
-        await asyncio.sleep(0.1)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        return await kiln.run_async("'the next run works'", isolation="process")
 
     assert asyncio.run(main()) == "the next run works"
 
@@ -245,13 +312,11 @@ def test_a_timeout_with_wait_for_cancels_the_run():
             await asyncio.wait_for(
                 kiln.run_async("await tools.forever()", capabilities={"tools": {"forever": forever}}), 0.1
             )
-        with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(
-                kiln.run_async(
-                    "while (true) {}", limits=kiln.Limits(fuel=10**15, compute_ms=60_000), isolation="process"
-                ),
-                0.1,
-            )
+        for isolation in ["thread", "process"]:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(
+                    kiln.run_async("while (true) {}", limits=COMPUTES_FOREVER, isolation=isolation), 0.1
+                )
 
     asyncio.run(main())
 

@@ -4,6 +4,8 @@
 #   ("call", call)                 a synchronous host call, waiting for reply_*
 #   ("console", level, line)       level: "log" | "info" | "debug" | "warn" | "error"
 #   ("suspended", [call, ...])     asynchronous calls made since the last suspension
+#   ("pause",)                     (LocalRun started with pause_us) the guest computed
+#                                  that long; the next next() continues it
 #   ("complete", value, refusal)
 #   ("failed", failure)
 #   ("dumped", data) | ("dump_failed", failure)
@@ -73,6 +75,7 @@ class LocalRun:
         console: bool,
         capabilities: List[Tuple[str, bool]],
         inputs: List[Tuple[str, Any]],
+        pause_us: Optional[int] = None,
     ) -> None: ...
     def next(self) -> Any: ...
     def reply_return(self, value: Any) -> None: ...

@@ -212,9 +212,17 @@ class _Run(NamedTuple):
     filename: str
 
 
+# How long a guest computes on the event loop's thread (run_async, isolation 'thread')
+# before the loop gets a turn, in microseconds. The loop's other tasks wait about this
+# long at most; a pause costs the guest about 8 microseconds (two switches of stacks,
+# the GIL, a turn of a quiet loop), 0.4 % of a guest that computes without a break.
+_SLICE_US = 2_000
+
+
 def _start_here(run: _Run, asynchronous: bool) -> _native.LocalRun:
     """A run on this thread, started (the guest runs at its first ``next``); with
-    ``asynchronous``, coroutine functions are asynchronous capabilities."""
+    ``asynchronous``, coroutine functions are asynchronous capabilities and the guest
+    pauses after each slice of computation (``kiln.run`` never pauses)."""
     local = _native.LocalRun()
     try:
         local.start(
@@ -226,6 +234,7 @@ def _start_here(run: _Run, asynchronous: bool) -> _native.LocalRun:
             run.write is not None,
             [(name, asynchronous and is_async(fn)) for name, fn in run.functions.items()],
             inputs_of(run.inputs),
+            _SLICE_US if asynchronous else None,
         )
     except _native.BoundaryRefusal as e:
         raise _refusal(e.args, "inputs") from None
@@ -312,13 +321,12 @@ async def run_async(
     thread; one that returns an awaitable gives the guest a promise too. Cancelling the
     awaiting task stops the guest.
 
-    With isolation 'thread', the guest runs on the loop's thread, in steps: a step lasts
-    until the guest calls the host, writes a console line or waits, and the GIL is
-    released while it runs, but the loop runs nothing else meanwhile. The loop gets a
-    turn between steps; the steps of a run add up to at most its ``compute_ms`` budget.
-    A task cancellation (``asyncio.wait_for``) takes effect between steps, and a
-    :class:`CancelToken` or Ctrl-C stops a step at once. With isolation 'process', the
-    guest runs in a worker process and never holds up the loop.
+    With isolation 'thread', the guest runs on the loop's thread with the GIL released,
+    in steps: a step lasts until the guest calls the host, writes a console line or
+    waits, or has computed for 2 ms, and the loop gets a turn between steps, so other
+    tasks wait at most about 2 ms for it. A task cancellation (``asyncio.wait_for``)
+    stops the guest at the end of the step, and a :class:`CancelToken` or Ctrl-C stops
+    a step at once. With isolation 'process', the guest runs in a worker process.
     """
     check_source(source)
     functions = functions_of(capabilities)
@@ -423,7 +431,8 @@ class _InFlight:
 async def _run_async_here(run: _Run) -> Any:
     """``run_async`` with isolation 'thread': the guest's steps run on the loop's thread
     (with the GIL released); host functions run on the loop between them, and each one
-    that finishes answers the guest for a step."""
+    that finishes answers the guest for a step. A guest that computes pauses after each
+    slice, and the loop takes a turn before it goes on."""
     loop = asyncio.get_running_loop()
     functions, write = run.functions, run.write
     local = _start_here(run, asynchronous=True)
@@ -446,6 +455,10 @@ async def _run_async_here(run: _Run) -> Any:
             if kind == "call":
                 _call_in_place(local, functions, event[1], in_flight.add)
                 # the loop gets a turn after each host call and console line
+                await asyncio.sleep(0)
+            elif kind == "pause":
+                # the guest has computed for a slice; a cancellation of this task
+                # raised here ends the run (``local.close`` stops the guest)
                 await asyncio.sleep(0)
             elif kind == "console":
                 if write is not None:
