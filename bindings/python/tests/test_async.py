@@ -169,6 +169,20 @@ def test_a_computing_guest_still_meets_its_compute_time_budget_while_the_loop_ru
     assert turns > 0
 
 
+def test_two_computing_guests_on_one_loop_take_turns():
+    async def main():
+        spinning = asyncio.ensure_future(kiln.run_async("while (true) {}", limits=COMPUTES_FOREVER))
+        await asyncio.sleep(0)  # the spinning guest starts computing
+        out = await kiln.run_async("let n = 0; for (let i = 0; i < 1e6; i++) n += i; n")
+        still_spinning = not spinning.done()
+        spinning.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await spinning
+        return out, still_spinning
+
+    assert asyncio.run(main()) == (499999500000, True)
+
+
 def test_run_asyncs_guest_pauses_after_a_slice_of_computation_and_kiln_runs_does_not():
     from kiln import _native
     from kiln._options import limits_of
