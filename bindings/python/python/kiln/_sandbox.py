@@ -213,10 +213,14 @@ class _Run(NamedTuple):
 
 
 # How long a guest computes on the event loop's thread (run_async, isolation 'thread')
-# before the loop gets a turn, in microseconds. The loop's other tasks wait about this
-# long at most; a pause costs the guest about 8 microseconds (two switches of stacks,
-# the GIL, a turn of a quiet loop), 0.4 % of a guest that computes without a break.
-_SLICE_US = 2_000
+# before the loop gets a turn, in microseconds: the loop's other tasks wait about this
+# long at most. It is the interpreter's default switch interval (sys.getswitchinterval),
+# as long as another Python thread may keep the GIL from the loop: when such a thread is
+# busy, each pause waits up to that long for the GIL, and a guest that only computes
+# runs at about 40 % of its speed (with 2 ms slices, 25 %). On a quiet loop a pause
+# costs the guest about 8 microseconds (two switches of stacks, the GIL, a turn of the
+# loop): 0.2 %.
+_SLICE_US = 5_000
 
 
 def _start_here(run: _Run, asynchronous: bool) -> _native.LocalRun:
@@ -323,8 +327,8 @@ async def run_async(
 
     With isolation 'thread', the guest runs on the loop's thread with the GIL released,
     in steps: a step lasts until the guest calls the host, writes a console line or
-    waits, or has computed for 2 ms, and the loop gets a turn between steps, so other
-    tasks wait at most about 2 ms for it. A task cancellation (``asyncio.wait_for``)
+    waits, or has computed for 5 ms, and the loop gets a turn between steps, so other
+    tasks wait at most about 5 ms for it. A task cancellation (``asyncio.wait_for``)
     stops the guest at the end of the step, and a :class:`CancelToken` or Ctrl-C stops
     a step at once. With isolation 'process', the guest runs in a worker process.
     """
