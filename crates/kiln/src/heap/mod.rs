@@ -1023,6 +1023,9 @@ impl Heap {
             } else {
                 break;
             }
+            // a child already marked (a prototype, mostly) or no cell at all (a number)
+            // needs no visit
+            children.retain(|&v| !self.is_marked(v));
             self.gray.append(&mut children);
             self.gray_envs.append(&mut child_envs);
         }
@@ -1091,15 +1094,17 @@ impl Heap {
     }
 
     fn mark_string(&mut self, s: StringId) {
-        let mut stack = vec![s];
-        while let Some(s) = stack.pop() {
+        // a flat string, the common case, allocates no work list
+        let mut next = Some(s);
+        let mut stack = Vec::new();
+        while let Some(s) = next.take().or_else(|| stack.pop()) {
             if self.strings.mark(s.0) {
                 match self.strings.get(s.0).data {
                     StrData::Rope { left, right } => {
-                        stack.push(left);
                         stack.push(right);
+                        next = Some(left);
                     }
-                    StrData::Slice { base, .. } => stack.push(base),
+                    StrData::Slice { base, .. } => next = Some(base),
                     StrData::Latin1(_)
                     | StrData::Utf16(_)
                     | StrData::SharedLatin1(_)
