@@ -373,6 +373,28 @@ fn a_pause_point_is_called_while_the_guest_computes_and_its_time_is_the_hosts() 
 }
 
 #[test]
+fn the_time_a_host_call_takes_does_not_bring_a_pause_forward() {
+    let mut rt = Runtime::new();
+    let pauses = Rc::new(std::cell::Cell::new(0));
+    let count = pauses.clone();
+    rt.set_pause_point(std::time::Duration::from_millis(20), move || {
+        count.set(count.get() + 1)
+    });
+    rt.register_async("wait");
+    let script = "wait().then(() => { let t = Date.now(), n = 0; \
+                  while (Date.now() - t < 3) n++; return n > 0; })";
+    let Ok(Outcome::Suspended(calls)) = rt.start(script, "t.js") else {
+        panic!("expected to suspend");
+    };
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(
+        complete(rt.resume(calls[0].id, Ok(HostValue::Null))),
+        true.into()
+    );
+    assert_eq!(pauses.get(), 0);
+}
+
+#[test]
 fn compute_time_stops_a_catastrophic_regular_expression() {
     let mut rt = with_limits(Limits {
         compute_time: Some(std::time::Duration::from_millis(100)),

@@ -32,8 +32,8 @@ const BYTES_PER_FUEL: usize = 64;
 pub struct PausePoint {
     /// guest compute time between two calls, at least
     every: Duration,
-    /// when the guest last came back from a call (or the point was set)
-    last: Instant,
+    /// the guest compute time at which the next call is due
+    due: Duration,
     pause: Box<dyn FnMut()>,
 }
 
@@ -41,7 +41,7 @@ impl PausePoint {
     pub fn new(every: Duration, pause: impl FnMut() + 'static) -> PausePoint {
         PausePoint {
             every,
-            last: Instant::now(),
+            due: Duration::ZERO,
             pause: Box::new(pause),
         }
     }
@@ -195,13 +195,22 @@ impl Vm {
         let Some(point) = &mut self.pause else {
             return;
         };
-        if !self.meter.is_running() || point.last.elapsed() < point.every {
+        if !self.meter.is_running() {
+            return;
+        }
+        let computed = self.meter.compute_time();
+        // a due time more than one interval ahead was set before the account was reset
+        // (a new run), or when the point was set
+        if point.due > computed + point.every || point.due == Duration::ZERO {
+            point.due = computed + point.every;
+        }
+        if computed < point.due {
             return;
         }
         self.meter.stop_clock();
         (point.pause)();
-        point.last = Instant::now();
         self.meter.start_clock();
+        point.due = self.meter.compute_time() + point.every;
     }
 
     /// The slow check on its own, for code that waits rather than works (a blocking
