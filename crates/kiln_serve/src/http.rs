@@ -179,7 +179,12 @@ fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
     let headers = out.headers_mut();
     headers.reserve(response.headers.len());
     for (name, value) in response.headers {
-        let value = latin1_bytes(&value).and_then(|v| HeaderValue::from_bytes(&v).ok());
+        // (An ASCII value's bytes are its text: the string's buffer becomes the value.)
+        let value = if value.is_ascii() {
+            HeaderValue::from_maybe_shared(Bytes::from(value)).ok()
+        } else {
+            latin1_bytes(&value).and_then(|v| HeaderValue::from_bytes(&v).ok())
+        };
         if let (Ok(name), Some(value)) = (HeaderName::from_bytes(name.as_bytes()), value) {
             headers.append(name, value);
         }
@@ -191,4 +196,29 @@ fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
         out.extensions_mut().insert(reason);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_header_values_are_bytes_whether_ascii_or_latin_1() {
+        let response = kiln_web::HandlerResponse {
+            status: 200,
+            status_text: String::new(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("x-latin-1".into(), "caf\u{e9}".into()),
+                ("x-refused".into(), "a\u{7f}".into()),
+            ],
+            body: b"{}".to_vec(),
+        };
+        let out = into_hyper(response);
+        let headers = out.headers();
+        assert_eq!(headers["content-type"].as_bytes(), b"application/json");
+        assert_eq!(headers["x-latin-1"].as_bytes(), b"caf\xe9");
+        // (DEL is not a header value byte; Headers never lets it through.)
+        assert!(!headers.contains_key("x-refused"));
+    }
 }
