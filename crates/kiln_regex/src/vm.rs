@@ -207,8 +207,8 @@ pub struct Matcher<'p, 'm, T: Text> {
     stack: Vec<Backtrack>,
     /// the most entries `stack` may hold
     max_backtrack: usize,
-    steps: u64,
-    reported: u64,
+    /// steps taken since the meter last heard of them
+    unreported: u64,
     meter: &'m mut dyn FnMut(u64) -> bool,
 }
 
@@ -249,8 +249,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
             registers,
             stack,
             max_backtrack,
-            steps: 0,
-            reported: 0,
+            unreported: 0,
             meter,
         }
     }
@@ -269,8 +268,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
 
     /// Report the steps not yet reported (at the end of a search).
     pub fn flush(&mut self) -> Result<(), MatchError> {
-        let n = self.steps - self.reported;
-        self.reported = self.steps;
+        let n = std::mem::take(&mut self.unreported);
         if n > 0 && !(self.meter)(n) {
             return Err(MatchError::Interrupted(Interrupted));
         }
@@ -279,8 +277,8 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
 
     #[inline]
     fn tick(&mut self, n: u64) -> Result<(), MatchError> {
-        self.steps += n;
-        if self.steps - self.reported >= REPORT_EVERY {
+        self.unreported += n;
+        if self.unreported >= REPORT_EVERY {
             self.flush()?;
         }
         Ok(())
