@@ -1799,6 +1799,25 @@ impl Vm {
         let o = self.heap.object(obj);
         // the two commonest entries here; the others out of line, to keep the loop small
         match code.caches[site as usize].get() {
+            entry @ (InlineCache::Own { .. } | InlineCache::Proto { .. }) => {
+                self.own_or_proto_read(o, code, site, entry)
+            }
+            InlineCache::Empty => None,
+            entry => self.other_cached_read(o, code, site, entry),
+        }
+    }
+
+    /// A read through an own or a prototype entry, the two commonest: the value if the
+    /// entry applies to `o`.
+    #[inline(always)]
+    fn own_or_proto_read(
+        &self,
+        o: &crate::object::Object,
+        code: &super::CodeBlock,
+        site: u16,
+        entry: InlineCache,
+    ) -> Option<Value> {
+        match entry {
             InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
             InlineCache::Proto {
                 shape,
@@ -1808,8 +1827,7 @@ impl Vm {
             } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
                 Some(self.heap.object(holder).slots[slot as usize])
             }
-            InlineCache::Own { .. } | InlineCache::Proto { .. } | InlineCache::Empty => None,
-            entry => self.other_cached_read(o, code, site, entry),
+            _ => None,
         }
     }
 
@@ -1843,19 +1861,13 @@ impl Vm {
         // and properties, but not its virtual properties (an array's `length`), which a
         // prototype's property or an absence must not hide
         match entry {
-            InlineCache::Own { shape, slot } if o.shape == shape => Some(o.slots[slot as usize]),
+            InlineCache::Own { .. } | InlineCache::Proto { .. } => {
+                self.own_or_proto_read(o, code, site, entry)
+            }
             InlineCache::DictOwn { position } => self
                 .dict_entry(o, code.sites[site as usize], position)
                 .filter(|p| !p.attrs.is_accessor())
                 .map(|p| p.value),
-            InlineCache::Proto {
-                shape,
-                holder,
-                slot,
-                epoch,
-            } if self.chain_entry_applies(o, shape, epoch, code.sites[site as usize]) => {
-                Some(self.heap.object(holder).slots[slot as usize])
-            }
             InlineCache::ProtoDict {
                 shape,
                 holder,
