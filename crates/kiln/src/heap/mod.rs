@@ -470,23 +470,23 @@ impl Heap {
     /// its arenas to the number of objects made between two collections, several times
     /// its live set.
     fn schedule_collection(&mut self) {
-        let spare = self.objects.spare_bytes()
-            + self.strings.spare_bytes()
-            + self.symbols.spare_bytes()
-            + self.bigints.spare_bytes()
-            + self.envs.spare_bytes();
-        let held = self.bytes.saturating_sub(spare);
+        let held = self.bytes.saturating_sub(self.arenas_spare_bytes());
         self.next_gc = self.bytes.saturating_add(held).max(MIN_GC_THRESHOLD);
     }
 
-    /// Bytes the heap holds beyond its live cells' own sizes: the arenas' spare slots and
-    /// bookkeeping, the shape table, the atom table and the collector's work lists.
-    fn overhead_bytes(&self) -> usize {
+    /// The arenas' free and spare slots and their bookkeeping.
+    fn arenas_spare_bytes(&self) -> usize {
         self.objects.spare_bytes()
             + self.strings.spare_bytes()
             + self.symbols.spare_bytes()
             + self.bigints.spare_bytes()
             + self.envs.spare_bytes()
+    }
+
+    /// Bytes the heap holds beyond its live cells' own sizes: the arenas' spare slots and
+    /// bookkeeping, the shape table, the atom table and the collector's work lists.
+    fn overhead_bytes(&self) -> usize {
+        self.arenas_spare_bytes()
             + self.shapes.owned_bytes()
             + self.atoms.owned_bytes()
             + (self.gray.capacity() + self.finalized.capacity() * 2) * size_of::<Value>()

@@ -41,7 +41,7 @@ impl PausePoint {
     pub fn new(every: Duration, pause: impl FnMut() + 'static) -> PausePoint {
         PausePoint {
             every,
-            due: Duration::ZERO,
+            due: every,
             pause: Box::new(pause),
         }
     }
@@ -200,8 +200,8 @@ impl Vm {
         }
         let computed = self.meter.compute_time();
         // a due time more than one interval ahead was set before the account was reset
-        // (a new run), or when the point was set
-        if point.due > computed + point.every || point.due == Duration::ZERO {
+        // (a new run)
+        if point.due > computed + point.every {
             point.due = computed + point.every;
         }
         if computed < point.due {
