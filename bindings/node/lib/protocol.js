@@ -196,7 +196,13 @@ function readEvent(bytes) {
   }
 }
 
+/** Whether `command` is a reply to the synchronous call the guest waits in. */
+function isReply(command) {
+  return command[0] === REPLY;
+}
+
 module.exports = {
+  isReply,
   start,
   load,
   replyReturn,

@@ -1,8 +1,9 @@
 'use strict';
 // The public API: run, start/Progress, Executor and KilnError, over native sessions.
 //
-// A session is one execution on a Kiln worker thread (or in a worker process). Commands
-// go to it as bytes; its events come back on node's thread through `onEvent`. Each step
+// A session is one execution, on node's thread (isolation 'thread') or in a worker
+// process. Commands go to it as bytes; its events come back as bytes, returned by the
+// in-process session or through the addon's dispatcher from a worker process. Each step
 // of an execution ends with one resting event (suspended, complete, failed, dumped); a
 // step may also produce console lines and synchronous host calls, which are answered
 // here as they arrive.
@@ -14,8 +15,10 @@ const { BoundaryRefusal } = require('./codec');
 const { addon, worker: workerPath } = load();
 
 /**
- * Live conversations by session id, held weakly: an abandoned conversation is
- * collected, which closes its session. While a step is in flight, `busy` holds it.
+ * Live conversations with worker processes by session id, held weakly: an abandoned
+ * conversation is collected, which closes its session. While a step is in flight,
+ * `busy` holds it. (An abandoned in-process session is closed when its native object
+ * is collected.)
  */
 const conversations = new Map();
 const forget = new FinalizationRegistry((id) => conversations.delete(id));
@@ -72,17 +75,24 @@ function refusal(e, where) {
 
 // ---- keeping node alive while a step runs -------------------------------------------
 
-/** Conversations with a step in flight: held strongly, and they keep node's loop alive. */
+/**
+ * Conversations with a step in flight in a worker process: held strongly, and they keep
+ * node's loop alive. (An in-process step runs on node's thread; between its slices of
+ * computation a pending `setImmediate` keeps the loop alive.)
+ */
 const busy = new Set();
 let keepAlive;
 
 function hold(conversation) {
+  conversation.inFlight = true;
+  if (conversation.local !== undefined) return;
   busy.add(conversation);
   if (keepAlive === undefined) keepAlive = setInterval(() => {}, 1 << 30);
 }
 
 function release(conversation) {
-  busy.delete(conversation);
+  conversation.inFlight = false;
+  if (!busy.delete(conversation)) return;
   if (busy.size === 0 && keepAlive !== undefined) {
     clearInterval(keepAlive);
     keepAlive = undefined;
@@ -222,11 +232,27 @@ function isThenable(v) {
 /**
  * One session. `handlers.rest` receives each resting event (the end of a step);
  * `handlers.call` each synchronous host call; `handlers.console` each console line.
+ *
+ * In process (isolation 'thread'), the guest runs on node's thread: a command's step runs
+ * inside `send`, and its events are handled before `send` returns. A command sent while
+ * another is handled (a reply to a synchronous call, say) waits in `queue`, so that
+ * steps never nest. A guest that computes long pauses every few milliseconds; node's
+ * loop takes a turn (an abort, a host function's answer), then `proceed` continues it,
+ * and answers that came meanwhile wait in `queue` until the step ends (a reply to a
+ * synchronous call the guest makes meanwhile goes before them).
  */
 class Conversation {
   constructor(isolation, handlers) {
     this.handlers = handlers;
     this.closed = false;
+    this.inFlight = false;
+    if (isolation === null) {
+      this.local = new addon.LocalSession();
+      this.queue = [];
+      this.pumping = false;
+      this.paused = false;
+      return;
+    }
     this.native = new addon.NativeSession(isolation);
     const id = this.native.id;
     conversations.set(id, new WeakRef(this));
@@ -236,11 +262,68 @@ class Conversation {
   /** Send `command`; a failure to deliver it is the step's failure. */
   send(command) {
     if (this.closed) return;
+    if (this.local !== undefined) {
+      // a reply goes first: the guest waits in the call, and answers that came while
+      // it computed wait until it rests
+      if (protocol.isReply(command)) this.queue.unshift(command);
+      else this.queue.push(command);
+      this.pump();
+      return;
+    }
     try {
       this.native.send(command);
     } catch (e) {
-      this.receiveEvent({ type: 'failed', failure: { kind: 'Engine', name: 'Engine', message: e.message, stack: e.message } });
+      this.receiveEvent(engineFailure(e));
     }
+  }
+
+  /** Runs the queued commands' steps on this thread, one after another. */
+  pump() {
+    if (this.pumping || this.paused) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0 && !this.closed && !this.paused) {
+        let bytes;
+        try {
+          bytes = this.local.send(this.queue.shift());
+        } catch (e) {
+          this.receiveEvent(engineFailure(e));
+          continue;
+        }
+        this.handleLocal(bytes);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Handles what an in-process step returned: events until it rests, or a pause. */
+  handleLocal(bytes) {
+    for (;;) {
+      if (bytes === null) {
+        this.paused = true;
+        setImmediate(() => this.proceed());
+        return;
+      }
+      const event = protocol.readEvent(bytes);
+      this.receiveEvent(event);
+      // a console line leaves the guest where it was, waiting to go on
+      if (event.type !== 'console' || this.closed) return;
+      bytes = this.local.proceed();
+    }
+  }
+
+  /** Continues a guest that paused, then the commands that came meanwhile. */
+  proceed() {
+    if (this.closed) return;
+    this.paused = false;
+    this.pumping = true;
+    try {
+      this.handleLocal(this.local.proceed());
+    } finally {
+      this.pumping = false;
+    }
+    this.pump();
   }
 
   /** Send a command that starts a step and resolve with the step's resting event. */
@@ -277,20 +360,30 @@ class Conversation {
   }
 
   interrupt() {
-    if (!this.closed) this.native.interrupt();
+    if (this.closed) return;
+    if (this.local !== undefined) this.local.interrupt();
+    else this.native.interrupt();
   }
 
   close() {
     if (this.closed) return;
     this.closed = true;
-    this.native.close();
-    conversations.delete(this.native.id);
+    if (this.local !== undefined) {
+      this.local.close();
+    } else {
+      this.native.close();
+      conversations.delete(this.native.id);
+    }
     // no event reaches a closed conversation: a step still in flight ends here
-    if (busy.has(this)) {
+    if (this.inFlight) {
       const message = 'the execution was cancelled while a step was running';
       this.handlers.rest?.({ type: 'failed', failure: { kind: 'Cancelled', name: 'Cancelled', message, stack: message } });
     }
   }
+}
+
+function engineFailure(e) {
+  return { type: 'failed', failure: { kind: 'Engine', name: 'Engine', message: e.message, stack: e.message } };
 }
 
 function consoleHandler(sink) {

@@ -1,11 +1,14 @@
-//! The native half of the `kiln-sandbox` npm package: session handles over
-//! `kiln_bridge`. Everything else (values, messages, the API) is JavaScript in `lib/`;
-//! commands and events cross as bytes, so this file only moves buffers.
+//! The native half of the `kiln-sandbox` npm package: sessions on node's own thread
+//! ([`local`]) and session handles over `kiln_bridge` for worker processes. Everything
+//! else (values, messages, the API) is JavaScript in `lib/`; commands and events cross
+//! as bytes, so this crate only moves buffers and steps the guest.
 //!
 //! Events of every session reach node through one dispatcher (a thread-safe function
 //! registered once by `listen`) as `(session id, bytes)`: one libuv handle in all, not
 //! one per session, so starting a session costs no handle and waking node costs the
 //! same however many sessions exist.
+
+mod local;
 
 use kiln_bridge::{Command, Isolation, Session};
 use napi::bindgen_prelude::{Buffer, FnArgs, Function};

@@ -163,6 +163,38 @@ test('an AbortSignal cancels a guest waiting for a host function (abort after th
   assert.equal(error.kind, 'Cancelled');
 });
 
+test('node\'s event loop takes turns while the guest computes', async () => {
+  // the guest computes until a timer has fired: it ends only if the loop ran meanwhile
+  let fired = false;
+  setTimeout(() => { fired = true; }, 1);
+  const source = 'let spins = 0; while (!host.fired()) { for (let i = 0; i < 10000; i++) spins++; } "fired"';
+  const out = await run(source, {
+    capabilities: { host: { fired: () => fired } },
+    limits: { fuel: 1e12, computeMs: 60_000, hostCalls: 1e9 },
+  });
+  assert.equal(out, 'fired');
+});
+
+test('an answer that arrives while the guest computes is applied after it waits', async () => {
+  // tools.slow settles during the guest's computation; the guest then awaits it
+  let settled = false;
+  const source = `
+    const answer = tools.slow(21);
+    let spins = 0;
+    while (!tools.settled()) { for (let i = 0; i < 10000; i++) spins++; }
+    (await answer) * 2`;
+  const out = await run(source, {
+    capabilities: {
+      tools: {
+        slow: (n) => new Promise((resolve) => setTimeout(() => { settled = true; resolve(n); }, 1)),
+        settled: () => settled,
+      },
+    },
+    limits: { fuel: 1e12, computeMs: 60_000, hostCalls: 1e9 },
+  });
+  assert.equal(out, 42);
+});
+
 test('eval is off unless allowed, and hardened freezes the intrinsics', async () => {
   assert.equal((await run('eval("1")').catch((e) => e)).guestName, 'EvalError');
   assert.equal(await run('eval("1 + 1")', { allowEval: true }), 2);

@@ -1,0 +1,394 @@
+//! In-process sessions on node's own thread: the guest runs where the package was
+//! called, so a step is a function call, not two thread hops (a command to a Kiln
+//! worker thread, then its event back through libuv to node's loop). The conversation
+//! is the same as with a `kiln_bridge` session: encoded commands in, encoded events out,
+//! but each `send` returns the event the step ends with.
+//!
+//! The engine expects a deep native stack (Kiln's threads have 256 MiB; node's main
+//! thread has what the process's stack limit gives, often 8 MiB), so the guest runs in
+//! a coroutine on a stack of its own (`corosensei`), on this thread. A host call, a
+//! console line, a dump and a wait for asynchronous answers suspend the coroutine:
+//! control comes back to node's stack, where JavaScript runs, and the next command
+//! resumes the guest. JavaScript never runs on the guest's stack (V8 checks its stack
+//! limit against the stack pointer). The guest also suspends after every `PAUSE` of
+//! computation, so that node's loop gets a turn (timers, an `AbortSignal`) while a long
+//! guest computes; `proceed` continues it.
+//!
+//! The runtime is made, used and dropped inside the coroutine, so it never leaves this
+//! thread (napi objects stay on the thread that made them).
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use kiln::snapshot::Snapshot;
+use kiln::{
+    CallId, ConsoleLevel, HostError, HostReply, HostValue, InterruptHandle, Outcome, PendingCall,
+    Runtime,
+};
+use kiln_bridge::protocol::{Capability, Failure, Load, Mode, Start};
+use kiln_bridge::{Command, Event};
+use napi::bindgen_prelude::Buffer;
+use napi::{Error, Result, Status};
+use napi_derive::napi;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The guest's stack, as deep as a Kiln worker thread's; reserved, and touched only as
+/// deep as the guest goes.
+const GUEST_STACK_BYTES: usize = 256 << 20;
+
+/// How long the guest computes before node's loop gets a turn.
+const PAUSE: Duration = Duration::from_millis(5);
+
+thread_local! {
+    /// A guest stack a finished session left on this thread: the next session takes it
+    /// instead of mapping a new one (and its touched pages are already there).
+    static SPARE_STACK: RefCell<Option<DefaultStack>> = const { RefCell::new(None) };
+}
+
+/// What the guest asks of the host when it suspends.
+enum Request {
+    /// a synchronous call, answered by a `Reply`
+    Call(PendingCall),
+    Console(ConsoleLevel, String),
+    /// the guest waits for asynchronous calls: these are the ones made since it last
+    /// waited; a `Settle` answers one of the outstanding calls, a `Dump` writes it
+    Waiting(Vec<PendingCall>),
+    /// the snapshot a `Dump` asked for; the guest waits on
+    Dumped(std::result::Result<Vec<u8>, Failure>),
+    /// the guest has computed for a pause interval; any answer continues it
+    Pause,
+}
+
+/// What the host gives back when it resumes the guest.
+enum Answer {
+    Reply(HostReply),
+    Settle(CallId, std::result::Result<HostValue, HostError>),
+    Dump(Option<Vec<u8>>),
+    /// after a console line or a pause, and at the start
+    Nothing,
+}
+
+type Guest = Coroutine<Answer, Request, Event, DefaultStack>;
+
+/// How the execution begins.
+enum Begin {
+    Start(Box<Start>),
+    Load(Box<Load>),
+}
+
+/// The interrupt of a session: the runtime's handle once it exists, and whether a stop
+/// was asked for before.
+#[derive(Default)]
+struct Stop {
+    handle: RefCell<Option<InterruptHandle>>,
+    requested: Cell<bool>,
+}
+
+impl Stop {
+    fn interrupt(&self) {
+        self.requested.set(true);
+        if let Some(handle) = &*self.handle.borrow() {
+            handle.interrupt();
+        }
+    }
+
+    fn attach(&self, runtime: &Runtime) {
+        let handle = runtime.interrupt_handle();
+        if self.requested.get() {
+            handle.interrupt();
+        }
+        *self.handle.borrow_mut() = Some(handle);
+    }
+}
+
+/// One execution on node's thread. `send` takes an encoded command and returns the
+/// encoded event it leads to, or null when the guest paused to let node's loop run
+/// (`proceed` continues it).
+#[napi]
+pub struct LocalSession {
+    guest: Option<Guest>,
+    stop: Rc<Stop>,
+    /// the session ended (complete, failed or closed)
+    over: bool,
+}
+
+#[napi]
+impl LocalSession {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        LocalSession {
+            guest: None,
+            stop: Rc::default(),
+            over: false,
+        }
+    }
+
+    /// Acts on one encoded command; the event the step ends with, or null at a pause.
+    #[napi]
+    pub fn send(&mut self, command: Buffer) -> Result<Option<Buffer>> {
+        let command = Command::decode(&command)
+            .map_err(|e| Error::new(Status::InvalidArg, format!("a malformed command: {e}")))?;
+        let event = match command {
+            Command::Start(start) => self.begin(Begin::Start(start))?,
+            Command::Load(load) => self.begin(Begin::Load(load))?,
+            Command::Reply(reply) => self.resume(Answer::Reply(reply)),
+            Command::Answer { id, result } => self.resume(Answer::Settle(id, result)),
+            Command::Dump { key } => self.resume(Answer::Dump(key)),
+            Command::Interrupt => {
+                self.interrupt();
+                None
+            }
+            Command::Close => {
+                self.close();
+                Some(Event::Closed)
+            }
+        };
+        Ok(event.map(|e| e.encode().into()))
+    }
+
+    /// Continues a guest that paused; the next event, or null at the next pause.
+    #[napi]
+    pub fn proceed(&mut self) -> Option<Buffer> {
+        self.resume(Answer::Nothing).map(|e| e.encode().into())
+    }
+
+    /// Stops the guest at its next safe point: the step it is in (or the next one)
+    /// fails with kind `Cancelled`.
+    #[napi]
+    pub fn interrupt(&self) {
+        self.stop.interrupt();
+    }
+
+    /// Ends the session: a guest still going is stopped and its runtime freed.
+    #[napi]
+    pub fn close(&mut self) {
+        self.over = true;
+        self.finish();
+        self.recycle();
+    }
+}
+
+impl LocalSession {
+    fn begin(&mut self, begin: Begin) -> Result<Option<Event>> {
+        if self.guest.is_some() || self.over {
+            return Ok(Some(Event::Failed(Failure::new(
+                "Host",
+                "the session has already started",
+            ))));
+        }
+        let stack = match SPARE_STACK.with(|spare| spare.borrow_mut().take()) {
+            Some(stack) => stack,
+            None => DefaultStack::new(GUEST_STACK_BYTES).map_err(|e| {
+                Error::new(
+                    Status::GenericFailure,
+                    format!("no stack for the guest: {e}"),
+                )
+            })?,
+        };
+        let stop = self.stop.clone();
+        self.guest = Some(Coroutine::with_stack(
+            stack,
+            move |yielder: &Yielder<Answer, Request>, _: Answer| execute(yielder, begin, &stop),
+        ));
+        Ok(self.resume(Answer::Nothing))
+    }
+
+    /// Resumes the guest with `answer`; the event it stops at, or None at a pause.
+    fn resume(&mut self, answer: Answer) -> Option<Event> {
+        let Some(guest) = self.guest.as_mut().filter(|g| !g.done()) else {
+            return Some(self.unstarted(&answer));
+        };
+        match guest.resume(answer) {
+            CoroutineResult::Yield(Request::Call(call)) => Some(Event::Call(call)),
+            CoroutineResult::Yield(Request::Console(level, text)) => {
+                Some(Event::Console { level, text })
+            }
+            CoroutineResult::Yield(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
+            CoroutineResult::Yield(Request::Dumped(dumped)) => Some(Event::Dumped(dumped)),
+            CoroutineResult::Yield(Request::Pause) => None,
+            CoroutineResult::Return(event) => {
+                self.over = true;
+                self.recycle();
+                Some(event)
+            }
+        }
+    }
+
+    /// The event for a command that finds no guest to act on (not started yet, or
+    /// over), as a worker thread's session answers it.
+    fn unstarted(&self, answer: &Answer) -> Event {
+        let message = if self.over {
+            "the execution is over"
+        } else {
+            "the session has not started"
+        };
+        match answer {
+            Answer::Dump(_) => Event::Dumped(Err(Failure::new("Snapshot", "nothing to dump"))),
+            _ => Event::Failed(Failure::new("Host", message)),
+        }
+    }
+
+    /// Stops a started guest and lets it unwind to its end on its own stack.
+    fn finish(&mut self) {
+        self.stop.interrupt();
+        while let Some(guest) = self.guest.as_mut().filter(|g| g.started() && !g.done()) {
+            let reply = HostReply::Throw(HostError::new("the execution was interrupted"));
+            let _ = guest.resume(Answer::Reply(reply));
+        }
+    }
+
+    /// Keeps the stack of a finished guest for the next session on this thread.
+    fn recycle(&mut self) {
+        let Some(guest) = self.guest.take_if(|g| g.done()) else {
+            return;
+        };
+        let stack = guest.into_stack();
+        SPARE_STACK.with(|spare| *spare.borrow_mut() = Some(stack));
+    }
+}
+
+impl Drop for LocalSession {
+    fn drop(&mut self) {
+        self.finish();
+        self.recycle();
+    }
+}
+
+/// The whole execution, on the guest's stack: make (or restore) a runtime, run it step
+/// by step as the host answers, and drop the runtime before the coroutine ends.
+fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Event {
+    // what the host has seen, so that a suspension reports only new calls: the newest
+    // call reported at a suspension, and the calls deferred since (a synchronous call
+    // is shown an id that it keeps only when deferred)
+    let deferred = Rc::new(RefCell::new(Vec::new()));
+    let (mut runtime, mut step, mut reported) = match begin {
+        Begin::Start(start) => {
+            let mut runtime = Runtime::new();
+            stop.attach(&runtime);
+            if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
+                return Event::Failed(failure);
+            }
+            bind_host(
+                yielder,
+                &mut runtime,
+                start.settings.console,
+                &start.capabilities,
+                &deferred,
+            );
+            let step = runtime.start(&start.source, &start.filename);
+            (runtime, step, 0)
+        }
+        Begin::Load(load) => {
+            let restored = Snapshot::open(&load.snapshot, load.key.as_deref())
+                .and_then(|snapshot| Runtime::restore(&snapshot, load.settings.to_options()));
+            let mut runtime = match restored {
+                Ok(runtime) => runtime,
+                Err(e) => return Event::Failed(Failure::from_snapshot_error(&e)),
+            };
+            stop.attach(&runtime);
+            bind_host(
+                yielder,
+                &mut runtime,
+                load.settings.console,
+                &load.capabilities,
+                &deferred,
+            );
+            // after a load, every outstanding call is new to the host
+            let calls = runtime.pending_calls();
+            (runtime, Ok(Outcome::Suspended(calls)), 0)
+        }
+    };
+    let event = loop {
+        match step {
+            Ok(Outcome::Complete(value)) => break Event::Complete(value),
+            Ok(Outcome::Suspended(calls)) => {
+                let mut deferred = deferred.borrow_mut();
+                let calls: Vec<_> = calls
+                    .into_iter()
+                    .filter(|c| c.id > reported && !deferred.contains(&c.id))
+                    .collect();
+                if let Some(newest) = calls.iter().map(|c| c.id).max() {
+                    reported = newest;
+                    deferred.retain(|&id| id > reported);
+                }
+                drop(deferred);
+                let mut request = Request::Waiting(calls);
+                step = loop {
+                    match yielder.suspend(request) {
+                        Answer::Settle(id, result) => break runtime.resume(id, result),
+                        Answer::Dump(key) => {
+                            let dumped = runtime
+                                .snapshot(key.as_deref())
+                                .map_err(|e| Failure::from_snapshot_error(&e));
+                            request = Request::Dumped(dumped);
+                        }
+                        // only `finish` resumes a waiting guest with a reply
+                        Answer::Reply(_) => {
+                            drop(runtime);
+                            return Event::Failed(Failure::new(
+                                "Cancelled",
+                                "the execution was closed",
+                            ));
+                        }
+                        // a `proceed` that found no pause: the guest still waits
+                        Answer::Nothing => request = Request::Waiting(Vec::new()),
+                    }
+                };
+            }
+            Err(report) => break Event::Failed(Failure::from_report(report)),
+        }
+    };
+    drop(runtime);
+    event
+}
+
+/// Connects the runtime to the host through the coroutine: console lines, pauses and
+/// capabilities each suspend the guest with their request.
+fn bind_host(
+    yielder: &Yielder<Answer, Request>,
+    runtime: &mut Runtime,
+    console: bool,
+    capabilities: &[Capability],
+    deferred: &Rc<RefCell<Vec<CallId>>>,
+) {
+    let yielder: *const Yielder<Answer, Request> = yielder;
+    if console {
+        runtime.set_console(move |level, text| {
+            // SAFETY: the runtime calls its console only while `start`, `resume` or
+            // `snapshot` runs inside `execute`, in this coroutine, whose yielder lives
+            // until it returns; the runtime is dropped before that.
+            let yielder = unsafe { &*yielder };
+            yielder.suspend(Request::Console(level, text.to_string()));
+        });
+    }
+    runtime.set_pause_point(PAUSE, move || {
+        // SAFETY: as for the console above (the runtime pauses only while it runs).
+        let yielder = unsafe { &*yielder };
+        // whatever the host answers, the computation goes on (a host that stops the
+        // run interrupts it first)
+        let _ = yielder.suspend(Request::Pause);
+    });
+    for capability in capabilities {
+        if capability.mode == Mode::Async {
+            runtime.register_async(&capability.name);
+            continue;
+        }
+        let deferred = deferred.clone();
+        runtime.register_deferrable(&capability.name, move |call| {
+            // SAFETY: as for the console above.
+            let yielder = unsafe { &*yielder };
+            match yielder.suspend(Request::Call(call.clone())) {
+                Answer::Reply(HostReply::Defer) => {
+                    deferred.borrow_mut().push(call.id);
+                    HostReply::Defer
+                }
+                Answer::Reply(reply) => reply,
+                Answer::Settle(..) | Answer::Dump(_) | Answer::Nothing => {
+                    HostReply::Throw(HostError::new("the host did not answer"))
+                }
+            }
+        });
+    }
+}
