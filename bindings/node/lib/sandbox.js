@@ -501,6 +501,16 @@ function crossingError(call, e) {
 
 // ---- start and Progress -------------------------------------------------------------
 
+/**
+ * A conversation driven by hand (`start`, `Progress.load`), with what opening it again
+ * needs (its capabilities are all answered through Progress).
+ */
+function drivenConversation(isolation, settings, capabilities, console) {
+  const conversation = new Conversation(isolation, { console, call() {} });
+  conversation.opened = { isolation, settings, capabilities, console };
+  return conversation;
+}
+
 /** Snapshot ids already loaded in this process: each snapshot resumes once. */
 const loadedSnapshots = new Set();
 
@@ -535,9 +545,30 @@ class Progress {
   async _step(command, answeredId) {
     this._spent = true;
     const known = this.calls.filter((c) => c.id !== answeredId);
-    const event = await this._conversation.step(command);
+    const conversation = await this._live();
+    const event = await conversation.step(command);
     if (event.type === 'failed') throw new KilnError(event.failure);
-    return new Progress(this._conversation, event, known);
+    return new Progress(conversation, event, known);
+  }
+
+  /**
+   * The conversation to step. One that `dump` parked (its worker process given back) is
+   * opened again from the dumped bytes, with the options it was first opened with.
+   */
+  _live() {
+    if (this._parked === undefined) return Promise.resolve(this._conversation);
+    this._reopening ??= (async () => {
+      const { bytes, key } = this._parked;
+      const { isolation, settings, capabilities, console } = this._conversation.opened;
+      const conversation = drivenConversation(isolation, settings, capabilities, console);
+      const event = await conversation.step(protocol.load(bytes, key, settings, capabilities));
+      this._reopening = undefined;
+      if (event.type === 'failed') throw new KilnError(event.failure);
+      this._conversation = conversation;
+      this._parked = undefined;
+      return conversation;
+    })();
+    return this._reopening;
   }
 
   /** Answer the outstanding call `id` with `value` and continue. */
@@ -564,6 +595,7 @@ class Progress {
   /** End the execution and free its runtime. */
   cancel() {
     this._spent = true;
+    this._parked = undefined;
     this._conversation.close();
   }
 
@@ -573,8 +605,17 @@ class Progress {
    */
   async dump(options = {}) {
     this._take('dump');
-    const event = await this._conversation.step(protocol.dump(keyOf(options.key)));
+    const key = keyOf(options.key);
+    const conversation = await this._live();
+    const event = await conversation.step(protocol.dump(key));
     if (event.type === 'failed') throw new KilnError(event.failure);
+    // A worker process is dear, and a dumped execution is usually dropped (it goes on
+    // from its bytes, elsewhere or later): it gives its worker back now rather than when
+    // the collector finds it, and is loaded again from the bytes if it goes on here.
+    if (conversation.native !== undefined) {
+      this._parked = { bytes: event.bytes, key };
+      conversation.close();
+    }
     return event.bytes;
   }
 
@@ -594,11 +635,9 @@ class Progress {
     }
     await seen.add(id);
     const settings = settingsOf(options);
-    const conversation = new Conversation(isolationOf(options), {
-      console: consoleHandler(options.console),
-      call() {},
-    });
-    const event = await conversation.step(protocol.load(bytes, key, settings, namesOf(options.capabilities)));
+    const capabilities = namesOf(options.capabilities);
+    const conversation = drivenConversation(isolationOf(options), settings, capabilities, consoleHandler(options.console));
+    const event = await conversation.step(protocol.load(bytes, key, settings, capabilities));
     if (event.type === 'failed') throw new KilnError(event.failure);
     return new Progress(conversation, event, []);
   }
@@ -610,23 +649,16 @@ class Progress {
  */
 async function start(source, options = {}) {
   if (typeof source !== 'string') throw new TypeError('source must be a string');
+  const settings = settingsOf(options);
+  const capabilities = namesOf(options.capabilities);
   let command;
   try {
-    command = protocol.start(
-      source,
-      filenameOf(options),
-      settingsOf(options),
-      namesOf(options.capabilities),
-      inputsOf(options.inputs),
-    );
+    command = protocol.start(source, filenameOf(options), settings, capabilities, inputsOf(options.inputs));
   } catch (e) {
     if (e instanceof BoundaryRefusal) throw refusal(e, 'inputs');
     throw e;
   }
-  const conversation = new Conversation(isolationOf(options), {
-    console: consoleHandler(options.console),
-    call() {},
-  });
+  const conversation = drivenConversation(isolationOf(options), settings, capabilities, consoleHandler(options.console));
   const event = await conversation.step(command);
   if (event.type === 'failed') throw new KilnError(event.failure);
   return new Progress(conversation, event, []);

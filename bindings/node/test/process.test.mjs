@@ -66,6 +66,30 @@ test('snapshots move between the two isolations', async () => {
   assert.equal(r.value, 'from a worker');
 });
 
+test('a dumped execution gives its worker back, and goes on from its bytes when resumed', async () => {
+  // executions dumped and kept (never collected) hold no worker between them
+  const source = 'const a = await tools.get(1); const b = await tools.get(a + 1); [a, b]';
+  const kept = [];
+  for (let i = 0; i < MAX_IDLE + 4; i++) {
+    const p = await start(source, { isolation, capabilities: ['tools.get'] });
+    await p.dump({ key: 'k' });
+    kept.push(p);
+  }
+  assert.ok(workers().length <= MAX_IDLE, `${workers().length} workers`);
+  // a kept one goes on where it was dumped, dumps again, and completes
+  let p = kept[0];
+  p = await p.resume(p.calls[0].id, 10);
+  assert.deepEqual(p.calls.map((c) => c.args), [[11]]);
+  const again = await p.dump();
+  p = await p.resume(p.calls[0].id, 'b');
+  assert.deepEqual([p.status, p.value], ['complete', [10, 'b']]);
+  // the bytes of its second dump load once, as any snapshot's
+  let q = await Progress.load(again, { isolation, capabilities: ['tools.get'] });
+  q = await q.resume(q.calls[0].id, 'c');
+  assert.deepEqual(q.value, [10, 'c']);
+  for (const k of kept.slice(1)) k.cancel();
+});
+
 test('a worker killed mid-run fails that run with kind Engine; the host and the pool go on', async () => {
   const pending = run('tools.ready(); while (true) {}', {
     isolation,
