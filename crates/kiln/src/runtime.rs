@@ -5,8 +5,8 @@ mod call;
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
 use crate::host::{
-    BoundaryOptions, CallId, CapabilityKind, ConsoleLevel, HostError, HostReply, HostValue,
-    PendingCall, SyncCapability,
+    AnswerError, BoundaryOptions, CallId, CallReporting, CapabilityKind, ConsoleLevel, HostError,
+    HostReply, HostValue, PendingCall, SyncCapability,
 };
 use crate::interpreter::{Limits, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
@@ -153,7 +153,9 @@ impl std::fmt::Display for ErrorReport {
 pub enum Outcome {
     /// the script finished (for a promise, it settled) with this result
     Complete(HostValue),
-    /// the guest waits for the host: every asynchronous call not yet answered
+    /// the guest waits for the host: every asynchronous call not yet answered, oldest
+    /// first (or, after [`Runtime::set_call_reporting`] with [`CallReporting::New`], only
+    /// the calls the host has not been shown yet)
     Suspended(Vec<PendingCall>),
 }
 
@@ -596,9 +598,52 @@ impl Runtime {
         self.vm.pause = Some(crate::interpreter::meter::PausePoint::new(every, pause));
     }
 
-    /// The asynchronous host calls waiting for an answer.
+    /// The asynchronous host calls waiting for an answer, oldest first, whatever the
+    /// [`CallReporting`].
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.vm.host.pending_calls()
+    }
+
+    /// Choose which calls each [`Outcome::Suspended`] lists: every outstanding call (the
+    /// default, [`CallReporting::Outstanding`]), or only those the host has not been
+    /// shown yet ([`CallReporting::New`]). A host with many calls in flight keeps its
+    /// own table of them and takes `New`: otherwise each step copies every call still
+    /// waiting, and answering n concurrent calls one by one costs n² copies. The choice
+    /// is the host's, not the execution's: a snapshot does not carry it, and a restored
+    /// runtime starts with `Outstanding` (its host reads the calls waiting with
+    /// [`Runtime::pending_calls`]; under `New`, later suspensions list only calls made
+    /// after the restore).
+    ///
+    /// ```
+    /// use kiln::host::CallReporting;
+    /// use kiln::{HostValue, Outcome, Runtime};
+    ///
+    /// let mut rt = Runtime::new();
+    /// rt.register_async("tools.get");
+    /// rt.set_call_reporting(CallReporting::New);
+    /// let script = "const [a, b] = await Promise.all([tools.get('a'), tools.get('b')]);
+    ///               a + b + await tools.get('c')";
+    /// let Outcome::Suspended(first) = rt.start(script, "agent.js").unwrap() else { panic!() };
+    /// assert_eq!(first.len(), 2);
+    /// // one answer: the guest still waits for the other call, and made none
+    /// let Outcome::Suspended(none) = rt.resume(first[0].id, Ok("1".into())).unwrap() else {
+    ///     panic!()
+    /// };
+    /// assert!(none.is_empty());
+    /// let Outcome::Suspended(last) = rt.resume(first[1].id, Ok("2".into())).unwrap() else {
+    ///     panic!()
+    /// };
+    /// assert_eq!(last[0].args, vec![HostValue::from("c")]);
+    /// let done = rt.resume(last[0].id, Ok("3".into())).unwrap();
+    /// assert_eq!(done, Outcome::Complete("123".into()));
+    /// ```
+    pub fn set_call_reporting(&mut self, reporting: CallReporting) {
+        self.vm.host.reporting = reporting;
+    }
+
+    /// Which calls a suspension lists (see [`Runtime::set_call_reporting`]).
+    pub fn call_reporting(&self) -> CallReporting {
+        self.vm.host.reporting
     }
 
     /// Start an execution: run `source` as an agent script with fresh budgets, then its
@@ -694,6 +739,8 @@ impl Runtime {
         };
         rt.execution = execution;
         let vm = &mut rt.vm;
+        // the restoring host reads the outstanding calls with `pending_calls`
+        vm.host.mark_all_shown();
         vm.limits = options.limits;
         vm.host.boundary = options.boundary;
         vm.allow_code_generation = options.allow_code_generation;
@@ -709,19 +756,68 @@ impl Runtime {
     }
 
     /// Answer the outstanding host call `id` and continue the execution until it
-    /// completes or waits for the host again.
+    /// completes or waits for the host again. An `id` that is not outstanding, or a value
+    /// the guest cannot hold, is an [`ErrorKind::Host`] error that changes nothing: the
+    /// execution stays suspended as it was.
     pub fn resume(
         &mut self,
         id: CallId,
         answer: Result<HostValue, HostError>,
     ) -> Result<Outcome, ErrorReport> {
-        self.guarded(|rt| rt.resume_unguarded(id, answer))
+        self.guarded(|rt| rt.resume_unguarded(vec![(id, answer)]))
+    }
+
+    /// Answer several outstanding host calls, then continue the execution once, until it
+    /// completes or waits for the host again: what [`Runtime::resume`] does for each
+    /// answer, in one step instead of one step per answer. The promises settle in the
+    /// order of `answers`, so the guest's reactions to them run in that order, as they
+    /// would after one `resume` per answer (what the guest sees differs only in that no
+    /// guest code runs between the answers).
+    ///
+    /// The batch is applied whole or not at all: an id that is not outstanding, an id
+    /// answered twice in the batch, a value the guest cannot hold, or an empty batch is an
+    /// [`ErrorKind::Host`] error that changes nothing (the execution stays suspended as
+    /// it was, and may be resumed or snapshotted).
+    ///
+    /// ```
+    /// use kiln::{ErrorKind, HostError, HostValue, Outcome, Runtime};
+    ///
+    /// let mut rt = Runtime::new();
+    /// rt.register_async("tools.price");
+    /// let script = "const skus = ['a', 'b', 'c'];
+    ///               const prices = await Promise.allSettled(skus.map(s => tools.price(s)));
+    ///               prices.map(p => p.value ?? p.reason.message).join(' ')";
+    /// let Outcome::Suspended(calls) = rt.start(script, "agent.js").unwrap() else { panic!() };
+    /// let ids: Vec<_> = calls.iter().map(|c| c.id).collect();
+    ///
+    /// // a batch that answers a call twice is refused whole
+    /// let twice = rt.resume_many([(ids[0], Ok(1.into())), (ids[0], Ok(2.into()))]);
+    /// assert_eq!(twice.unwrap_err().kind, ErrorKind::Host);
+    ///
+    /// let done = rt.resume_many([
+    ///     (ids[2], Ok(HostValue::Number(30.0))),
+    ///     (ids[0], Ok(HostValue::Number(10.0))),
+    ///     (ids[1], Err(HostError::new("no price"))),
+    /// ]);
+    /// assert_eq!(done.unwrap(), Outcome::Complete("10 no price 30".into()));
+    /// ```
+    pub fn resume_many(
+        &mut self,
+        answers: impl IntoIterator<Item = (CallId, Result<HostValue, HostError>)>,
+    ) -> Result<Outcome, ErrorReport> {
+        let answers: Vec<_> = answers.into_iter().collect();
+        if answers.is_empty() {
+            return Err(ErrorReport::host(
+                ErrorKind::Host,
+                "resume_many was given no answers".into(),
+            ));
+        }
+        self.guarded(|rt| rt.resume_unguarded(answers))
     }
 
     fn resume_unguarded(
         &mut self,
-        id: CallId,
-        answer: Result<HostValue, HostError>,
+        answers: Vec<(CallId, Result<HostValue, HostError>)>,
     ) -> Result<Outcome, ErrorReport> {
         let missing = self.vm.host.missing_capabilities();
         if !missing.is_empty() {
@@ -733,20 +829,17 @@ impl Runtime {
                 ),
             ));
         }
-        match self.vm.answer_host_call(id, answer) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(ErrorReport::host(
-                    ErrorKind::Host,
-                    format!("host call {id} is not outstanding"),
-                ));
-            }
-            Err(e) => {
-                return Err(ErrorReport::host(
-                    ErrorKind::Host,
-                    format!("the answer to host call {id} is invalid: {e}"),
-                ));
-            }
+        if let Err(refused) = self.vm.answer_host_calls(answers) {
+            let message = match refused {
+                AnswerError::NotOutstanding(id) => format!("host call {id} is not outstanding"),
+                AnswerError::Duplicate(id) => {
+                    format!("host call {id} is answered more than once in one batch")
+                }
+                AnswerError::Invalid(id, e) => {
+                    format!("the answer to host call {id} is invalid: {e}")
+                }
+            };
+            return Err(ErrorReport::host(ErrorKind::Host, message));
         }
         self.vm.meter.start_clock();
         let result = match self.vm.run_until_settled() {
@@ -776,6 +869,7 @@ impl Runtime {
             self.vm.pinned.remove(at);
         }
         self.vm.host.outstanding.clear();
+        self.vm.host.shown.clear();
         self.vm.jobs.clear();
     }
 
@@ -815,7 +909,7 @@ impl Runtime {
                  call is outstanding"
                     .into(),
             )),
-            None => Ok(Outcome::Suspended(self.vm.host.pending_calls())),
+            None => Ok(Outcome::Suspended(self.vm.host.suspension_calls())),
         }
     }
 

@@ -89,6 +89,34 @@ pub enum HostReply {
     Defer,
 }
 
+/// Which calls a suspension ([`crate::Outcome::Suspended`]) lists; set with
+/// [`crate::Runtime::set_call_reporting`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CallReporting {
+    /// every call still outstanding, oldest first: a host may answer from each
+    /// suspension alone, keeping no table of its own
+    #[default]
+    Outstanding,
+    /// only the calls the host has not been shown yet, oldest first: those made since
+    /// the previous suspension by asynchronous capabilities. A call a deferrable host
+    /// function deferred is not listed (the function was shown it), and a suspension
+    /// may list no call at all while the guest waits for older ones. A host that answers
+    /// many concurrent calls keeps its own table of them, and each step then costs what
+    /// is new in it, not what is outstanding.
+    New,
+}
+
+/// Why a batch of answers was refused; none of the batch was applied.
+#[derive(Debug)]
+pub(crate) enum AnswerError {
+    /// no call with this id is outstanding
+    NotOutstanding(CallId),
+    /// the batch answers this call more than once
+    Duplicate(CallId),
+    /// this call's value cannot enter the guest
+    Invalid(CallId, BoundaryError),
+}
+
 /// A synchronous capability as the VM calls it.
 pub type SyncFn = Rc<dyn Fn(&mut Vm, Args) -> JsResult<Value>>;
 
@@ -121,6 +149,14 @@ pub struct HostState {
     pub(crate) next_id: CallId,
     /// capability calls made in the current execution (against `Limits::max_host_calls`)
     pub(crate) calls_made: u64,
+    /// which calls a suspension lists
+    pub(crate) reporting: CallReporting,
+    /// the newest call id the host had been shown at the last suspension: the calls
+    /// after it are new (ids only grow, and `outstanding` is in id order)
+    pub(crate) reported_through: CallId,
+    /// the calls a deferrable host function deferred since the last suspension, in id
+    /// order: shown to the host already, so not new
+    pub(crate) shown: Vec<CallId>,
     /// where the guest's `console` writes (see [`crate::Runtime::set_console`])
     pub(crate) console: Option<ConsoleSink>,
     /// what values may cross to the host
@@ -140,6 +176,46 @@ impl HostState {
     /// The calls waiting for an answer, oldest first.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.outstanding.iter().map(|c| c.call.clone()).collect()
+    }
+
+    /// The calls a suspension lists under the reporting rule (see [`CallReporting`]);
+    /// from here on, every call made so far counts as shown.
+    pub(crate) fn suspension_calls(&mut self) -> Vec<PendingCall> {
+        let calls = match self.reporting {
+            CallReporting::Outstanding => self.pending_calls(),
+            CallReporting::New => {
+                // the new calls are a tail of `outstanding`, which is in id order
+                let first = self
+                    .outstanding
+                    .partition_point(|c| c.call.id <= self.reported_through);
+                let shown = &self.shown;
+                self.outstanding[first..]
+                    .iter()
+                    .filter(|c| shown.binary_search(&c.call.id).is_err())
+                    .map(|c| c.call.clone())
+                    .collect()
+            }
+        };
+        self.mark_all_shown();
+        calls
+    }
+
+    /// Count every call made so far as shown to the host (after a suspension, or a
+    /// restore, whose host reads the outstanding calls with `pending_calls`).
+    pub(crate) fn mark_all_shown(&mut self) {
+        self.reported_through = self.next_id;
+        self.shown.clear();
+    }
+
+    /// The index in `outstanding` of the call `id`.
+    fn outstanding_index(&self, id: CallId) -> Option<usize> {
+        // `outstanding` is in id order (calls are added with growing ids); a restored
+        // snapshot that broke the order is still searched, only more slowly
+        let at = self.outstanding.partition_point(|c| c.call.id < id);
+        match self.outstanding.get(at) {
+            Some(c) if c.call.id == id => Some(at),
+            _ => self.outstanding.iter().position(|c| c.call.id == id),
+        }
     }
 
     pub(crate) fn trace(&self, out: &mut Vec<Value>) {
@@ -354,7 +430,12 @@ pub(crate) fn deferrable_fn(
         match reply {
             HostReply::Return(value) => value.into_guest(vm),
             HostReply::Throw(error) => Err::<HostValue, _>(error).into_guest(vm),
-            HostReply::Defer => vm.defer_host_call(call),
+            HostReply::Defer => {
+                let id = call.id;
+                let promise = vm.defer_host_call(call)?;
+                vm.host.shown.push(id);
+                Ok(promise)
+            }
         }
     })
 }
@@ -470,32 +551,67 @@ impl Vm {
         Ok(Value::object(promise))
     }
 
-    /// Settle the promise of outstanding call `id` with the host's answer. Returns false
-    /// when no such call is outstanding.
-    pub(crate) fn answer_host_call(
+    /// Settle the promises of the outstanding calls `answers` names, in its order (which
+    /// is the order the guest's reactions run in), and forget those calls. All or
+    /// nothing: an id that is not outstanding, an id answered twice or a value that
+    /// cannot enter the guest refuses the whole batch, and then no promise is settled.
+    /// Runs no guest code (host data is never a thenable, so promises are fulfilled
+    /// directly and no inherited `then` getter runs).
+    pub(crate) fn answer_host_calls(
         &mut self,
-        id: CallId,
-        answer: Result<HostValue, HostError>,
-    ) -> Result<bool, BoundaryError> {
-        let Some(at) = self.host.outstanding.iter().position(|c| c.call.id == id) else {
-            return Ok(false);
-        };
-        let promise = self.host.outstanding[at].promise;
-        match answer {
-            Ok(value) => {
-                let v = self.to_guest(&value)?;
-                self.host.outstanding.remove(at);
-                // host data is never a thenable: fulfilling directly means no guest code
-                // (an inherited `then` getter) runs while the host answers
-                self.fulfill_promise(promise, v);
-            }
-            Err(e) => {
-                self.host.outstanding.remove(at);
-                let error = self.host_error(&e);
-                self.reject_promise(promise, error);
+        answers: Vec<(CallId, Result<HostValue, HostError>)>,
+    ) -> Result<(), AnswerError> {
+        // 1. Find every call, and refuse a batch that names one twice.
+        let mut at = Vec::with_capacity(answers.len());
+        for (id, _) in &answers {
+            match self.host.outstanding_index(*id) {
+                Some(i) => at.push(i),
+                None => return Err(AnswerError::NotOutstanding(*id)),
             }
         }
-        Ok(true)
+        let mut sorted = at.clone();
+        sorted.sort_unstable();
+        if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(AnswerError::Duplicate(
+                self.host.outstanding[pair[0]].call.id,
+            ));
+        }
+        // 2. Bring the values into the guest before settling anything. No collection
+        //    happens outside the dispatch loop, so the values made stay alive until
+        //    their promises hold them.
+        let mut settled = Vec::with_capacity(answers.len());
+        for ((id, answer), &i) in answers.into_iter().zip(&at) {
+            let promise = self.host.outstanding[i].promise;
+            match answer {
+                Ok(value) => match self.to_guest(&value) {
+                    Ok(v) => settled.push((promise, Ok(v))),
+                    Err(e) => return Err(AnswerError::Invalid(id, e)),
+                },
+                Err(e) => settled.push((promise, Err(e))),
+            }
+        }
+        // 3. Settle, in the batch's order, and forget the answered calls.
+        for (promise, answer) in settled {
+            match answer {
+                Ok(v) => self.fulfill_promise(promise, v),
+                Err(e) => {
+                    let error = self.host_error(&e);
+                    self.reject_promise(promise, error);
+                }
+            }
+        }
+        let mut index = 0;
+        let mut answered = sorted.iter().peekable();
+        self.host.outstanding.retain(|_| {
+            let this = index;
+            index += 1;
+            if answered.peek() == Some(&&this) {
+                answered.next();
+                return false;
+            }
+            true
+        });
+        Ok(())
     }
 
     /// The guest `Error` object for a host failure.
