@@ -370,6 +370,7 @@ class Conversation {
     this.closed = true;
     if (this.local !== undefined) {
       this.local.close();
+      housekeepWhenIdle();
     } else {
       this.native.close();
       conversations.delete(this.native.id);
@@ -380,6 +381,20 @@ class Conversation {
       this.handlers.rest?.({ type: 'failed', failure: { kind: 'Cancelled', name: 'Cancelled', message, stack: message } });
     }
   }
+}
+
+/**
+ * After an in-process session ends: once node's loop has nothing else to do this turn,
+ * the addon makes the next session's runtime and drops ended ones (off the runs' path).
+ */
+let housekeeping;
+function housekeepWhenIdle() {
+  if (housekeeping !== undefined) return;
+  housekeeping = setImmediate(() => {
+    housekeeping = undefined;
+    addon.housekeep();
+  });
+  housekeeping.unref();
 }
 
 function engineFailure(e) {

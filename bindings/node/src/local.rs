@@ -14,8 +14,10 @@
 //! computation, so that node's loop gets a turn (timers, an `AbortSignal`) while a long
 //! guest computes; `proceed` continues it.
 //!
-//! The runtime is made, used and dropped inside the coroutine, so it never leaves this
-//! thread (napi objects stay on the thread that made them).
+//! The runtime is used inside the coroutine and never leaves this thread (napi objects
+//! stay on the thread that made them). Making and dropping one is most of a small
+//! script's cost, so the package calls [`housekeep`] when node's loop is idle: it makes
+//! the next session's runtime and drops those of ended sessions.
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
@@ -30,6 +32,7 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use std::cell::{Cell, RefCell};
+use std::mem::ManuallyDrop;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -40,10 +43,51 @@ const GUEST_STACK_BYTES: usize = 256 << 20;
 /// How long the guest computes before node's loop gets a turn.
 const PAUSE: Duration = Duration::from_millis(5);
 
+/// Runtimes of ended sessions kept for `housekeep` to drop; past this many, a session
+/// drops its own.
+const MAX_ENDED: usize = 4;
+
 thread_local! {
     /// A guest stack a finished session left on this thread: the next session takes it
     /// instead of mapping a new one (and its touched pages are already there).
     static SPARE_STACK: RefCell<Option<DefaultStack>> = const { RefCell::new(None) };
+    /// A runtime `housekeep` made while node was idle, for the next `Start`.
+    /// (`ManuallyDrop` here and below: a runtime left when the thread ends is not
+    /// dropped by the thread's destructors, which may run after the engine's own
+    /// thread-local state is gone; it goes with the thread's memory.)
+    static SPARE_RUNTIME: RefCell<Option<ManuallyDrop<Runtime>>> = const { RefCell::new(None) };
+    /// Runtimes of ended sessions, for `housekeep` to drop while node is idle.
+    static ENDED: RefCell<Vec<ManuallyDrop<Runtime>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Work that can wait until node is idle, so that it is not on a run's path: drops the
+/// runtimes of ended sessions and makes the runtime the next session starts on. Making
+/// and dropping a runtime is most of what a small script costs.
+#[napi]
+pub fn housekeep() {
+    let ended = ENDED.with(|ended| std::mem::take(&mut *ended.borrow_mut()));
+    for runtime in ended {
+        drop(ManuallyDrop::into_inner(runtime));
+    }
+    if SPARE_RUNTIME.with(|spare| spare.borrow().is_none()) {
+        let runtime = ManuallyDrop::new(Runtime::new());
+        SPARE_RUNTIME.with(|spare| *spare.borrow_mut() = Some(runtime));
+    }
+}
+
+/// Keeps an ended session's runtime for `housekeep` to drop, or drops it now when
+/// enough are waiting.
+fn retire(runtime: Runtime) {
+    let kept = ENDED.with(|ended| {
+        let mut ended = ended.borrow_mut();
+        if ended.len() < MAX_ENDED {
+            ended.push(ManuallyDrop::new(runtime));
+            None
+        } else {
+            Some(runtime)
+        }
+    });
+    drop(kept);
 }
 
 /// What the guest asks of the host when it suspends.
@@ -265,7 +309,8 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
     let deferred = Rc::new(RefCell::new(Vec::new()));
     let (mut runtime, mut step, mut reported) = match begin {
         Begin::Start(start) => {
-            let mut runtime = Runtime::new();
+            let spare = SPARE_RUNTIME.with(|spare| spare.borrow_mut().take());
+            let mut runtime = spare.map_or_else(Runtime::new, ManuallyDrop::into_inner);
             stop.attach(&runtime);
             if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
                 return Event::Failed(failure);
@@ -326,7 +371,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
                         }
                         // only `finish` resumes a waiting guest with a reply
                         Answer::Reply(_) => {
-                            drop(runtime);
+                            retire(runtime);
                             return Event::Failed(Failure::new(
                                 "Cancelled",
                                 "the execution was closed",
@@ -340,7 +385,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
             Err(report) => break Event::Failed(Failure::from_report(report)),
         }
     };
-    drop(runtime);
+    retire(runtime);
     event
 }
 

@@ -195,6 +195,15 @@ test('an answer that arrives while the guest computes is applied after it waits'
   assert.equal(out, 42);
 });
 
+test('every run starts on a fresh runtime, also one made while node was idle', async () => {
+  assert.equal(await run('globalThis.leak = 1; Array.prototype.extra = 2; typeof leak'), 'number');
+  assert.deepEqual(await run('[typeof leak, [].extra]'), ['undefined', undefined]);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(await run('globalThis.leak = 1; typeof leak'), 'number');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(await run('[typeof leak, [].extra]'), ['undefined', undefined]);
+});
+
 test('eval is off unless allowed, and hardened freezes the intrinsics', async () => {
   assert.equal((await run('eval("1")').catch((e) => e)).guestName, 'EvalError');
   assert.equal(await run('eval("1 + 1")', { allowEval: true }), 2);
