@@ -9,8 +9,11 @@
 //! console line suspends the coroutine: control comes back to the caller's own stack,
 //! where the GIL is taken again and Python runs, and the answer resumes the guest.
 //! Python code never runs on the guest's stack. When the guest can only wait for
-//! asynchronous calls, the coroutine suspends with the calls made since it last did;
-//! each answer the host gives resumes it for one step (`Runtime::resume`). A run given
+//! asynchronous calls, the coroutine suspends with the calls made since it last did
+//! (`CallReporting::New`); the answers the host has when it resumes the guest are given
+//! together, in one step (`Runtime::resume_many`), so that a fan-out of n calls costs
+//! as many steps as the host has turns, and no step copies the calls still waiting. A
+//! run given
 //! a pause interval (`run_async`'s) also suspends between stretches of computation
 //! (`Runtime::set_pause_point`), so that the event loop gets a turn at least that often
 //! while the guest computes; `kiln.run` has none and runs straight through.
@@ -23,6 +26,7 @@ use crate::values;
 use crate::{event_to_python, lock, refused};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use kiln::host::CallReporting;
 use kiln::{
     CallId, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue, InterruptHandle, Outcome,
     PendingCall, Runtime,
@@ -32,7 +36,6 @@ use kiln_bridge::protocol::{Failure, Start};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -52,7 +55,8 @@ enum Request {
     Call(PendingCall),
     Console(ConsoleLevel, String),
     /// the guest waits for asynchronous calls: these are the ones made since the last
-    /// suspension; a `Settle` answers one of the outstanding calls
+    /// suspension (none, when it waits for calls reported before); a `Settle` answers
+    /// some of the outstanding calls
     Waiting(Vec<PendingCall>),
     /// the guest has computed for a pause interval: the host takes a turn, and any
     /// answer continues the computation
@@ -60,12 +64,22 @@ enum Request {
 }
 
 /// What the host gives back when it resumes the guest: the reply to a synchronous call,
-/// the answer to an outstanding asynchronous one, or nothing (after a console line, or
-/// before the start).
+/// the answers to outstanding asynchronous ones (in the order the host gave them), or
+/// nothing (after a console line, or before the start).
 enum Answer {
     Reply(HostReply),
-    Settle(CallId, Result<HostValue, HostError>),
+    Settle(Vec<(CallId, Result<HostValue, HostError>)>),
     Nothing,
+}
+
+impl Answer {
+    /// Add the answer to the outstanding call `id` to those the next step gives.
+    fn settle(&mut self, id: CallId, result: Result<HostValue, HostError>) {
+        match self {
+            Answer::Settle(answers) => answers.push((id, result)),
+            _ => *self = Answer::Settle(vec![(id, result)]),
+        }
+    }
 }
 
 type Guest = Coroutine<Answer, Request, Event, DefaultStack>;
@@ -140,8 +154,9 @@ impl<T> OnThisThread<T> {
 
 /// One execution on this thread: `start` it, then take its events with `next` as from a
 /// `Session`, answering each `call` with `reply_return`, `reply_throw` or `reply_defer`
-/// before the next `next`, and after a `suspended`, one outstanding call with
-/// `answer_value` or `answer_error`; after a `pause`, the next `next` continues.
+/// before the next `next`, and after a `suspended`, one or more outstanding calls with
+/// `answer_value` or `answer_error` (the next `next` gives them all to the guest in one
+/// step); after a `pause`, the next `next` continues.
 #[pyclass(module = "kiln._native", unsendable)]
 pub struct LocalRun {
     guest: Option<Guest>,
@@ -266,19 +281,20 @@ impl LocalRun {
         self.answer = Answer::Reply(HostReply::Defer);
     }
 
-    /// Settles the outstanding call `id` with `value` (the guest waits at a
-    /// `suspended`).
+    /// Settles the outstanding call `id` with `value` at the next `next` (the guest
+    /// waits at a `suspended`); a refused value raises BoundaryRefusal and settles
+    /// nothing.
     fn answer_value(&mut self, id: CallId, value: Bound<'_, PyAny>) -> PyResult<()> {
         let value = values::to_host(&value).map_err(refused)?;
-        self.answer = Answer::Settle(id, Ok(value));
+        self.answer.settle(id, Ok(value));
         Ok(())
     }
 
-    /// Rejects the outstanding call `id` with an Error.
+    /// Rejects the outstanding call `id` with an Error at the next `next`.
     #[pyo3(signature = (id, name, message, code=None))]
     fn answer_error(&mut self, id: CallId, name: String, message: String, code: Option<String>) {
         let error = crate::host_error(name, message, code);
-        self.answer = Answer::Settle(id, Err(error));
+        self.answer.settle(id, Err(error));
     }
 
     /// What stops this run from any thread.
@@ -345,11 +361,9 @@ fn execute(
     if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
         return Event::Failed(failure);
     }
-    // what the host has seen, so that a suspension reports only new calls: the newest
-    // call reported at a suspension, and the calls deferred since (a synchronous call
-    // is shown an id that it keeps only when deferred)
-    let mut reported: CallId = 0;
-    let deferred = Rc::new(RefCell::new(Vec::new()));
+    // a suspension lists only the calls the host has not seen (a synchronous call that
+    // the host deferred was seen as a `call`)
+    runtime.set_call_reporting(CallReporting::New);
     let yielder: *const Yielder<Answer, Request> = yielder;
     if start.settings.console {
         runtime.set_console(move |level, text| {
@@ -374,15 +388,10 @@ fn execute(
             runtime.register_async(name);
             continue;
         }
-        let deferred = deferred.clone();
         runtime.register_deferrable(name, move |call| {
             // SAFETY: as for the console above.
             let yielder = unsafe { &*yielder };
             match yielder.suspend(Request::Call(call.clone())) {
-                Answer::Reply(HostReply::Defer) => {
-                    deferred.borrow_mut().push(call.id);
-                    HostReply::Defer
-                }
                 Answer::Reply(reply) => reply,
                 Answer::Settle(..) | Answer::Nothing => {
                     HostReply::Throw(HostError::new("the host did not answer"))
@@ -394,28 +403,12 @@ fn execute(
     let event = loop {
         match step {
             Ok(Outcome::Complete(value)) => break Event::Complete(value),
-            // nothing outstanding can settle the promise the guest waits for
-            Ok(Outcome::Suspended(calls)) if calls.is_empty() => {
-                break Event::Failed(Failure::new(
-                    "Stalled",
-                    "the guest waits for a promise that no host call can settle",
-                ));
-            }
+            // (a promise nothing outstanding can settle ends the run with kind Stalled)
             Ok(Outcome::Suspended(calls)) => {
-                let mut deferred = deferred.borrow_mut();
-                let calls: Vec<_> = calls
-                    .into_iter()
-                    .filter(|c| c.id > reported && !deferred.contains(&c.id))
-                    .collect();
-                if let Some(newest) = calls.iter().map(|c| c.id).max() {
-                    reported = newest;
-                    deferred.retain(|&id| id > reported);
-                }
-                drop(deferred);
                 // SAFETY: the yielder outlives this function's body (see the console).
                 let yielder = unsafe { &*yielder };
                 match yielder.suspend(Request::Waiting(calls)) {
-                    Answer::Settle(id, result) => step = runtime.resume(id, result),
+                    Answer::Settle(answers) => step = runtime.resume_many(answers),
                     // only `finish` resumes a waiting guest without an answer
                     Answer::Reply(_) | Answer::Nothing => {
                         break Event::Failed(Failure::new("Cancelled", "the run was closed"));

@@ -303,6 +303,37 @@ def test_answers_that_finish_out_of_order_settle_the_right_promises():
     assert asyncio.run(main()) == [["first", "second", "third"], "first"]
 
 
+def test_answers_ready_together_reach_the_guest_in_the_order_they_finished():
+    # 200 calls whose host functions finish on the same turn of the loop: their
+    # answers (values, exceptions, values that cannot cross) are given together, and
+    # the reactions to them run in the order the functions finished (the call order
+    # here); a second wave of calls, made from those reactions, is answered too
+    async def get(i):
+        if i % 3 == 0:
+            raise LookupError(f"no {i}")
+        if i % 5 == 0:
+            return object()
+        return i * 2
+
+    async def twice(v):
+        return v * 2
+
+    source = """const order = [];
+        const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+            tools.get(i).then(
+                (v) => { order.push(i); return i % 7 === 0 ? tools.twice(v) : v; },
+                (e) => { order.push(i); return e.name; })));
+        const inOrder = order.every((v, k) => v === k);
+        [inOrder, results.slice(0, 8), results.slice(14, 17), results.length]"""
+    out = asyncio.run(kiln.run_async(source, capabilities={"tools": {"get": get, "twice": twice}}))
+    assert out == [
+        True,
+        ["LookupError", 2, 4, "LookupError", 8, "TypeError", "LookupError", 28],
+        [56, "LookupError", 32],
+        200,
+    ]
+
+
 def test_a_cancel_token_stops_a_guest_waiting_for_a_host_function():
     token = kiln.CancelToken()
 

@@ -415,13 +415,16 @@ class _InFlight:
         except RuntimeError:  # the loop is closed, and the run with it
             pass
 
-    async def next(self) -> Tuple[int, str, "asyncio.Future[Any]"]:
-        """The host function that finished first, waiting for one."""
+    async def ready(self) -> List[Tuple[int, str, "asyncio.Future[Any]"]]:
+        """Every host function that has finished, in the order they finished, waiting
+        for one."""
         while True:
             if self.cancelled is not None:
                 raise fail("Cancelled", self.cancelled)
             if self.finished:
-                return self.finished.popleft()
+                ready = list(self.finished)
+                self.finished.clear()
+                return ready
             self._wake = self.loop.create_future()
             await self._wake
 
@@ -434,9 +437,9 @@ class _InFlight:
 
 async def _run_async_here(run: _Run) -> Any:
     """``run_async`` with isolation 'thread': the guest's steps run on the loop's thread
-    (with the GIL released); host functions run on the loop between them, and each one
-    that finishes answers the guest for a step. A guest that computes pauses after each
-    slice, and the loop takes a turn before it goes on."""
+    (with the GIL released); host functions run on the loop between them, and the ones
+    that have finished when the guest waits answer it together, in one step. A guest
+    that computes pauses after each slice, and the loop takes a turn before it goes on."""
     loop = asyncio.get_running_loop()
     functions, write = run.functions, run.write
     local = _start_here(run, asynchronous=True)
@@ -471,7 +474,8 @@ async def _run_async_here(run: _Run) -> Any:
             elif kind == "suspended":
                 for call in event[1]:
                     _call_async(loop, functions, call, in_flight.add)
-                _answer(local, *(await in_flight.next()))
+                for finished in await in_flight.ready():
+                    _answer(local, *finished)
             elif kind == "complete":
                 return _complete_value(event)
             else:
