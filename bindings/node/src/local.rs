@@ -21,6 +21,7 @@
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use kiln::host::CallReporting;
 use kiln::snapshot::Snapshot;
 use kiln::{
     CallId, ConsoleLevel, HostError, HostReply, HostValue, InterruptHandle, Outcome, PendingCall,
@@ -303,11 +304,10 @@ impl Drop for LocalSession {
 /// The whole execution, on the guest's stack: make (or restore) a runtime, run it step
 /// by step as the host answers, and drop the runtime before the coroutine ends.
 fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Event {
-    // what the host has seen, so that a suspension reports only new calls: the newest
-    // call reported at a suspension, and the calls deferred since (a synchronous call
-    // is shown an id that it keeps only when deferred)
-    let deferred = Rc::new(RefCell::new(Vec::new()));
-    let (mut runtime, mut step, mut reported) = match begin {
+    // The package keeps its own table of outstanding calls, so each suspension lists
+    // only calls it has not been shown (`CallReporting::New`): not every outstanding one
+    // again, which costs n² copies when n concurrent calls are answered one by one.
+    let (mut runtime, mut step) = match begin {
         Begin::Start(start) => {
             let spare = SPARE_RUNTIME.with(|spare| spare.borrow_mut().take());
             let mut runtime = spare.map_or_else(Runtime::new, ManuallyDrop::into_inner);
@@ -320,10 +320,10 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
                 &mut runtime,
                 start.settings.console,
                 &start.capabilities,
-                &deferred,
             );
+            runtime.set_call_reporting(CallReporting::New);
             let step = runtime.start(&start.source, &start.filename);
-            (runtime, step, 0)
+            (runtime, step)
         }
         Begin::Load(load) => {
             let restored = Snapshot::open(&load.snapshot, load.key.as_deref())
@@ -338,27 +338,18 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
                 &mut runtime,
                 load.settings.console,
                 &load.capabilities,
-                &deferred,
             );
-            // after a load, every outstanding call is new to the host
+            // after a load, every outstanding call is new to the host; later suspensions
+            // list only calls made since
             let calls = runtime.pending_calls();
-            (runtime, Ok(Outcome::Suspended(calls)), 0)
+            runtime.set_call_reporting(CallReporting::New);
+            (runtime, Ok(Outcome::Suspended(calls)))
         }
     };
     let event = loop {
         match step {
             Ok(Outcome::Complete(value)) => break Event::Complete(value),
             Ok(Outcome::Suspended(calls)) => {
-                let mut deferred = deferred.borrow_mut();
-                let calls: Vec<_> = calls
-                    .into_iter()
-                    .filter(|c| c.id > reported && !deferred.contains(&c.id))
-                    .collect();
-                if let Some(newest) = calls.iter().map(|c| c.id).max() {
-                    reported = newest;
-                    deferred.retain(|&id| id > reported);
-                }
-                drop(deferred);
                 let mut request = Request::Waiting(calls);
                 step = loop {
                     match yielder.suspend(request) {
@@ -396,7 +387,6 @@ fn bind_host(
     runtime: &mut Runtime,
     console: bool,
     capabilities: &[Capability],
-    deferred: &Rc<RefCell<Vec<CallId>>>,
 ) {
     let yielder: *const Yielder<Answer, Request> = yielder;
     if console {
@@ -420,15 +410,10 @@ fn bind_host(
             runtime.register_async(&capability.name);
             continue;
         }
-        let deferred = deferred.clone();
         runtime.register_deferrable(&capability.name, move |call| {
             // SAFETY: as for the console above.
             let yielder = unsafe { &*yielder };
             match yielder.suspend(Request::Call(call.clone())) {
-                Answer::Reply(HostReply::Defer) => {
-                    deferred.borrow_mut().push(call.id);
-                    HostReply::Defer
-                }
                 Answer::Reply(reply) => reply,
                 Answer::Settle(..) | Answer::Dump(_) | Answer::Nothing => {
                     HostReply::Throw(HostError::new("the host did not answer"))
