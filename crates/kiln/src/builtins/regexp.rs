@@ -280,20 +280,52 @@ pub fn init(vm: &mut Vm) {
 
 // ---- creation ----
 
+/// A regular expression literal's pattern, compiled at its first evaluation, and the
+/// strings every evaluation's object shares.
+pub struct Literal {
+    constant: u16,
+    matcher: Rc<Compiled>,
+    parsed_flags: Flags,
+    pub source: StringId,
+    pub flags: StringId,
+}
+
 impl Vm {
     /// A regular expression literal: a new RegExp object each evaluation.
     pub(crate) fn regexp_literal(&mut self, code: &CodeBlock, idx: u16) -> JsResult<Value> {
-        let Some(kiln_bytecode::Constant::RegExp { pattern, flags }) =
-            code.code.constants.get(idx as usize)
-        else {
-            return Err(self.syntax_error("Invalid regular expression literal"));
+        let cached = code
+            .regexps
+            .borrow()
+            .iter()
+            .find(|l| l.constant == idx)
+            .map(|l| (l.matcher.clone(), l.source, l.flags, l.parsed_flags));
+        let (matcher, source, flags, parsed) = match cached {
+            Some(literal) => literal,
+            None => {
+                let Some(kiln_bytecode::Constant::RegExp { pattern, flags }) =
+                    code.code.constants.get(idx as usize)
+                else {
+                    return Err(self.syntax_error("Invalid regular expression literal"));
+                };
+                let (matcher, parsed) = match compile_literal(pattern, flags) {
+                    Ok(compiled) => compiled,
+                    Err(message) => return Err(self.syntax_error(message)),
+                };
+                // the block keeps the compiled pattern for the script's life
+                self.code_bytes += matcher.heap_bytes();
+                self.heap.note_growth(matcher.heap_bytes());
+                let source = self.heap.alloc_units(pattern);
+                let flags = self.heap.intern(flags);
+                code.regexps.borrow_mut().push(Literal {
+                    constant: idx,
+                    matcher: matcher.clone(),
+                    parsed_flags: parsed,
+                    source,
+                    flags,
+                });
+                (matcher, source, flags, parsed)
+            }
         };
-        let (matcher, parsed) = match compile_literal(pattern, flags) {
-            Ok(compiled) => compiled,
-            Err(message) => return Err(self.syntax_error(message)),
-        };
-        let source = self.heap.alloc_units(pattern);
-        let flags = self.heap.intern(flags);
         let proto = self.intrinsics.regexp_prototype;
         Ok(Value::object(new_regexp_object(
             self, proto, matcher, source, flags, parsed,
@@ -648,10 +680,11 @@ fn set_last_index(vm: &mut Vm, r: Value, v: Value) -> JsResult<()> {
     let key = PropertyKey::String(vm.atoms.last_index);
     if let Some(o) = r.as_object()
         && regexp_data(vm, o).is_some()
-        && let Some(p) = vm.heap.own_property(o, key)
-        && p.attrs == Attrs(Attrs::WRITABLE)
+        && vm.heap.object(o).shape != ShapeId::DICTIONARY
+        && let Some((slot, attrs)) = vm.heap.shapes.lookup(vm.heap.object(o).shape, key)
+        && attrs == Attrs(Attrs::WRITABLE)
     {
-        vm.define_builtin(o, key, v, p.attrs);
+        vm.heap.object_mut(o).slots[slot as usize] = v;
         return Ok(());
     }
     if !vm.set(r, key, v, r)? {
@@ -1035,45 +1068,101 @@ fn flags_of(vm: &mut Vm, rx: Value) -> JsResult<Vec<u16>> {
 
 /// The value of `flags` on `rx` when reading it runs only the built-in getters: `rx` is a
 /// RegExp object whose one own property is `lastIndex`, and its prototype is
-/// %RegExp.prototype% with the `flags` getter and the eight flag getters it calls as built.
-/// Then nothing can observe the reads, and the flags come from the object's slots.
-fn builtin_flags(vm: &Vm, rx: Value) -> Option<Vec<u16>> {
+/// %RegExp.prototype% as built ([`builtin_prototype`]). Then nothing can observe the reads,
+/// and the flags come from the object's slots.
+fn builtin_flags(vm: &mut Vm, rx: Value) -> Option<Vec<u16>> {
     let o = rx.as_object()?;
+    let parsed = plain_instance(vm, o)?.parsed_flags;
+    if !builtin_prototype(vm) {
+        return None;
+    }
+    Some(
+        flag_properties(&vm.atoms)
+            .iter()
+            .filter(|&&(.., is_set, _)| is_set(parsed))
+            .map(|&(.., c)| u16::from(c))
+            .collect(),
+    )
+}
+
+/// The data of `o` if it is a RegExp object whose prototype is the running realm's
+/// %RegExp.prototype% and whose one own property is `lastIndex`.
+fn plain_instance(vm: &Vm, o: ObjectId) -> Option<&RegExpData> {
     let object = vm.heap.object(o);
     let ObjectKind::RegExp(data) = &object.kind else {
         return None;
     };
+    (object.proto == Some(vm.intrinsics.regexp_prototype)
+        && object.shape != ShapeId::DICTIONARY
+        && vm.heap.shapes.get(object.shape).len == 1)
+        .then_some(&**data)
+}
+
+/// Where %RegExp.prototype%'s `exec`, `flags` and flag getters were found built in: their
+/// slots and the values (function and accessor cells) they held. It holds while no
+/// prototype changed layout and each slot holds the same value, and is forgotten at each
+/// collection, so that a cell it compares with cannot be freed and its id reused.
+#[derive(Clone, Copy, Debug)]
+pub struct PrototypeMemo {
+    proto: ObjectId,
+    epoch: u32,
+    slots: [(u32, Value); 10],
+}
+
+/// True when reading `exec`, `flags` or a flag property of %RegExp.prototype% gets the
+/// built-in method or runs the built-in getter.
+fn builtin_prototype(vm: &mut Vm) -> bool {
     let proto = vm.intrinsics.regexp_prototype;
-    if object.proto != Some(proto)
-        || object.shape == ShapeId::DICTIONARY
-        || vm.heap.shapes.get(object.shape).len != 1
+    let object = vm.heap.object(proto);
+    if let Some(memo) = &vm.regexp_memo
+        && memo.proto == proto
+        && memo.epoch == vm.heap.proto_epoch
+        && memo
+            .slots
+            .iter()
+            .all(|&(slot, v)| object.slots.get(slot as usize) == Some(&v))
     {
-        return None;
+        return true;
     }
+    if object.shape == ShapeId::DICTIONARY {
+        return false;
+    }
+    let shape = object.shape;
     let flags = flag_properties(&vm.atoms);
-    let built_in = |name: StringId, getter: NativeFn| {
-        let Some(p) = vm.heap.own_property(proto, PropertyKey::String(name)) else {
-            return false;
-        };
-        let get = match p.value.as_object().map(|a| &vm.heap.object(a).kind) {
-            Some(ObjectKind::Accessor { get, .. }) if p.attrs.is_accessor() => *get,
-            _ => return false,
-        };
+    let getters = std::iter::once((vm.atoms.flags, get_flags as NativeFn))
+        .chain(flags.iter().map(|&(name, getter, ..)| (name, getter)));
+    let is_native = |f: Value, native: NativeFn| {
         matches!(
-            get.as_object().map(|g| &vm.heap.object(g).kind),
-            Some(ObjectKind::Native(n)) if n.func as usize == getter as usize
+            f.as_object().map(|f| &vm.heap.object(f).kind),
+            Some(ObjectKind::Native(n)) if n.func as usize == native as usize
         )
     };
-    if !built_in(vm.atoms.flags, get_flags) || !flags.iter().all(|&(n, g, ..)| built_in(n, g)) {
-        return None;
+    let mut slots = [(0, Value::UNDEFINED); 10];
+    let exec_key = PropertyKey::String(vm.atoms.exec);
+    let Some((slot, attrs)) = vm.heap.shapes.lookup(shape, exec_key) else {
+        return false;
+    };
+    let value = object.slots[slot as usize];
+    if attrs.is_accessor() || !is_native(value, exec) {
+        return false;
     }
-    Some(
-        flags
-            .iter()
-            .filter(|&&(.., is_set, _)| is_set(data.parsed_flags))
-            .map(|&(.., c)| u16::from(c))
-            .collect(),
-    )
+    slots[0] = (slot, value);
+    for (entry, (name, getter)) in slots[1..].iter_mut().zip(getters) {
+        let Some((slot, attrs)) = vm.heap.shapes.lookup(shape, PropertyKey::String(name)) else {
+            return false;
+        };
+        let cell = object.slots[slot as usize];
+        if !attrs.is_accessor() || !is_native(vm.accessor_parts(cell).0, getter) {
+            return false;
+        }
+        *entry = (slot, cell);
+    }
+    vm.regexp_memo = Some(PrototypeMemo {
+        proto,
+        epoch: vm.heap.proto_epoch,
+        slots,
+    });
+    true
 }
 
 /// A flag property: its name, its built-in getter, whether [`Flags`] has it, its letter.
@@ -1583,6 +1672,9 @@ fn pristine_regexp(vm: &mut Vm, rx: Value) -> Option<ObjectId> {
 /// True if `exec` looked up on `o` is the built-in one found on %RegExp.prototype% as a
 /// plain data property (so reading it has no side effects).
 fn exec_is_pristine(vm: &mut Vm, o: ObjectId) -> bool {
+    if plain_instance(vm, o).is_some() && builtin_prototype(vm) {
+        return true;
+    }
     let key = PropertyKey::String(vm.atoms.exec);
     if vm.heap.own_property(o, key).is_some() {
         return false;
@@ -1594,5 +1686,46 @@ fn exec_is_pristine(vm: &mut Vm, o: ObjectId) -> bool {
     match vm.heap.own_property(proto, key) {
         Some(p) if !p.attrs.is_accessor() => is_builtin_exec(vm, p.value),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(vm: &mut Vm, source: &str) -> String {
+        let v = vm.run_script(source, "test.js").expect("runs");
+        let s = vm.to_string(v).expect("a string");
+        vm.heap.string_to_rust(s)
+    }
+
+    /// The memo compares the prototype's slots with the cells it found there. A cell
+    /// freed by a collection may come back as another accessor in the same slot: had the
+    /// memo outlived the collection, the program's getter below would be skipped.
+    #[test]
+    fn a_collection_forgets_where_the_prototype_was_built_in() {
+        let mut vm = Vm::new();
+        let encode = "function encode(s) { return s.replace(/&/g, '&amp;'); } encode('a & b & c')";
+        assert_eq!(run(&mut vm, encode), "a &amp; b &amp; c");
+        let built_in = vm.regexp_memo.expect("the fast path was taken").slots[1].1;
+        let proto = vm.intrinsics.regexp_prototype;
+        let key = PropertyKey::String(vm.atoms.flags);
+        let attrs = vm.heap.own_property(proto, key).expect("flags").attrs;
+        run(
+            &mut vm,
+            "var noFlags = () => ''; \
+             Object.defineProperty(RegExp.prototype, 'flags', { get: noFlags }); ''",
+        );
+        vm.collect_garbage();
+        // the program's getter, in a cell that took the freed cell's id
+        let name = PropertyKey::String(vm.heap.intern("noFlags"));
+        let getter = vm.get(Value::object(vm.intrinsics.global), name).unwrap();
+        let cell = (0..100_000)
+            .map(|_| vm.new_accessor(getter, Value::UNDEFINED))
+            .find(|&cell| cell == built_in)
+            .expect("the freed cell's id is reused");
+        vm.heap
+            .put_own(proto, key, crate::object::Property { value: cell, attrs });
+        assert_eq!(run(&mut vm, "encode('a & b & c')"), "a &amp; b & c");
     }
 }

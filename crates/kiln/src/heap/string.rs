@@ -193,7 +193,10 @@ impl<'a> Units<'a> {
         }
     }
     pub fn to_vec(self) -> Vec<u16> {
-        self.iter().collect()
+        match self {
+            Units::Latin1(b) => b.iter().map(|&c| u16::from(c)).collect(),
+            Units::Utf16(u) => u.to_vec(),
+        }
     }
     pub fn eq_units(self, other: Units<'_>) -> bool {
         match (self, other) {

@@ -206,6 +206,8 @@ pub struct CodeBlock {
     pub misses: Box<[Cell<u8>]>,
     /// template objects by constant index, created on first use
     pub templates: RefCell<Vec<(u16, ObjectId)>>,
+    /// regular expression literals by constant index, compiled on first evaluation
+    pub regexps: RefCell<Vec<crate::builtins::regexp::Literal>>,
     /// the function reads its arguments beyond the formal parameters
     pub needs_arguments: bool,
 }
@@ -611,6 +613,8 @@ pub struct Vm {
     /// the entries of polymorphic property sites (`InlineCache::Polymorphic`)
     pub polymorphic: Vec<PolymorphicEntries>,
     pub instanceof_cache: InstanceofCache,
+    /// where %RegExp.prototype%'s methods were last found built in
+    pub regexp_memo: Option<crate::builtins::regexp::PrototypeMemo>,
     pub random_state: u64,
     /// the native function being called (natives read their data through it)
     pub native_callee: ObjectId,
@@ -736,6 +740,7 @@ impl Vm {
             megamorphic_set: MegamorphicCache::new(),
             polymorphic: Vec::new(),
             instanceof_cache: InstanceofCache::new(),
+            regexp_memo: None,
             random_state: random_seed(),
             native_callee: ObjectId(0),
             termination: None,
@@ -877,6 +882,7 @@ impl Vm {
             caches,
             misses,
             templates: RefCell::new(Vec::new()),
+            regexps: RefCell::new(Vec::new()),
             needs_arguments,
         }
     }
@@ -1092,6 +1098,7 @@ impl Vm {
 
     /// Collect garbage now. Only at safe points: see the module invariants.
     pub fn collect_garbage(&mut self) {
+        self.regexp_memo = None;
         for &v in &self.stack {
             self.heap.mark_value(v);
         }
@@ -1138,6 +1145,10 @@ impl Vm {
                 }
                 for &(_, t) in block.templates.borrow().iter() {
                     self.heap.mark_object(t);
+                }
+                for literal in block.regexps.borrow().iter() {
+                    self.heap.mark_value(Value::string(literal.source));
+                    self.heap.mark_value(Value::string(literal.flags));
                 }
             }
         }

@@ -388,6 +388,7 @@ pub(crate) fn restore(vm: &mut Vm, snapshot: &Snapshot) -> Result<Option<Value>,
     vm.small_int_strings.fill(None);
     vm.heap.single_unit_strings.fill(None);
     vm.megamorphic_get.clear();
+    vm.regexp_memo = None;
     vm.megamorphic_set.clear();
     vm.polymorphic.clear();
     vm.instanceof_cache.clear();
