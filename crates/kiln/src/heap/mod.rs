@@ -114,7 +114,6 @@ pub trait Cell: Default {
 }
 
 /// A typed arena with a free list and mark bits.
-#[derive(Clone)]
 pub struct Arena<T> {
     items: Vec<T>,
     live: Vec<bool>,
@@ -124,7 +123,55 @@ pub struct Arena<T> {
     poison: stress::Poison,
 }
 
+/// A copy keeps the arena's spare capacity (a derived clone would not): a realm
+/// template's arenas are given room ([`Heap::share_storage`]) so that a copy's first
+/// allocations do not move the whole arena, and the copy's byte count, taken from the
+/// template's, counts that room.
+impl<T: Clone> Clone for Arena<T> {
+    fn clone(&self) -> Self {
+        Arena {
+            items: clone_with_capacity(&self.items),
+            live: clone_with_capacity(&self.live),
+            marks: clone_with_capacity(&self.marks),
+            free: clone_with_capacity(&self.free),
+            #[cfg(feature = "gc-stress")]
+            poison: self.poison.clone(),
+        }
+    }
+}
+
+/// A copy of `v` with `v`'s capacity.
+fn clone_with_capacity<T: Clone>(v: &Vec<T>) -> Vec<T> {
+    let mut copy = Vec::with_capacity(v.capacity());
+    copy.extend_from_slice(v);
+    copy
+}
+
+/// Grow or shrink `v`'s capacity to `capacity` (at least its length).
+pub(crate) fn set_capacity<T>(v: &mut Vec<T>, capacity: usize) {
+    if v.capacity() < capacity {
+        v.reserve_exact(capacity - v.len());
+    } else {
+        v.shrink_to(capacity);
+    }
+}
+
+/// The room a realm template's arenas keep past their cells, as a fraction of them
+/// (1/8, at least 64): what registering capabilities and a short script allocate.
+pub(crate) fn headroom(len: usize) -> usize {
+    len / 8 + 64
+}
+
 impl<T: Cell> Arena<T> {
+    /// Make the capacity exactly the cells plus [`headroom`].
+    fn keep_headroom(&mut self) {
+        let capacity = self.items.len() + headroom(self.items.len());
+        set_capacity(&mut self.items, capacity);
+        set_capacity(&mut self.live, capacity);
+        set_capacity(&mut self.marks, capacity);
+        self.free.shrink_to_fit();
+    }
+
     fn new() -> Self {
         Arena {
             items: Vec::new(),
@@ -420,6 +467,11 @@ impl Heap {
     /// cloning it then allocates per arena and table, not per cell. The byte count stays
     /// as it was (shared storage has no spare room, so it may count a little more than
     /// the cells hold until the next collection counts them again).
+    ///
+    /// The arenas and the shape table are also given a fixed room past their cells
+    /// (copies keep it): without it, a copy's first allocation moved each arena it
+    /// touched whole, several times the cost of the allocations themselves. The byte
+    /// count moves with the room.
     pub fn share_storage(&mut self) {
         for object in &mut self.objects.items {
             object.slots.share();
@@ -428,6 +480,14 @@ impl Heap {
             string.share();
         }
         self.shapes.share();
+        let before = self.overhead_bytes();
+        self.objects.keep_headroom();
+        self.strings.keep_headroom();
+        self.symbols.keep_headroom();
+        self.bigints.keep_headroom();
+        self.envs.keep_headroom();
+        self.shapes.keep_headroom();
+        self.bytes = (self.bytes + self.overhead_bytes()).saturating_sub(before);
     }
 
     /// Count the bytes of every live cell again (after a restore).

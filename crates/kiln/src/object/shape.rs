@@ -134,7 +134,6 @@ impl KeyTable {
     }
 }
 
-#[derive(Clone)]
 pub struct ShapeTable {
     shapes: Vec<Shape>,
     roots: FxHashMap<Option<ObjectId>, ShapeId>,
@@ -193,7 +192,27 @@ impl Default for ShapeTable {
     }
 }
 
+/// A copy keeps the table's spare capacity, as the heap's arenas do (see
+/// `heap::Arena`'s `Clone`).
+impl Clone for ShapeTable {
+    fn clone(&self) -> Self {
+        let mut shapes = Vec::with_capacity(self.shapes.capacity());
+        shapes.extend_from_slice(&self.shapes);
+        ShapeTable {
+            shapes,
+            roots: self.roots.clone(),
+            recent: self.recent.clone(),
+        }
+    }
+}
+
 impl ShapeTable {
+    /// Make the capacity exactly the shapes plus the heap's headroom (a realm template).
+    pub fn keep_headroom(&mut self) {
+        let capacity = self.shapes.len() + crate::heap::headroom(self.shapes.len());
+        crate::heap::set_capacity(&mut self.shapes, capacity);
+    }
+
     /// Bytes the table holds: every shape, its transitions and its lookup table once built.
     pub fn owned_bytes(&self) -> usize {
         let lookup = size_of::<(PropertyKey, (u32, Attrs))>() + 1;

@@ -1,0 +1,82 @@
+//! The cost of a runtime's life without a script: create, register capabilities, drop.
+//!
+//! Measured with callgrind, exact instruction counts per runtime:
+//!
+//! ```text
+//! KILN_RUNTIMES=1000 valgrind --tool=callgrind target/.../runtime_cost-<hash> --exact --ignored create_and_drop
+//! KILN_RUNTIMES=0    valgrind --tool=callgrind ...   (the difference, over 1000, is one runtime)
+//! ```
+//!
+//! As an ordinary test it checks that runtimes made in a row stay apart.
+
+use kiln::{HostValue, Outcome, Runtime};
+
+fn runtimes() -> usize {
+    std::env::var("KILN_RUNTIMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100)
+}
+
+/// The first runtime on a thread is built in place and the second builds the thread's
+/// template: both are made before the counted ones.
+fn warm_up() {
+    drop(Runtime::new());
+    drop(Runtime::new());
+}
+
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn create_and_drop() {
+    warm_up();
+    for _ in 0..runtimes() {
+        drop(std::hint::black_box(Runtime::new()));
+    }
+}
+
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn create_register_three_and_drop() {
+    warm_up();
+    for _ in 0..runtimes() {
+        let mut rt = Runtime::new();
+        rt.register_async("tools.search");
+        rt.register_async("tools.fetch");
+        rt.register_async("tools.write");
+        drop(std::hint::black_box(rt));
+    }
+}
+
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn create_run_empty_and_drop() {
+    warm_up();
+    for _ in 0..runtimes() {
+        let mut rt = Runtime::new();
+        rt.register_async("tools.search");
+        rt.register_async("tools.fetch");
+        rt.register_async("tools.write");
+        let outcome = rt.start("1", "agent.js").unwrap();
+        drop(std::hint::black_box((rt, outcome)));
+    }
+}
+
+/// What one runtime does to its realm and capabilities is not seen by the next.
+#[test]
+fn runtimes_made_in_a_row_do_not_see_each_other() {
+    warm_up();
+    for i in 0..runtimes().min(50) {
+        let mut rt = Runtime::new();
+        rt.register_async("tools.search");
+        let script = "const seen = typeof globalThis.mark + ',' + typeof Array.prototype.mark \
+                      + ',' + typeof tools.fetch;\
+                      globalThis.mark = 1; Array.prototype.mark = 2; tools.fetch = 3; \
+                      Object.prototype.x = 4; seen";
+        let out = rt.start(script, "agent.js").unwrap();
+        assert_eq!(
+            out,
+            Outcome::Complete(HostValue::from("undefined,undefined,undefined")),
+            "runtime {i}"
+        );
+    }
+}
