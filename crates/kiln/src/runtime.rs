@@ -226,6 +226,9 @@ pub struct Runtime {
     execution: Option<Value>,
     /// an internal error left the VM in an unknown state
     poisoned: bool,
+    /// the host runs this runtime on a stack of [`Runtime::LARGE_STACK`] bytes
+    /// ([`Runtime::set_large_stack`])
+    large_stack: bool,
 }
 
 impl Default for Runtime {
@@ -240,7 +243,44 @@ impl Runtime {
             vm: Vm::new(),
             execution: None,
             poisoned: false,
+            large_stack: false,
         }
+    }
+
+    /// The native stack a host must give this runtime's calls before
+    /// [`Runtime::set_large_stack`]: as much as Kiln's compiler thread has (256 MiB).
+    pub const LARGE_STACK: usize = kiln_compiler::COMPILER_STACK;
+
+    /// Declare that every call into this runtime from now on runs with
+    /// [`Runtime::LARGE_STACK`] bytes of native stack to spare, as on a thread or
+    /// coroutine made with that stack and calling the runtime near its base. The runtime
+    /// then compiles every source (scripts, modules, `eval`, `Function`) on the calling
+    /// thread. Without it, a source longer than 256 bytes is compiled on a compiler
+    /// thread with a stack that deep, and handing it over and back costs two thread
+    /// wake-ups (about 25 µs per run).
+    ///
+    /// A host that breaks the promise does not get undefined behaviour: a source nested
+    /// deeply enough overflows its stack, which aborts the process. `false` (the default)
+    /// goes back to the compiler thread. Sources compiled while restoring a snapshot
+    /// ([`Runtime::restore`]) still use the compiler thread. See `docs/embedding.md`.
+    ///
+    /// ```
+    /// let big = std::thread::Builder::new().stack_size(kiln::Runtime::LARGE_STACK);
+    /// let value = big
+    ///     .spawn(|| {
+    ///         let mut rt = kiln::Runtime::new();
+    ///         rt.set_large_stack(true);
+    ///         let source = format!("{}1{}", "(".repeat(500), ")".repeat(500));
+    ///         let v = rt.run_script(&source, "deep.js").unwrap();
+    ///         rt.inspect(v)
+    ///     })
+    ///     .unwrap()
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(value, "1");
+    /// ```
+    pub fn set_large_stack(&mut self, large: bool) {
+        self.large_stack = large;
     }
 
     /// A runtime built with `options`; fails only if hardening fails.
@@ -335,6 +375,7 @@ impl Runtime {
                 "this runtime stopped after an internal error".into(),
             ));
         }
+        let _stack = self.large_stack.then(kiln_compiler::LargeStack::assume);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
             Ok(result) => result,
             Err(panic) => {

@@ -44,8 +44,47 @@ use compiler::Compiler;
 use function::R;
 
 /// Stack size of the compiling thread: the parser and the semantic pass
-/// recurse once per nesting level of the source.
-const COMPILER_STACK: usize = 256 * 1024 * 1024;
+/// recurse once per nesting level of the source. A caller with this much native stack to
+/// spare may compile any source on its own thread ([`LargeStack`]).
+pub const COMPILER_STACK: usize = 256 * 1024 * 1024;
+
+thread_local! {
+    /// A [`LargeStack`] is alive on this thread.
+    static ON_LARGE_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While a `LargeStack` lives, every compilation on its thread happens on that thread,
+/// whatever the source's size, instead of going to the compiler thread when the source is
+/// longer than [`INLINE_SOURCE_LIMIT`]: no hand-over, which costs two thread wake-ups.
+///
+/// # Contract
+///
+/// Its maker promises that, as long as it lives, the thread has [`COMPILER_STACK`] bytes
+/// of native stack to spare at every compilation (a coroutine or thread made with that
+/// stack, compiling near its base). Breaking the promise is not undefined behaviour: a
+/// source nested deeply enough overflows the stack, which aborts the process.
+#[must_use]
+pub struct LargeStack {
+    previous: bool,
+    /// bound to its thread
+    _thread: std::marker::PhantomData<*const ()>,
+}
+
+impl LargeStack {
+    /// Compile on this thread until the value is dropped (see the contract above).
+    pub fn assume() -> LargeStack {
+        LargeStack {
+            previous: ON_LARGE_STACK.replace(true),
+            _thread: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for LargeStack {
+    fn drop(&mut self) {
+        ON_LARGE_STACK.set(self.previous);
+    }
+}
 
 /// Sources of at most this many bytes are compiled on the calling thread. Nothing in them
 /// nests deeper than their length, so their compilation needs little stack (less than
@@ -104,7 +143,7 @@ fn compile_with_scope(
     if let Some(offset) = nesting::too_deep(source, nesting::MAX_NESTING, goal) {
         return Err(CompileError::new("nesting too deep", offset as u32).locate(source));
     }
-    if source.len() <= INLINE_SOURCE_LIMIT {
+    if source.len() <= INLINE_SOURCE_LIMIT || ON_LARGE_STACK.get() {
         // A panic is an internal error here too, as it is on the compiler thread.
         return std::panic::catch_unwind(|| {
             compile_on_this_thread(source, source_name, kind, strict, scope)

@@ -838,3 +838,35 @@ fn small_sources_compile_within_the_inline_stack() {
         .unwrap();
     assert_eq!(compiled, 30);
 }
+
+/// Under a `LargeStack`, a source of any size compiles on the calling thread (no compiler
+/// thread is started for it), as deep as the pre-scan lets through; once it is dropped,
+/// large sources go to the compiler thread again.
+#[test]
+fn a_large_stack_compiles_every_source_on_the_calling_thread() {
+    let deep = format!(
+        "{}1{}",
+        "(".repeat(crate::nesting::MAX_NESTING - 1),
+        ")".repeat(crate::nesting::MAX_NESTING - 1)
+    );
+    assert!(deep.len() > crate::INLINE_SOURCE_LIMIT);
+    let worker_started = || crate::WORKER.with(|worker| worker.borrow().is_some());
+    std::thread::Builder::new()
+        .stack_size(crate::COMPILER_STACK)
+        .spawn(move || {
+            {
+                let _stack = crate::LargeStack::assume();
+                {
+                    // nested: the inner one's drop leaves the outer in force
+                    let _inner = crate::LargeStack::assume();
+                }
+                crate::compile(&deep, "deep.js", ScriptKind::Script, false).unwrap();
+                assert!(!worker_started());
+            }
+            crate::compile(&deep, "deep.js", ScriptKind::Script, false).unwrap();
+            assert!(worker_started());
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
