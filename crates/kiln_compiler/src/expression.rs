@@ -1150,6 +1150,9 @@ impl<'a> Compiler<'a> {
                 Instr::Dec { dst, src }
             }
         };
+        // `Inc` and `Dec` apply ToNumeric themselves; the old value needs its own only
+        // when a postfix expression's value is used.
+        let old_value_used = dst.is_some() && !u.prefix;
         // Fast path: a variable in a register.
         if let SimpleAssignmentTarget::AssignmentTargetIdentifier(id) = &u.argument
             && let Some(sym) = self.symbol_of_ref(id)
@@ -1160,17 +1163,15 @@ impl<'a> Compiler<'a> {
         {
             self.pos(u.span);
             match dst {
-                Some(d) if !u.prefix => {
+                Some(d) if old_value_used => {
                     self.emit(Instr::ToNumeric { dst: d, src: r });
                     self.emit(step(r, d));
                 }
                 Some(d) => {
-                    self.emit(Instr::ToNumeric { dst: r, src: r });
                     self.emit(step(r, r));
                     self.emit(Instr::Mov { dst: d, src: r });
                 }
                 None => {
-                    self.emit(Instr::ToNumeric { dst: r, src: r });
                     self.emit(step(r, r));
                 }
             }
@@ -1180,7 +1181,9 @@ impl<'a> Compiler<'a> {
         let old = self.update_value_reg(&place)?;
         self.pos(u.span);
         let place = self.read_place(place, old)?;
-        self.emit(Instr::ToNumeric { dst: old, src: old });
+        if old_value_used {
+            self.emit(Instr::ToNumeric { dst: old, src: old });
+        }
         let new = self.fs.alloc()?;
         self.emit(step(new, old));
         self.write_place(&place, new)?;
