@@ -37,9 +37,9 @@ use std::mem::ManuallyDrop;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// The guest's stack, as deep as a Kiln worker thread's; reserved, and touched only as
-/// deep as the guest goes.
-const GUEST_STACK_BYTES: usize = 256 << 20;
+/// The guest's stack, as deep as a Kiln worker thread's (what `Runtime::set_large_stack`
+/// asks for); reserved, and touched only as deep as the guest goes.
+const GUEST_STACK_BYTES: usize = Runtime::LARGE_STACK;
 
 /// How long the guest computes before node's loop gets a turn.
 const PAUSE: Duration = Duration::from_millis(5);
@@ -311,6 +311,9 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
         Begin::Start(start) => {
             let spare = SPARE_RUNTIME.with(|spare| spare.borrow_mut().take());
             let mut runtime = spare.map_or_else(Runtime::new, ManuallyDrop::into_inner);
+            // the guest's stack is `GUEST_STACK_BYTES`: sources compile on it, not on Kiln's
+            // compiler thread
+            runtime.set_large_stack(true);
             stop.attach(&runtime);
             if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
                 return Event::Failed(failure);
@@ -332,6 +335,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
                 Ok(runtime) => runtime,
                 Err(e) => return Event::Failed(Failure::from_snapshot_error(&e)),
             };
+            runtime.set_large_stack(true);
             stop.attach(&runtime);
             bind_host(
                 yielder,

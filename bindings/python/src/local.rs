@@ -39,9 +39,9 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The guest's stack, as deep as a Kiln worker thread's; reserved, and touched only as
-/// deep as the guest goes.
-const GUEST_STACK_BYTES: usize = 256 << 20;
+/// The guest's stack, as deep as a Kiln worker thread's (what `Runtime::set_large_stack`
+/// asks for); reserved, and touched only as deep as the guest goes.
+const GUEST_STACK_BYTES: usize = Runtime::LARGE_STACK;
 
 thread_local! {
     /// A guest stack a finished run left on this thread: the next run takes it instead
@@ -357,6 +357,9 @@ fn execute(
     stop: &Stop,
 ) -> Event {
     let mut runtime = Runtime::new();
+    // the guest's stack is `GUEST_STACK_BYTES`: sources compile on it, not on Kiln's
+    // compiler thread
+    runtime.set_large_stack(true);
     stop.attach(&runtime);
     if let Err(failure) = kiln_bridge::prepare(&mut runtime, &start) {
         return Event::Failed(failure);
