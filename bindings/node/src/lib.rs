@@ -10,6 +10,10 @@
 
 mod local;
 
+/// Exported to JavaScript by `#[napi]`; named here so that builds without the N-API
+/// registration (the crate's tests) see it used.
+pub use local::housekeep;
+
 use kiln_bridge::{Command, Isolation, Session};
 use napi::bindgen_prelude::{Buffer, FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
