@@ -1492,12 +1492,7 @@ fn compare_units(
     a: crate::heap::StringId,
     b: crate::heap::StringId,
 ) -> Ordering {
-    use crate::heap::string::Units;
-    match (heap.flat_units(a), heap.flat_units(b)) {
-        (Units::Latin1(x), Units::Latin1(y)) => x.cmp(y),
-        (Units::Utf16(x), Units::Utf16(y)) => x.cmp(y),
-        (x, y) => x.iter().cmp(y.iter()),
-    }
+    heap.flat_units(a).cmp_units(heap.flat_units(b))
 }
 
 fn comparator_arg(vm: &mut Vm, v: Value) -> JsResult<Comparator> {

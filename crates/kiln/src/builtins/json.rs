@@ -777,6 +777,7 @@ struct Serializer {
     counted: usize,
     /// the key "toJSON", looked up once
     to_json: PropertyKey,
+    shape_keys: ShapeKeys,
 }
 
 fn push_ascii(out: &mut Vec<u16>, s: &str) {
@@ -788,14 +789,17 @@ fn quote_json_string(out: &mut Vec<u16>, units: Units<'_>) {
     out.push(b'"' as u16);
     match units {
         Units::Latin1(bytes) => {
-            out.reserve(bytes.len());
-            for &c in bytes {
-                if c >= 0x20 && c != b'"' && c != b'\\' {
-                    out.push(c as u16);
-                } else {
-                    escape_unit(out, c as u16);
-                }
+            // copy the runs between escapes whole (one reserve and a widening copy each)
+            let mut rest = bytes;
+            while let Some(at) = rest
+                .iter()
+                .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+            {
+                out.extend(rest[..at].iter().map(|&c| u16::from(c)));
+                escape_unit(out, u16::from(rest[at]));
+                rest = &rest[at + 1..];
             }
+            out.extend(rest.iter().map(|&c| u16::from(c)));
         }
         Units::Utf16(units) => {
             let len = units.len();
@@ -895,9 +899,9 @@ fn plainly_lacks(vm: &Vm, o: ObjectId, key: PropertyKey) -> bool {
 }
 
 /// The enumerable string keys of an ordinary object whose properties are all named and
-/// kept in its shape, in insertion order (the order EnumerableOwnProperties gives them);
-/// None for any other object.
-fn shaped_enumerable_keys(vm: &Vm, o: ObjectId) -> Option<Vec<PropertyKey>> {
+/// kept in its shape, in insertion order (the order EnumerableOwnProperties gives them),
+/// each with the slot of its value when it is a data property; None for any other object.
+fn shaped_enumerable_keys(vm: &Vm, o: ObjectId, cache: &mut ShapeKeys) -> Option<ShapedKeys> {
     let obj = vm.heap.object(o);
     let Elements::Dense(elements) = &obj.elements else {
         return None;
@@ -905,16 +909,27 @@ fn shaped_enumerable_keys(vm: &Vm, o: ObjectId) -> Option<Vec<PropertyKey>> {
     if !matches!(obj.kind, ObjectKind::Ordinary) || obj.dict.is_some() || !elements.is_empty() {
         return None;
     }
-    Some(
-        vm.heap
-            .shapes
-            .keys(obj.shape)
-            .into_iter()
-            .filter(|(key, attrs)| matches!(key, PropertyKey::String(_)) && attrs.enumerable())
-            .map(|(key, _)| key)
-            .collect(),
-    )
+    if let Some(keys) = cache.get(&obj.shape) {
+        return Some(keys.clone());
+    }
+    let mut keys: Vec<_> = vm
+        .heap
+        .shapes
+        .chain(obj.shape)
+        .filter(|(_, key, attrs)| matches!(key, PropertyKey::String(_)) && attrs.enumerable())
+        .map(|(slot, key, attrs)| (key, (!attrs.is_accessor()).then_some(slot)))
+        .collect();
+    keys.reverse();
+    let keys: ShapedKeys = keys.into();
+    cache.insert(obj.shape, keys.clone());
+    Some(keys)
 }
+
+/// The keys of [`shaped_enumerable_keys`], shared by the objects of one shape.
+type ShapedKeys = std::rc::Rc<[(PropertyKey, Option<u32>)]>;
+/// Keys already read from a shape during one `JSON.stringify` (a shape's keys never
+/// change, and records of one kind share a shape).
+type ShapeKeys = rustc_hash::FxHashMap<crate::object::shape::ShapeId, ShapedKeys>;
 
 impl Serializer {
     /// Refuse output longer than the maximum string length, and count the output
@@ -934,10 +949,22 @@ impl Serializer {
     /// [SerializeJSONProperty](https://tc39.es/ecma262/#sec-serializejsonproperty):
     /// appends the text of `holder[key]` and returns true, or returns false (undefined).
     fn property(&mut self, vm: &mut Vm, key: PropertyKey, holder: ObjectId) -> JsResult<bool> {
+        self.property_with(vm, key, holder, None)
+    }
+
+    /// SerializeJSONProperty with `Get(holder, key)` already read (`known`) when the
+    /// caller has the value at hand.
+    fn property_with(
+        &mut self,
+        vm: &mut Vm,
+        key: PropertyKey,
+        holder: ObjectId,
+        known: Option<Value>,
+    ) -> JsResult<bool> {
         // a few instructions' worth per value, so fuel and compute time see the work
         vm.charge(8)?;
         let mark = vm.roots.len();
-        let r = self.property_inner(vm, key, holder);
+        let r = self.property_inner(vm, key, holder, known);
         vm.roots.truncate(mark);
         r
     }
@@ -947,9 +974,10 @@ impl Serializer {
         vm: &mut Vm,
         key: PropertyKey,
         holder: ObjectId,
+        known: Option<Value>,
     ) -> JsResult<bool> {
         // 1. Let value be ? Get(holder, key).
-        let mut value = match plain_own_value(vm, holder, key) {
+        let mut value = match known.or_else(|| plain_own_value(vm, holder, key)) {
             Some(value) => value,
             None => vm.get(Value::object(holder), key)?,
         };
@@ -1064,16 +1092,27 @@ impl Serializer {
     /// [SerializeJSONObject](https://tc39.es/ecma262/#sec-serializejsonobject)
     fn object(&mut self, vm: &mut Vm, value: ObjectId) -> JsResult<()> {
         let stepback = self.enter(vm, value)?;
-        let keys = match &self.property_list {
-            Some(list) => list.clone(),
-            None => match shaped_enumerable_keys(vm, value) {
+        let keys: ShapedKeys = match &self.property_list {
+            Some(list) => list.iter().map(|&key| (key, None)).collect(),
+            None => match shaped_enumerable_keys(vm, value, &mut self.shape_keys) {
                 Some(keys) => keys,
-                None => enumerable_own_keys(vm, value)?,
+                None => enumerable_own_keys(vm, value)?
+                    .into_iter()
+                    .map(|key| (key, None))
+                    .collect(),
             },
         };
+        // Fast path: while the object keeps the shape its keys were read from (a toJSON
+        // or replacer may change it), a data property's value is in its slot, which is
+        // what Get returns for an ordinary object's own data property.
+        let shape = vm.heap.object(value).shape;
         self.out.push(b'{' as u16);
         let mut any = false;
-        for key in keys {
+        for &(key, slot) in keys.iter() {
+            let known = slot.and_then(|slot| {
+                let obj = vm.heap.object(value);
+                (obj.shape == shape).then(|| obj.slots[slot as usize])
+            });
             let rollback = self.out.len();
             self.member_separator(!any);
             let name = vm.key_to_value(key);
@@ -1084,7 +1123,7 @@ impl Serializer {
             if !self.gap.is_empty() {
                 self.out.push(b' ' as u16);
             }
-            if self.property(vm, key, value)? {
+            if self.property_with(vm, key, value, known)? {
                 any = true;
             } else {
                 self.out.truncate(rollback);
@@ -1134,6 +1173,7 @@ pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
         out: Vec::new(),
         counted: 0,
         to_json: vm.key("toJSON"),
+        shape_keys: ShapeKeys::default(),
     };
     // 4. A replacer function, or an array of property names.
     if replacer.is_object() {

@@ -750,7 +750,7 @@ impl Heap {
         let data = if wide {
             let mut out = Vec::with_capacity(len);
             for leaf in leaves {
-                out.extend(self.flat_units(leaf).iter());
+                self.flat_units(leaf).extend_into(&mut out);
             }
             StrData::Utf16(out.into_boxed_slice())
         } else {
@@ -855,7 +855,7 @@ impl Heap {
         let len = la + lb;
         if len <= 24 && self.is_flat(a) && self.is_flat(b) {
             let mut units = self.flat_units(a).to_vec();
-            units.extend(self.flat_units(b).iter());
+            self.flat_units(b).extend_into(&mut units);
             return self.alloc_units(&units);
         }
         self.alloc_string(JsStr {

@@ -63,7 +63,7 @@ impl Default for JsStr {
 impl JsStr {
     pub fn from_units(units: &[u16]) -> JsStr {
         let len = units.len() as u32;
-        if units.iter().all(|&u| u < 256) {
+        if units.iter().fold(0, |acc, &u| acc | u) < 256 {
             JsStr {
                 data: StrData::Latin1(units.iter().map(|&u| u as u8).collect()),
                 len,
@@ -179,12 +179,32 @@ impl<'a> Units<'a> {
             Units::Utf16(u) => u[i],
         }
     }
-    pub fn iter(self) -> impl Iterator<Item = u16> + 'a {
-        let (a, b) = match self {
-            Units::Latin1(b) => (Some(b.iter().map(|&c| c as u16)), None),
-            Units::Utf16(u) => (None, Some(u.iter().copied())),
-        };
-        a.into_iter().flatten().chain(b.into_iter().flatten())
+    /// The code units in order. The iterator knows its exact length (so `Vec::extend`
+    /// reserves once) and folds over the underlying slice (so `for_each`, `sum` and
+    /// `fold` compile to one plain loop per storage).
+    #[inline]
+    pub fn iter(self) -> UnitsIter<'a> {
+        match self {
+            Units::Latin1(b) => UnitsIter::Latin1(b.iter()),
+            Units::Utf16(u) => UnitsIter::Utf16(u.iter()),
+        }
+    }
+    /// Append the units to `out`, reserving once.
+    #[inline]
+    pub fn extend_into(self, out: &mut Vec<u16>) {
+        match self {
+            Units::Latin1(b) => out.extend(b.iter().map(|&c| u16::from(c))),
+            Units::Utf16(u) => out.extend_from_slice(u),
+        }
+    }
+    /// Compare by code units (the order of `<` on strings).
+    pub fn cmp_units(self, other: Units<'_>) -> std::cmp::Ordering {
+        match (self, other) {
+            (Units::Latin1(a), Units::Latin1(b)) => a.cmp(b),
+            (Units::Utf16(a), Units::Utf16(b)) => a.cmp(b),
+            (Units::Latin1(a), Units::Utf16(b)) => cmp_narrow_wide(a, b),
+            (Units::Utf16(a), Units::Latin1(b)) => cmp_narrow_wide(b, a).reverse(),
+        }
     }
     pub fn slice(self, range: std::ops::Range<usize>) -> Units<'a> {
         match self {
@@ -202,7 +222,9 @@ impl<'a> Units<'a> {
         match (self, other) {
             (Units::Latin1(a), Units::Latin1(b)) => a == b,
             (Units::Utf16(a), Units::Utf16(b)) => a == b,
-            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+            (Units::Latin1(a), Units::Utf16(b)) | (Units::Utf16(b), Units::Latin1(a)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| u16::from(x) == y)
+            }
         }
     }
     /// Exact conversion; None for a string with a lone surrogate (it has no UTF-8 form).
@@ -258,6 +280,83 @@ impl<'a> Units<'a> {
         }
     }
 }
+
+/// Compare one-byte units with two-byte units, unit by unit.
+fn cmp_narrow_wide(a: &[u8], b: &[u16]) -> std::cmp::Ordering {
+    for (&x, &y) in a.iter().zip(b) {
+        let x = u16::from(x);
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// The iterator of [`Units::iter`].
+#[derive(Clone, Debug)]
+pub enum UnitsIter<'a> {
+    Latin1(std::slice::Iter<'a, u8>),
+    Utf16(std::slice::Iter<'a, u16>),
+}
+
+impl Iterator for UnitsIter<'_> {
+    type Item = u16;
+    #[inline]
+    fn next(&mut self) -> Option<u16> {
+        match self {
+            UnitsIter::Latin1(i) => i.next().map(|&c| u16::from(c)),
+            UnitsIter::Utf16(i) => i.next().copied(),
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len();
+        (n, Some(n))
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<u16> {
+        match self {
+            UnitsIter::Latin1(i) => i.nth(n).map(|&c| u16::from(c)),
+            UnitsIter::Utf16(i) => i.nth(n).copied(),
+        }
+    }
+    #[inline]
+    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
+        match self {
+            UnitsIter::Latin1(i) => i.map(|&c| u16::from(c)).fold(init, f),
+            UnitsIter::Utf16(i) => i.copied().fold(init, f),
+        }
+    }
+}
+
+impl DoubleEndedIterator for UnitsIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u16> {
+        match self {
+            UnitsIter::Latin1(i) => i.next_back().map(|&c| u16::from(c)),
+            UnitsIter::Utf16(i) => i.next_back().copied(),
+        }
+    }
+    #[inline]
+    fn rfold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
+        match self {
+            UnitsIter::Latin1(i) => i.map(|&c| u16::from(c)).rfold(init, f),
+            UnitsIter::Utf16(i) => i.copied().rfold(init, f),
+        }
+    }
+}
+
+impl ExactSizeIterator for UnitsIter<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            UnitsIter::Latin1(i) => i.len(),
+            UnitsIter::Utf16(i) => i.len(),
+        }
+    }
+}
+
+impl std::iter::FusedIterator for UnitsIter<'_> {}
 
 /// Interned strings by content: equal atoms are the same [`StringId`].
 ///
@@ -338,5 +437,23 @@ mod tests {
         let b = Units::Utf16(&wide);
         assert_eq!(a.content_hash(), b.content_hash());
         assert!(a.eq_units(b));
+    }
+
+    #[test]
+    fn mixed_widths_compare_and_iterate_alike() {
+        use std::cmp::Ordering::*;
+        let narrow = Units::Latin1(b"abd");
+        let wide = [97u16, 98, 99, 0x100];
+        let wide = Units::Utf16(&wide);
+        assert_eq!(narrow.cmp_units(wide), Greater);
+        assert_eq!(wide.cmp_units(narrow), Less);
+        assert_eq!(Units::Latin1(b"ab").cmp_units(wide), Less);
+        assert!(!narrow.eq_units(wide));
+        assert_eq!(wide.iter().len(), 4);
+        assert_eq!(wide.iter().rev().collect::<Vec<_>>(), [0x100, 99, 98, 97]);
+        let mut out = vec![1u16];
+        narrow.extend_into(&mut out);
+        assert_eq!(out, [1, 97, 98, 100]);
+        assert_eq!(narrow.iter().nth(2), Some(100));
     }
 }
