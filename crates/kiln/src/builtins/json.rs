@@ -948,13 +948,8 @@ impl Serializer {
 
     /// [SerializeJSONProperty](https://tc39.es/ecma262/#sec-serializejsonproperty):
     /// appends the text of `holder[key]` and returns true, or returns false (undefined).
-    fn property(&mut self, vm: &mut Vm, key: PropertyKey, holder: ObjectId) -> JsResult<bool> {
-        self.property_with(vm, key, holder, None)
-    }
-
-    /// SerializeJSONProperty with `Get(holder, key)` already read (`known`) when the
-    /// caller has the value at hand.
-    fn property_with(
+    /// `known` is the value of `Get(holder, key)` when the caller has it at hand.
+    fn property(
         &mut self,
         vm: &mut Vm,
         key: PropertyKey,
@@ -1123,7 +1118,7 @@ impl Serializer {
             if !self.gap.is_empty() {
                 self.out.push(b' ' as u16);
             }
-            if self.property_with(vm, key, value, known)? {
+            if self.property(vm, key, value, known)? {
                 any = true;
             } else {
                 self.out.truncate(rollback);
@@ -1147,7 +1142,7 @@ impl Serializer {
             } else {
                 vm.key(&number_to_string(index))
             };
-            if !self.property(vm, key, value)? {
+            if !self.property(vm, key, value, None)? {
                 push_ascii(&mut self.out, "null");
             }
             self.check_length(vm)?;
@@ -1240,7 +1235,7 @@ pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
     vm.roots.push(Value::object(wrapper));
     let empty = PropertyKey::String(vm.atoms.empty);
     vm.create_data_property_or_throw(wrapper, empty, value)?;
-    if !serializer.property(vm, empty, wrapper)? {
+    if !serializer.property(vm, empty, wrapper, None)? {
         return Ok(Value::UNDEFINED);
     }
     Ok(Value::string(vm.heap.alloc_units(&serializer.out)))

@@ -312,8 +312,9 @@ impl Vm {
                     Err(message) => return Err(self.syntax_error(message)),
                 };
                 // the block keeps the compiled pattern for the script's life
-                self.code_bytes += matcher.heap_bytes();
-                self.heap.note_growth(matcher.heap_bytes());
+                let bytes = matcher.heap_bytes();
+                self.code_bytes += bytes;
+                self.heap.note_growth(bytes);
                 let source = self.heap.alloc_units(pattern);
                 let flags = self.heap.intern(flags);
                 code.regexps.borrow_mut().push(Literal {
