@@ -25,6 +25,15 @@ fn warm_up() {
     drop(Runtime::new());
 }
 
+/// A runtime with the three capabilities an agent script typically has.
+fn with_three_capabilities() -> Runtime {
+    let mut rt = Runtime::new();
+    rt.register_async("tools.search");
+    rt.register_async("tools.fetch");
+    rt.register_async("tools.write");
+    rt
+}
+
 #[test]
 #[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
 fn create_and_drop() {
@@ -39,11 +48,7 @@ fn create_and_drop() {
 fn create_register_three_and_drop() {
     warm_up();
     for _ in 0..runtimes() {
-        let mut rt = Runtime::new();
-        rt.register_async("tools.search");
-        rt.register_async("tools.fetch");
-        rt.register_async("tools.write");
-        drop(std::hint::black_box(rt));
+        drop(std::hint::black_box(with_three_capabilities()));
     }
 }
 
@@ -52,10 +57,7 @@ fn create_register_three_and_drop() {
 fn create_run_empty_and_drop() {
     warm_up();
     for _ in 0..runtimes() {
-        let mut rt = Runtime::new();
-        rt.register_async("tools.search");
-        rt.register_async("tools.fetch");
-        rt.register_async("tools.write");
+        let mut rt = with_three_capabilities();
         let outcome = rt.start("1", "agent.js").unwrap();
         drop(std::hint::black_box((rt, outcome)));
     }
