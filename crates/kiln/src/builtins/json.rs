@@ -17,6 +17,7 @@ use crate::heap::ObjectId;
 use crate::heap::string::{JsStr, Units};
 use crate::interpreter::convert::number_to_string;
 use crate::interpreter::{Args, Vm};
+use crate::object::shape::{MAX_SHAPED_PROPERTIES, ShapeId};
 use crate::object::{Attrs, Elements, ObjectKind, Property, PropertyKey};
 use crate::value::{Kind, Value};
 
@@ -37,11 +38,39 @@ pub fn init(vm: &mut Vm) {
 
 // ---- JSON.parse ----
 
-/// An array or object being parsed.
+/// 10^0 to 10^15, each exact in a double.
+const POWERS_OF_TEN: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// An array or object being parsed. Their members so far wait on one stack of values
+/// shared by all open containers (each container's are on top of its parent's), so
+/// each array's elements and each object's slots are allocated once, at their size,
+/// when the container closes.
 enum Open {
-    Array(Vec<Value>),
-    /// the object and the key whose value comes next
-    Object(ObjectId, PropertyKey),
+    /// an array: its elements are `values[start..]`
+    Array { start: usize },
+    /// an ordinary object still to be made: `shape` holds its keys so far, whose values
+    /// are `values[start..]` in slot order; `next` is where the value of `key` goes
+    Shaped {
+        shape: ShapeId,
+        start: usize,
+        key: PropertyKey,
+        next: Member,
+    },
+    /// an object already made (it has an index key, or too many keys for a shape):
+    /// its members are put one by one; the value of the key comes next
+    Made(ObjectId, PropertyKey),
+}
+
+/// Where the value of an object's next key goes.
+#[derive(Clone, Copy)]
+enum Member {
+    /// a key new to the object: the value takes the next slot, and the shape becomes this
+    Adds(ShapeId),
+    /// a repeated key: the value replaces the one in this slot (CreateDataProperty keeps
+    /// the first position of a key and the last value)
+    Replaces(u32),
 }
 
 /// A code unit of the text being parsed: the parser reads a one-byte string as bytes and
@@ -348,6 +377,7 @@ impl<T: Unit> Parser<'_, T> {
                 self.pos += 1;
             }
         }
+        let fraction_end = self.pos;
         if matches!(self.peek(), Some(0x65 | 0x45)) {
             self.pos += 1;
             if matches!(self.peek(), Some(0x2B | 0x2D)) {
@@ -360,36 +390,112 @@ impl<T: Unit> Parser<'_, T> {
                 self.pos += 1;
             }
         }
-        // An integer of up to 15 digits is exact in a double: no text to convert.
-        if self.pos == integer_end && integer_end - digits_start <= 15 {
-            let n = self.src[digits_start..integer_end]
-                .iter()
-                .fold(0u64, |n, u| n * 10 + (u.unit() - 0x30) as u64) as f64;
+        // Up to 15 digits with no exponent: the digits are an integer exact in a double,
+        // and so is 10^k for k <= 22, so one division rounds as the decimal text does.
+        // the digits after '.', which is at integer_end when there is one
+        let fraction_digits = (fraction_end - integer_end).saturating_sub(1);
+        if self.pos == fraction_end && integer_end - digits_start + fraction_digits <= 15 {
+            let digits = |units: &[T], n: u64| {
+                units
+                    .iter()
+                    .fold(n, |n, u| n * 10 + (u.unit() - 0x30) as u64)
+            };
+            let mut n = digits(&self.src[digits_start..integer_end], 0);
+            if fraction_digits > 0 {
+                n = digits(&self.src[integer_end + 1..fraction_end], n);
+            }
+            let n = n as f64 / POWERS_OF_TEN[fraction_digits];
             return Ok(if negative { -n } else { n });
         }
-        let text: String = self.src[start..self.pos]
-            .iter()
-            .map(|u| u.unit() as u8 as char)
-            .collect();
+        // Otherwise the text as ASCII, on the stack when it is short.
+        let units = &self.src[start..self.pos];
+        let mut buffer = [0u8; 64];
+        let long: String;
+        let text = if units.len() <= buffer.len() {
+            for (b, u) in buffer.iter_mut().zip(units) {
+                *b = u.unit() as u8;
+            }
+            std::str::from_utf8(&buffer[..units.len()]).unwrap_or("")
+        } else {
+            long = units.iter().map(|u| u.unit() as u8 as char).collect();
+            &long
+        };
         Ok(text.parse::<f64>().unwrap_or(f64::NAN))
     }
 
-    /// An object key followed by ':'.
-    fn key(&mut self, vm: &mut Vm) -> Result<PropertyKey, ParseError> {
+    /// An object key followed by ':', as its literal.
+    fn key_literal(&mut self) -> Result<Literal, ParseError> {
         self.skip_whitespace();
         if self.peek() != Some(0x22) {
             return Err(self.unexpected());
         }
         let literal = self.string_literal()?;
         self.expect(b':')?;
-        let units = match &literal {
+        Ok(literal)
+    }
+
+    /// The code units of a literal.
+    fn literal_units<'l>(&'l self, literal: &'l Literal) -> Units<'l> {
+        match literal {
             Literal::Span(r) => T::view(&self.src[r.clone()]),
             Literal::Decoded(units) => Units::Utf16(units),
-        };
-        Ok(match units.as_array_index() {
+        }
+    }
+
+    /// The property key a literal names (interned, or an array index).
+    fn key_of(&self, vm: &mut Vm, literal: &Literal) -> PropertyKey {
+        let units = self.literal_units(literal);
+        match units.as_array_index() {
             Some(i) => PropertyKey::Index(i),
             None => PropertyKey::String(vm.heap.intern_units(units)),
-        })
+        }
+    }
+
+    /// An object key followed by ':'.
+    fn key(&mut self, vm: &mut Vm) -> Result<PropertyKey, ParseError> {
+        let literal = self.key_literal()?;
+        Ok(self.key_of(vm, &literal))
+    }
+
+    /// The next key of an object of `shape` still to be made, and where its value goes;
+    /// None when the object must be made now and take its members one by one (the key
+    /// is an array index, or the object has as many keys as a shape holds).
+    ///
+    /// Objects parsed from one kind of record add the same keys in the same order, so
+    /// the key is first looked for among the transitions out of `shape` by its text:
+    /// a match is the key and the shape, with no hashing and no search.
+    fn object_key(
+        &self,
+        vm: &mut Vm,
+        shape: ShapeId,
+        literal: &Literal,
+    ) -> Option<(PropertyKey, Member)> {
+        let units = self.literal_units(literal);
+        for &(key, attrs, to) in vm.heap.shapes.transitions(shape) {
+            if let PropertyKey::String(s) = key
+                && attrs == Attrs::DEFAULT
+                && vm.heap.flat_units(s).eq_units(units)
+            {
+                // a string key is never an array index's text, and a transition adds
+                // a key its shape lacks
+                return Some((key, Member::Adds(to)));
+            }
+        }
+        let key = self.key_of(vm, literal);
+        if let PropertyKey::Index(_) = key {
+            return None;
+        }
+        // every property of a parsed object is a default data property
+        if let Some((slot, _)) = vm.heap.shapes.lookup(shape, key) {
+            return Some((key, Member::Replaces(slot)));
+        }
+        if vm.heap.shapes.get(shape).len >= MAX_SHAPED_PROPERTIES {
+            return None;
+        }
+        Some((
+            key,
+            Member::Adds(vm.heap.shapes.add(shape, key, Attrs::DEFAULT)),
+        ))
     }
 
     /// The string value of a literal.
@@ -406,9 +512,13 @@ impl<T: Unit> Parser<'_, T> {
         })
     }
 
-    /// The whole text as one value. Runs no JavaScript (so nothing needs rooting).
+    /// The whole text as one value. Runs no JavaScript and reaches no safe point (so
+    /// nothing needs rooting: the values waiting in `values` are not traced).
     fn parse_text(&mut self, vm: &mut Vm) -> Result<Value, ParseError> {
         let mut stack: Vec<Open> = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
+        let object_prototype = vm.intrinsics.object_prototype;
+        let object_root = vm.heap.shapes.root(Some(object_prototype));
         'value: loop {
             // One unit per value: no safe point runs while the values are made, so the
             // meter's slow check is what ends a text whose values exceed the heap limit.
@@ -420,17 +530,27 @@ impl<T: Unit> Parser<'_, T> {
             let mut value = match self.peek() {
                 Some(0x7B) => {
                     self.pos += 1;
-                    let obj = new_plain_object(vm);
                     self.skip_whitespace();
                     if self.peek() == Some(0x7D) {
                         self.pos += 1;
-                        Value::object(obj)
+                        Value::object(new_plain_object(vm))
                     } else {
                         if stack.len() >= MAX_PARSE_DEPTH {
                             return Err(self.too_deep());
                         }
-                        let key = self.key(vm)?;
-                        stack.push(Open::Object(obj, key));
+                        let literal = self.key_literal()?;
+                        stack.push(match self.object_key(vm, object_root, &literal) {
+                            Some((key, next)) => Open::Shaped {
+                                shape: object_root,
+                                start: values.len(),
+                                key,
+                                next,
+                            },
+                            None => {
+                                let key = self.key_of(vm, &literal);
+                                Open::Made(new_plain_object(vm), key)
+                            }
+                        });
                         self.open_records();
                         continue 'value;
                     }
@@ -445,7 +565,9 @@ impl<T: Unit> Parser<'_, T> {
                         if stack.len() >= MAX_PARSE_DEPTH {
                             return Err(self.too_deep());
                         }
-                        stack.push(Open::Array(Vec::new()));
+                        stack.push(Open::Array {
+                            start: values.len(),
+                        });
                         self.open_records();
                         continue 'value;
                     }
@@ -472,17 +594,21 @@ impl<T: Unit> Parser<'_, T> {
             // Attach the finished value to the open containers, closing those that end.
             let mut members = Vec::new();
             loop {
-                let key = match stack.last() {
-                    None => PropertyKey::String(vm.atoms.empty),
-                    Some(Open::Array(items)) => PropertyKey::Index(items.len() as u32),
-                    Some(Open::Object(_, key)) => *key,
-                };
-                self.record(ParseRecord {
-                    key,
-                    value,
-                    source: start..self.pos,
-                    members: std::mem::take(&mut members),
-                });
+                if self.records.is_some() {
+                    let key = match stack.last() {
+                        None => PropertyKey::String(vm.atoms.empty),
+                        Some(Open::Array { start }) => {
+                            PropertyKey::Index((values.len() - start) as u32)
+                        }
+                        Some(Open::Shaped { key, .. } | Open::Made(_, key)) => *key,
+                    };
+                    self.record(ParseRecord {
+                        key,
+                        value,
+                        source: start..self.pos,
+                        members: std::mem::take(&mut members),
+                    });
+                }
                 match stack.last_mut() {
                     None => {
                         self.skip_whitespace();
@@ -491,8 +617,9 @@ impl<T: Unit> Parser<'_, T> {
                         }
                         return Ok(value);
                     }
-                    Some(Open::Array(items)) => {
-                        items.push(value);
+                    Some(Open::Array { start }) => {
+                        let start = *start;
+                        values.push(value);
                         self.skip_whitespace();
                         match self.peek() {
                             Some(0x2C) => {
@@ -501,16 +628,64 @@ impl<T: Unit> Parser<'_, T> {
                             }
                             Some(0x5D) => {
                                 self.pos += 1;
-                                let Some(Open::Array(items)) = stack.pop() else {
-                                    unreachable!("the top container is this array")
-                                };
+                                stack.pop();
+                                let items = values.drain(start..).collect();
                                 value = Value::object(vm.array_from_values(items));
                                 members = self.close_records();
                             }
                             _ => return Err(self.unexpected()),
                         }
                     }
-                    Some(Open::Object(obj, key)) => {
+                    Some(Open::Shaped {
+                        shape, start, next, ..
+                    }) => {
+                        match *next {
+                            Member::Adds(to) => {
+                                values.push(value);
+                                *shape = to;
+                            }
+                            Member::Replaces(slot) => values[*start + slot as usize] = value,
+                        }
+                        let (shape, start) = (*shape, *start);
+                        self.skip_whitespace();
+                        match self.peek() {
+                            Some(0x2C) => {
+                                self.pos += 1;
+                                let literal = self.key_literal()?;
+                                let top = stack.last_mut().expect("this object is open");
+                                *top = match self.object_key(vm, shape, &literal) {
+                                    Some((key, next)) => Open::Shaped {
+                                        shape,
+                                        start,
+                                        key,
+                                        next,
+                                    },
+                                    None => {
+                                        let slots = values.drain(start..).collect();
+                                        let obj = vm.heap.new_object_with_slots(
+                                            shape,
+                                            object_prototype,
+                                            slots,
+                                        );
+                                        Open::Made(obj, self.key_of(vm, &literal))
+                                    }
+                                };
+                                continue 'value;
+                            }
+                            Some(0x7D) => {
+                                self.pos += 1;
+                                stack.pop();
+                                let slots = values.drain(start..).collect();
+                                let obj =
+                                    vm.heap
+                                        .new_object_with_slots(shape, object_prototype, slots);
+                                value = Value::object(obj);
+                                members = self.close_records();
+                            }
+                            _ => return Err(self.unexpected()),
+                        }
+                    }
+                    Some(Open::Made(obj, key)) => {
                         let (obj, k) = (*obj, *key);
                         // A fresh ordinary object: CreateDataProperty is a plain put (a
                         // duplicate key replaces the earlier value), and runs no code.
@@ -527,7 +702,7 @@ impl<T: Unit> Parser<'_, T> {
                             Some(0x2C) => {
                                 self.pos += 1;
                                 let next = self.key(vm)?;
-                                if let Some(Open::Object(_, key)) = stack.last_mut() {
+                                if let Some(Open::Made(_, key)) = stack.last_mut() {
                                     *key = next;
                                 }
                                 continue 'value;

@@ -545,6 +545,21 @@ impl Heap {
         self.alloc_object(Object::new(shape, proto, kind))
     }
 
+    /// A new ordinary object of `shape` (a non-dictionary shape whose root is `proto`'s)
+    /// holding `slots`, one value per property of the shape, in slot order.
+    pub fn new_object_with_slots(
+        &mut self,
+        shape: ShapeId,
+        proto: ObjectId,
+        slots: Vec<Value>,
+    ) -> ObjectId {
+        debug_assert_eq!(self.shapes.get(shape).len as usize, slots.len());
+        self.object_mut(proto).used_as_prototype = true;
+        let mut object = Object::new(shape, Some(proto), ObjectKind::Ordinary);
+        object.slots = Slots::Owned(slots);
+        self.alloc_object(object)
+    }
+
     /// Record a layout change of `obj`: prototype-chain caches must revalidate.
     #[inline]
     fn layout_changed(&mut self, obj: ObjectId) {

@@ -307,6 +307,16 @@ impl ShapeTable {
         to
     }
 
+    /// The transitions out of `from`: each key and attributes added, and the shape made.
+    /// A transition adds a key `from` does not have.
+    pub fn transitions(&self, from: ShapeId) -> &[(PropertyKey, Attrs, ShapeId)] {
+        match &self.shapes[from.0 as usize].transitions {
+            Transitions::None => &[],
+            Transitions::One(t) => std::slice::from_ref(t),
+            Transitions::Many(all) => all,
+        }
+    }
+
     /// The shape of an object of shape `id` whose properties' attributes `change`
     /// rewrote (a reconfigured property, a sealed or frozen object): the same keys in
     /// the same slots. Made by replaying `id`'s chain from the first property whose
