@@ -579,3 +579,35 @@ fn a_corrupt_or_foreign_kbc_is_refused_with_a_clear_message() {
     assert!(serve(&good[..good.len() / 2]).contains("the file is corrupt"));
     assert!(serve(b"export default {}").contains("not a compiled Kiln handler"));
 }
+
+#[test]
+fn a_handler_compiles_deeply_nested_source_on_its_worker() {
+    // Workers run their runtimes on Runtime::LARGE_STACK and compile `Function` and `eval`
+    // sources there, however large or nested, instead of on the compiler thread.
+    let handler = write_file(
+        "nested.js",
+        r#"
+export default {
+  async fetch(request) {
+    const depth = Number(new URL(request.url).searchParams.get("depth"));
+    const nested = "(".repeat(depth) + "41" + ")".repeat(depth);
+    const viaFunction = new Function(`return ${nested} + 1;`)();
+    const viaEval = (0, eval)(`[${"[".repeat(depth)}1${"]".repeat(depth)}].flat(Infinity)[0]`);
+    return Response.json({ viaFunction, viaEval, length: nested.length });
+  },
+};
+"#,
+    );
+    let server = Server::start(&handler, &["--workers", "1"]);
+    for _ in 0..2 {
+        let response = server.get("/?depth=900");
+        assert_eq!(response.status, 200);
+        assert_eq!(response.header("content-type"), Some("application/json"));
+        assert_eq!(
+            response.body,
+            r#"{"viaFunction":42,"viaEval":1,"length":1802}"#
+        );
+    }
+    let (status, log) = server.terminate();
+    assert!(status.success(), "{log}");
+}

@@ -69,8 +69,11 @@ pub struct Budgets {
 /// How long in-flight requests may take to finish after SIGINT/SIGTERM.
 const DRAIN_TIME: Duration = Duration::from_secs(10);
 
-/// The engine recurses on the native stack for deeply nested source and native re-entry.
-const WORKER_STACK_BYTES: usize = 256 << 20;
+/// A worker thread's stack: [`kiln::Runtime::LARGE_STACK`] for the runtimes it calls, which
+/// are told so ([`kiln::Runtime::set_large_stack`]) and compile every source (`eval`,
+/// `Function`) on the worker itself, plus room for the executor's and hyper's frames
+/// below them (a few kilobytes deep when a request runs).
+const WORKER_STACK_BYTES: usize = kiln::Runtime::LARGE_STACK + (8 << 20);
 
 /// The current handler code with its generation (bumped by each reload).
 pub(crate) type CurrentCode = Arc<Mutex<(u64, Arc<HandlerCode>)>>;

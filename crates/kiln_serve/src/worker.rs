@@ -86,8 +86,11 @@ pub fn blank_runtime(config: &Config) -> (Runtime, Web) {
     new_blank(&config.env, config.quiet)
 }
 
+/// Runtimes are made and called only on worker threads, whose stacks hold
+/// `Runtime::LARGE_STACK` to spare (`WORKER_STACK_BYTES`).
 fn new_blank(env: &[(String, String)], quiet: bool) -> (Runtime, Web) {
     let mut runtime = Runtime::new();
+    runtime.set_large_stack(true);
     let web = kiln_web::install(&mut runtime, web_options_of(env, quiet));
     (runtime, web)
 }
