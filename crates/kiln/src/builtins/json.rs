@@ -63,6 +63,14 @@ enum Open {
     Made(ObjectId, PropertyKey),
 }
 
+/// The members of the container whose first member is `values[start]`, taken off the
+/// value stack into a vector of their size (one copy).
+fn take_members(values: &mut Vec<Value>, start: usize) -> Vec<Value> {
+    let members = values[start..].to_vec();
+    values.truncate(start);
+    members
+}
+
 /// Where the value of an object's next key goes.
 #[derive(Clone, Copy)]
 enum Member {
@@ -515,8 +523,8 @@ impl<T: Unit> Parser<'_, T> {
     /// The whole text as one value. Runs no JavaScript and reaches no safe point (so
     /// nothing needs rooting: the values waiting in `values` are not traced).
     fn parse_text(&mut self, vm: &mut Vm) -> Result<Value, ParseError> {
-        let mut stack: Vec<Open> = Vec::new();
-        let mut values: Vec<Value> = Vec::new();
+        let mut stack: Vec<Open> = Vec::with_capacity(8);
+        let mut values: Vec<Value> = Vec::with_capacity(32);
         let object_prototype = vm.intrinsics.object_prototype;
         let object_root = vm.heap.shapes.root(Some(object_prototype));
         'value: loop {
@@ -629,7 +637,7 @@ impl<T: Unit> Parser<'_, T> {
                             Some(0x5D) => {
                                 self.pos += 1;
                                 stack.pop();
-                                let items = values.drain(start..).collect();
+                                let items = take_members(&mut values, start);
                                 value = Value::object(vm.array_from_values(items));
                                 members = self.close_records();
                             }
@@ -661,7 +669,7 @@ impl<T: Unit> Parser<'_, T> {
                                         next,
                                     },
                                     None => {
-                                        let slots = values.drain(start..).collect();
+                                        let slots = take_members(&mut values, start);
                                         let obj = vm.heap.new_object_with_slots(
                                             shape,
                                             object_prototype,
@@ -675,7 +683,7 @@ impl<T: Unit> Parser<'_, T> {
                             Some(0x7D) => {
                                 self.pos += 1;
                                 stack.pop();
-                                let slots = values.drain(start..).collect();
+                                let slots = take_members(&mut values, start);
                                 let obj =
                                     vm.heap
                                         .new_object_with_slots(shape, object_prototype, slots);
