@@ -1,8 +1,10 @@
 // JSON.parse of object-heavy text, for instruction counts against QuickJS-NG:
-//   valgrind --tool=callgrind --toggle-collect='kiln::builtins::json::parse' kiln run parse-1k.js
-//   valgrind --tool=callgrind --toggle-collect=js_json_parse kiln-quickjs parse-1k.js
-// Records shaped like bench/serve/order.json: 4 of them (1.3 KB) or 200 (65 KB).
-const KIND = "small";
+//   valgrind --tool=callgrind --toggle-collect='kiln::builtins::json::parse' kiln run parse.js
+//   valgrind --tool=callgrind --toggle-collect=js_json_parse kiln-quickjs parse.js
+// Records shaped like bench/serve/order.json: 200 of them (65 KB, parsed 40 times), or 4
+// (1.3 KB, parsed 2000 times) in a copy with KIND set to "small":
+//   sed 's/^const KIND = "large"/const KIND = "small"/' parse.js > parse-small.js
+const KIND = "large";
 function record(i) {
   return {
     id: "ord-2026-" + i,
