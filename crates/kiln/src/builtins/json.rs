@@ -972,17 +972,15 @@ fn quote_json_string(out: &mut Vec<u16>, units: Units<'_>) {
     out.push(b'"' as u16);
     match units {
         Units::Latin1(bytes) => {
-            // copy the runs between escapes whole (one reserve and a widening copy each)
-            let mut rest = bytes;
-            while let Some(at) = rest
-                .iter()
-                .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-            {
-                out.extend(rest[..at].iter().map(|&c| u16::from(c)));
-                escape_unit(out, u16::from(rest[at]));
-                rest = &rest[at + 1..];
+            // widen into room reserved once; an escape reserves its own
+            out.reserve(bytes.len() + 1);
+            for &c in bytes {
+                if c < 0x20 || c == b'"' || c == b'\\' {
+                    escape_unit(out, u16::from(c));
+                } else {
+                    out.push(u16::from(c));
+                }
             }
-            out.extend(rest.iter().map(|&c| u16::from(c)));
         }
         Units::Utf16(units) => {
             let len = units.len();
@@ -1348,7 +1346,8 @@ pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
         indent: Vec::new(),
         gap: Vec::new(),
         property_list: None,
-        out: Vec::new(),
+        // room for a typical response body, so that small results grow it rarely
+        out: Vec::with_capacity(256),
         counted: 0,
         to_json: vm.key("toJSON"),
         shape_keys: ShapeKeys::default(),
