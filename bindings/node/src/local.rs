@@ -6,7 +6,7 @@
 //!
 //! The engine expects a deep native stack (Kiln's threads have 256 MiB; node's main
 //! thread has what the process's stack limit gives, often 8 MiB), so the guest runs in
-//! a coroutine on a stack of its own (`corosensei`), on this thread. A host call, a
+//! a coroutine on a stack of its own ([`kiln_bridge::coroutine`]), on this thread. A host call, a
 //! console line, a dump and a wait for asynchronous answers suspend the coroutine:
 //! control comes back to node's stack, where JavaScript runs, and the next command
 //! resumes the guest. JavaScript never runs on the guest's stack (V8 checks its stack
@@ -19,14 +19,13 @@
 //! script's cost, so the package calls [`housekeep`] when node's loop is idle: it makes
 //! the next session's runtime and drops those of ended sessions.
 
-use corosensei::stack::DefaultStack;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
 use kiln::host::CallReporting;
 use kiln::snapshot::Snapshot;
 use kiln::{
     CallId, ConsoleLevel, HostError, HostReply, HostValue, InterruptHandle, Outcome, PendingCall,
     Runtime,
 };
+use kiln_bridge::coroutine::{Guest as Coroutine, Step, Suspender};
 use kiln_bridge::protocol::{Capability, Failure, Load, Mode, Start};
 use kiln_bridge::{Command, Event};
 use napi::bindgen_prelude::Buffer;
@@ -37,10 +36,6 @@ use std::mem::ManuallyDrop;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// The guest's stack, as deep as a Kiln worker thread's (what `Runtime::set_large_stack`
-/// asks for); reserved, and touched only as deep as the guest goes.
-const GUEST_STACK_BYTES: usize = Runtime::LARGE_STACK;
-
 /// How long the guest computes before node's loop gets a turn.
 const PAUSE: Duration = Duration::from_millis(5);
 
@@ -49,9 +44,6 @@ const PAUSE: Duration = Duration::from_millis(5);
 const MAX_ENDED: usize = 4;
 
 thread_local! {
-    /// A guest stack a finished session left on this thread: the next session takes it
-    /// instead of mapping a new one (and its touched pages are already there).
-    static SPARE_STACK: RefCell<Option<DefaultStack>> = const { RefCell::new(None) };
     /// A runtime `housekeep` made while node was idle, for the next `Start`.
     /// (`ManuallyDrop` here and below: a runtime left when the thread ends is not
     /// dropped by the thread's destructors, which may run after the engine's own
@@ -114,7 +106,15 @@ enum Answer {
     Nothing,
 }
 
-type Guest = Coroutine<Answer, Request, Event, DefaultStack>;
+type Guest = Coroutine<Answer, Request, Event>;
+
+/// What a guest still going is resumed with when its session ends (after an interrupt):
+/// a host call throws it, a wait for answers ends on it.
+fn stop_answer() -> Answer {
+    Answer::Reply(HostReply::Throw(HostError::new(
+        "the execution was interrupted",
+    )))
+}
 
 /// How the execution begins.
 enum Begin {
@@ -211,7 +211,6 @@ impl LocalSession {
     pub fn close(&mut self) {
         self.over = true;
         self.finish();
-        self.recycle();
     }
 }
 
@@ -223,20 +222,17 @@ impl LocalSession {
                 "the session has already started",
             ))));
         }
-        let stack = match SPARE_STACK.with(|spare| spare.borrow_mut().take()) {
-            Some(stack) => stack,
-            None => DefaultStack::new(GUEST_STACK_BYTES).map_err(|e| {
-                Error::new(
-                    Status::GenericFailure,
-                    format!("no stack for the guest: {e}"),
-                )
-            })?,
-        };
         let stop = self.stop.clone();
-        self.guest = Some(Coroutine::with_stack(
-            stack,
-            move |yielder: &Yielder<Answer, Request>, _: Answer| execute(yielder, begin, &stop),
-        ));
+        let guest = Guest::new(stop_answer, move |suspender, _: Answer| {
+            execute(&suspender, begin, &stop)
+        })
+        .map_err(|e| {
+            Error::new(
+                Status::GenericFailure,
+                format!("no stack for the guest: {e}"),
+            )
+        })?;
+        self.guest = Some(guest);
         Ok(self.resume(Answer::Nothing))
     }
 
@@ -246,16 +242,15 @@ impl LocalSession {
             return Some(self.unstarted(&answer));
         };
         match guest.resume(answer) {
-            CoroutineResult::Yield(Request::Call(call)) => Some(Event::Call(call)),
-            CoroutineResult::Yield(Request::Console(level, text)) => {
-                Some(Event::Console { level, text })
-            }
-            CoroutineResult::Yield(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
-            CoroutineResult::Yield(Request::Dumped(dumped)) => Some(Event::Dumped(dumped)),
-            CoroutineResult::Yield(Request::Pause) => None,
-            CoroutineResult::Return(event) => {
+            Step::Request(Request::Call(call)) => Some(Event::Call(call)),
+            Step::Request(Request::Console(level, text)) => Some(Event::Console { level, text }),
+            Step::Request(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
+            Step::Request(Request::Dumped(dumped)) => Some(Event::Dumped(dumped)),
+            Step::Request(Request::Pause) => None,
+            Step::Over(event) => {
                 self.over = true;
-                self.recycle();
+                // (its stack is already left for the next session on this thread)
+                self.guest = None;
                 Some(event)
             }
         }
@@ -275,35 +270,27 @@ impl LocalSession {
         }
     }
 
-    /// Stops a started guest and lets it unwind to its end on its own stack.
+    /// Stops a started guest, lets it unwind to its end on its own stack, and leaves its
+    /// stack for the next session on this thread.
     fn finish(&mut self) {
         self.stop.interrupt();
-        while let Some(guest) = self.guest.as_mut().filter(|g| g.started() && !g.done()) {
-            let reply = HostReply::Throw(HostError::new("the execution was interrupted"));
-            let _ = guest.resume(Answer::Reply(reply));
+        if let Some(guest) = &mut self.guest {
+            guest.finish();
         }
-    }
-
-    /// Keeps the stack of a finished guest for the next session on this thread.
-    fn recycle(&mut self) {
-        let Some(guest) = self.guest.take_if(|g| g.done()) else {
-            return;
-        };
-        let stack = guest.into_stack();
-        SPARE_STACK.with(|spare| *spare.borrow_mut() = Some(stack));
+        self.guest.take_if(|g| g.done());
     }
 }
 
 impl Drop for LocalSession {
     fn drop(&mut self) {
-        self.finish();
-        self.recycle();
+        // (the guest, dropped after this, finishes the same way)
+        self.stop.interrupt();
     }
 }
 
 /// The whole execution, on the guest's stack: make (or restore) a runtime, run it step
 /// by step as the host answers, and drop the runtime before the coroutine ends.
-fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Event {
+fn execute(suspender: &Suspender<Answer, Request>, begin: Begin, stop: &Stop) -> Event {
     // The package keeps its own table of outstanding calls, so each suspension lists
     // only calls it has not been shown (`CallReporting::New`): not every outstanding one
     // again, which costs n² copies when n concurrent calls are answered one by one.
@@ -319,7 +306,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
                 return Event::Failed(failure);
             }
             bind_host(
-                yielder,
+                suspender,
                 &mut runtime,
                 start.settings.console,
                 &start.capabilities,
@@ -338,7 +325,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
             runtime.set_large_stack(true);
             stop.attach(&runtime);
             bind_host(
-                yielder,
+                suspender,
                 &mut runtime,
                 load.settings.console,
                 &load.capabilities,
@@ -356,7 +343,7 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
             Ok(Outcome::Suspended(calls)) => {
                 let mut request = Request::Waiting(calls);
                 step = loop {
-                    match yielder.suspend(request) {
+                    match suspender.suspend(request) {
                         Answer::Settle(id, result) => break runtime.resume(id, result),
                         Answer::Dump(key) => {
                             let dumped = runtime
@@ -386,38 +373,35 @@ fn execute(yielder: &Yielder<Answer, Request>, begin: Begin, stop: &Stop) -> Eve
 
 /// Connects the runtime to the host through the coroutine: console lines, pauses and
 /// capabilities each suspend the guest with their request.
+///
+/// The runtime calls these only while `start`, `resume` or `snapshot` runs inside
+/// `execute`, on the guest's stack, where the suspender may suspend.
 fn bind_host(
-    yielder: &Yielder<Answer, Request>,
+    suspender: &Suspender<Answer, Request>,
     runtime: &mut Runtime,
     console: bool,
     capabilities: &[Capability],
 ) {
-    let yielder: *const Yielder<Answer, Request> = yielder;
     if console {
+        let suspender = suspender.clone();
         runtime.set_console(move |level, text| {
-            // SAFETY: the runtime calls its console only while `start`, `resume` or
-            // `snapshot` runs inside `execute`, in this coroutine, whose yielder lives
-            // until it returns; the runtime is dropped before that.
-            let yielder = unsafe { &*yielder };
-            yielder.suspend(Request::Console(level, text.to_string()));
+            suspender.suspend(Request::Console(level, text.to_string()));
         });
     }
+    let pauser = suspender.clone();
     runtime.set_pause_point(PAUSE, move || {
-        // SAFETY: as for the console above (the runtime pauses only while it runs).
-        let yielder = unsafe { &*yielder };
         // whatever the host answers, the computation goes on (a host that stops the
         // run interrupts it first)
-        let _ = yielder.suspend(Request::Pause);
+        let _ = pauser.suspend(Request::Pause);
     });
     for capability in capabilities {
         if capability.mode == Mode::Async {
             runtime.register_async(&capability.name);
             continue;
         }
+        let suspender = suspender.clone();
         runtime.register_deferrable(&capability.name, move |call| {
-            // SAFETY: as for the console above.
-            let yielder = unsafe { &*yielder };
-            match yielder.suspend(Request::Call(call.clone())) {
+            match suspender.suspend(Request::Call(call.clone())) {
                 Answer::Reply(reply) => reply,
                 Answer::Settle(..) | Answer::Dump(_) | Answer::Nothing => {
                     HostReply::Throw(HostError::new("the host did not answer"))

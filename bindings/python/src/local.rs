@@ -5,7 +5,7 @@
 //!
 //! The engine expects a deep native stack (Kiln's threads have 256 MiB; a Python thread
 //! has what the process's stack limit gives, often 8 MiB), so the guest runs in a
-//! coroutine on a stack of its own (`corosensei`), on this thread. A host call or a
+//! coroutine on a stack of its own ([`kiln_bridge::coroutine`]), on this thread. A host call or a
 //! console line suspends the coroutine: control comes back to the caller's own stack,
 //! where the GIL is taken again and Python runs, and the answer resumes the guest.
 //! Python code never runs on the guest's stack. When the guest can only wait for
@@ -24,30 +24,18 @@
 
 use crate::values;
 use crate::{event_to_python, lock, refused};
-use corosensei::stack::DefaultStack;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
 use kiln::host::CallReporting;
 use kiln::{
     CallId, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue, InterruptHandle, Outcome,
     PendingCall, Runtime,
 };
 use kiln_bridge::Event;
+use kiln_bridge::coroutine::{Guest as Coroutine, Step, Suspender};
 use kiln_bridge::protocol::{Failure, Start};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// The guest's stack, as deep as a Kiln worker thread's (what `Runtime::set_large_stack`
-/// asks for); reserved, and touched only as deep as the guest goes.
-const GUEST_STACK_BYTES: usize = Runtime::LARGE_STACK;
-
-thread_local! {
-    /// A guest stack a finished run left on this thread: the next run takes it instead
-    /// of mapping a new one (and its touched pages are already there).
-    static SPARE_STACK: RefCell<Option<DefaultStack>> = const { RefCell::new(None) };
-}
 
 /// What the guest asks of the host when it suspends.
 enum Request {
@@ -82,7 +70,15 @@ impl Answer {
     }
 }
 
-type Guest = Coroutine<Answer, Request, Event, DefaultStack>;
+type Guest = Coroutine<Answer, Request, Event>;
+
+/// What a guest still going is resumed with when its run ends (after an interrupt): a
+/// host call throws it, a wait for answers ends on it.
+fn stop_answer() -> Answer {
+    Answer::Reply(HostReply::Throw(HostError::new(
+        "the execution was interrupted",
+    )))
+}
 
 /// What a run and those who stop it share.
 #[derive(Default)]
@@ -212,18 +208,12 @@ impl LocalRun {
             inputs: values,
         };
         let stop = self.stop.clone();
-        let stack = match SPARE_STACK.with(|spare| spare.borrow_mut().take()) {
-            Some(stack) => stack,
-            None => DefaultStack::new(GUEST_STACK_BYTES)
-                .map_err(|e| PyRuntimeError::new_err(format!("no stack for the guest: {e}")))?,
-        };
-        self.guest = Some(Coroutine::with_stack(
-            stack,
-            move |yielder: &Yielder<Answer, Request>, _: Answer| {
-                let pause = pause_us.map(Duration::from_micros);
-                execute(yielder, start, capabilities, pause, &stop)
-            },
-        ));
+        let guest = Guest::new(stop_answer, move |suspender, _: Answer| {
+            let pause = pause_us.map(Duration::from_micros);
+            execute(&suspender, start, capabilities, pause, &stop)
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("no stack for the guest: {e}")))?;
+        self.guest = Some(guest);
         Ok(())
     }
 
@@ -243,14 +233,13 @@ impl LocalRun {
             OnThisThread(guest.resume(answer))
         });
         let event = match step.take() {
-            CoroutineResult::Yield(Request::Call(call)) => Some(Event::Call(call)),
-            CoroutineResult::Yield(Request::Console(level, text)) => {
-                Some(Event::Console { level, text })
-            }
-            CoroutineResult::Yield(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
-            CoroutineResult::Yield(Request::Pause) => None,
-            CoroutineResult::Return(event) => {
-                self.recycle();
+            Step::Request(Request::Call(call)) => Some(Event::Call(call)),
+            Step::Request(Request::Console(level, text)) => Some(Event::Console { level, text }),
+            Step::Request(Request::Waiting(calls)) => Some(Event::Suspended { calls }),
+            Step::Request(Request::Pause) => None,
+            Step::Over(event) => {
+                // (its stack is already left for the next run on this thread)
+                self.guest = None;
                 Some(event)
             }
         };
@@ -315,42 +304,36 @@ impl LocalRun {
             let carried = OnThisThread(&mut *self);
             py.detach(move || carried.take().finish());
         }
-        self.recycle();
+        self.guest.take_if(|g| g.done());
     }
 }
 
 impl LocalRun {
-    /// Stops a started guest and lets it unwind to its end on its own stack.
+    /// Stops a started guest, lets it unwind to its end on its own stack, and leaves its
+    /// stack for the next run on this thread.
     fn finish(&mut self) {
         self.stop.interrupt();
-        while let Some(guest) = self.guest.as_mut().filter(|g| g.started() && !g.done()) {
-            let reply = HostReply::Throw(HostError::new("the execution was interrupted"));
-            let _ = guest.resume(Answer::Reply(reply));
+        if let Some(guest) = &mut self.guest {
+            guest.finish();
         }
-    }
-
-    /// Keeps the stack of a finished guest for the next run on this thread.
-    fn recycle(&mut self) {
-        let Some(guest) = self.guest.take_if(|g| g.done()) else {
-            return;
-        };
-        let stack = guest.into_stack();
-        SPARE_STACK.with(|spare| *spare.borrow_mut() = Some(stack));
     }
 }
 
 impl Drop for LocalRun {
     fn drop(&mut self) {
-        self.finish();
-        self.recycle();
+        // (the guest, dropped after this, finishes the same way)
+        self.stop.interrupt();
     }
 }
 
 /// The whole execution, on the guest's stack: make a runtime, run the source step by
 /// step as the host answers (pausing every `pause` of computation, if given), and drop
 /// the runtime before the coroutine ends.
+///
+/// The runtime calls its console, pause point and capabilities only while `start` or
+/// `resume` runs here, on the guest's stack, where the suspender may suspend.
 fn execute(
-    yielder: &Yielder<Answer, Request>,
+    suspender: &Suspender<Answer, Request>,
     start: Start,
     capabilities: Vec<(String, bool)>,
     pause: Option<Duration>,
@@ -367,23 +350,18 @@ fn execute(
     // a suspension lists only the calls the host has not seen (a synchronous call that
     // the host deferred was seen as a `call`)
     runtime.set_call_reporting(CallReporting::New);
-    let yielder: *const Yielder<Answer, Request> = yielder;
     if start.settings.console {
+        let suspender = suspender.clone();
         runtime.set_console(move |level, text| {
-            // SAFETY: the runtime calls its console only while `runtime.start` or
-            // `runtime.resume` runs below, inside this coroutine, whose yielder lives
-            // until it returns; the runtime is dropped before that.
-            let yielder = unsafe { &*yielder };
-            yielder.suspend(Request::Console(level, text.to_string()));
+            suspender.suspend(Request::Console(level, text.to_string()));
         });
     }
     if let Some(every) = pause {
+        let suspender = suspender.clone();
         runtime.set_pause_point(every, move || {
-            // SAFETY: as for the console above (the runtime pauses only while it runs).
-            let yielder = unsafe { &*yielder };
             // whatever the host answers, the computation goes on (a host that stops the
             // run interrupts it first)
-            let _ = yielder.suspend(Request::Pause);
+            let _ = suspender.suspend(Request::Pause);
         });
     }
     for (name, is_async) in &capabilities {
@@ -391,10 +369,9 @@ fn execute(
             runtime.register_async(name);
             continue;
         }
+        let suspender = suspender.clone();
         runtime.register_deferrable(name, move |call| {
-            // SAFETY: as for the console above.
-            let yielder = unsafe { &*yielder };
-            match yielder.suspend(Request::Call(call.clone())) {
+            match suspender.suspend(Request::Call(call.clone())) {
                 Answer::Reply(reply) => reply,
                 Answer::Settle(..) | Answer::Nothing => {
                     HostReply::Throw(HostError::new("the host did not answer"))
@@ -408,9 +385,7 @@ fn execute(
             Ok(Outcome::Complete(value)) => break Event::Complete(value),
             // (a promise nothing outstanding can settle ends the run with kind Stalled)
             Ok(Outcome::Suspended(calls)) => {
-                // SAFETY: the yielder outlives this function's body (see the console).
-                let yielder = unsafe { &*yielder };
-                match yielder.suspend(Request::Waiting(calls)) {
+                match suspender.suspend(Request::Waiting(calls)) {
                     Answer::Settle(answers) => step = runtime.resume_many(answers),
                     // only `finish` resumes a waiting guest without an answer
                     Answer::Reply(_) | Answer::Nothing => {

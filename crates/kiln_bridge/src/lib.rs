@@ -39,6 +39,7 @@
 //! ```
 
 pub mod codec;
+pub mod coroutine;
 mod process;
 pub mod protocol;
 mod session;
