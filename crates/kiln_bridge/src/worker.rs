@@ -8,7 +8,7 @@
 
 use crate::protocol::{Capability, Command, Event, Failure, Load, Mode, Start};
 use kiln::snapshot::Snapshot;
-use kiln::{CallId, HostError, HostReply, InterruptHandle, Outcome, Runtime};
+use kiln::{CallId, HostError, HostReply, HostValue, InterruptHandle, Outcome, Runtime};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -120,21 +120,73 @@ impl Worker {
                     Err(TryRecvError::Disconnected) => return,
                 },
             };
-            // Answers that arrived together are applied together: the host hears where
-            // the execution stands once, after the last of them.
-            let more_answers = match &envelope {
+            match envelope {
                 Envelope::Command {
                     session,
-                    command: Command::Answer { .. },
+                    command: Command::Answer { id, result },
                 } => {
-                    self.backlog.extend(envelopes.try_iter());
-                    self.backlog.iter().any(|e| {
-                        matches!(e, Envelope::Command { session: s, command: Command::Answer { .. } } if s == session)
-                    })
+                    let answers = self.more_answers(session, (id, result), &envelopes);
+                    self.answer(session, answers);
                 }
-                _ => false,
-            };
-            self.handle(envelope, more_answers);
+                envelope => self.handle(envelope),
+            }
+        }
+    }
+
+    /// `first` and the answers for the same session that arrived with it (before any
+    /// other command of that session), in order, taken out of the backlog: answers that
+    /// arrive together are applied together, in one step (`Runtime::resume_many`), and
+    /// the host hears where the execution stands once, after the last of them.
+    fn more_answers(
+        &mut self,
+        session: u64,
+        first: (CallId, Result<HostValue, HostError>),
+        envelopes: &Receiver<Envelope>,
+    ) -> Vec<(CallId, Result<HostValue, HostError>)> {
+        self.backlog.extend(envelopes.try_iter());
+        let mut answers = vec![first];
+        let mut kept = VecDeque::with_capacity(self.backlog.len());
+        let mut batching = true;
+        for envelope in self.backlog.drain(..) {
+            match envelope {
+                Envelope::Command {
+                    session: s,
+                    command: Command::Answer { id, result },
+                } if batching && s == session => answers.push((id, result)),
+                envelope => {
+                    if matches!(&envelope, Envelope::Command { session: s, .. } if *s == session) {
+                        batching = false;
+                    }
+                    kept.push_back(envelope);
+                }
+            }
+        }
+        self.backlog = kept;
+        answers
+    }
+
+    /// Gives a session's guest the answers to outstanding calls, in one step.
+    fn answer(&mut self, session: u64, mut answers: Vec<(CallId, Result<HostValue, HostError>)>) {
+        let Some(live) = self.sessions.get_mut(&session) else {
+            return;
+        };
+        let ended = match live.runtime.as_mut() {
+            Some(rt) => {
+                let step = rt.resume_many(answers);
+                report(live, step)
+            }
+            None => {
+                // (the first answer ends a session that has not started)
+                let (id, result) = answers.swap_remove(0);
+                let (event, ends) = unstarted(&Command::Answer { id, result });
+                if let Some(event) = event {
+                    live.link.emit(&event);
+                }
+                ends
+            }
+        };
+        if ended && let Some(live) = self.sessions.remove(&session) {
+            self.ended.extend(live.runtime);
         }
     }
 
@@ -156,9 +208,8 @@ impl Worker {
         envelopes.recv().ok()
     }
 
-    /// Act on one envelope; `quiet` holds back a `Suspended` event (more answers for
-    /// the same session follow at once).
-    fn handle(&mut self, envelope: Envelope, quiet: bool) {
+    /// Act on one envelope (answers go through `answer`).
+    fn handle(&mut self, envelope: Envelope) {
         match envelope {
             Envelope::Open {
                 session,
@@ -185,10 +236,10 @@ impl Worker {
                         start_session(live, runtime, *start)
                     }
                     (Command::Load(load), _) => load_session(live, *load),
-                    (Command::Answer { id, result }, Some(rt)) => match rt.resume(id, result) {
-                        Ok(Outcome::Suspended(_)) if quiet => false,
-                        step => report(live, step),
-                    },
+                    (Command::Answer { id, result }, Some(rt)) => {
+                        let step = rt.resume(id, result);
+                        report(live, step)
+                    }
                     (Command::Dump { key }, Some(rt)) => {
                         let dumped = rt
                             .snapshot(key.as_deref())

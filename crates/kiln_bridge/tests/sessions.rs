@@ -703,3 +703,108 @@ fn answers_that_arrive_together_are_applied_together() {
         assert_eq!(host.next(), Event::Complete(1275.into()));
     }
 }
+
+/// A guest that makes three asynchronous calls, logs each settlement as it happens, then
+/// waits in a synchronous call (`tools.hold`) while the host sends its answers.
+const THREE_CALLS: &str = "const log = [];
+    const calls = [1, 2, 3].map(n => tools.get(n).then(v => log.push(`${n}=${v}`), e => log.push(`${n}!${e.message}`)));
+    tools.hold();
+    await Promise.all(calls);
+    log.join(' ')";
+
+fn three_calls(isolation: &Isolation) -> Host {
+    let host = Host::start(
+        isolation,
+        THREE_CALLS,
+        Settings::default(),
+        &[("tools.get", Mode::Async), ("tools.hold", Mode::Call)],
+    );
+    let Event::Call(hold) = host.next() else {
+        panic!("a call")
+    };
+    assert_eq!(hold.id, 4);
+    host
+}
+
+#[test]
+fn a_batch_of_answers_settles_the_calls_in_the_order_the_host_sent_them() {
+    for isolation in isolations() {
+        let host = three_calls(&isolation);
+        host.send(Command::Answer {
+            id: 3,
+            result: Ok("c".into()),
+        });
+        host.send(Command::Answer {
+            id: 1,
+            result: Err(HostError::new("no a")),
+        });
+        host.send(Command::Answer {
+            id: 2,
+            result: Ok("b".into()),
+        });
+        host.send(Command::Reply(HostReply::Return(HostValue::Undefined)));
+        let calls: Vec<_> = host.suspended().iter().map(|c| c.id).collect();
+        assert_eq!(calls, [1, 2, 3]);
+        assert_eq!(host.next(), Event::Complete("3=c 1!no a 2=b".into()));
+    }
+}
+
+#[test]
+fn a_batch_that_answers_a_call_not_outstanding_fails_with_kind_host() {
+    for isolation in isolations() {
+        let host = three_calls(&isolation);
+        host.send(Command::Answer {
+            id: 1,
+            result: Ok("a".into()),
+        });
+        host.send(Command::Answer {
+            id: 99,
+            result: Ok("nobody asked".into()),
+        });
+        host.send(Command::Reply(HostReply::Return(HostValue::Undefined)));
+        assert_eq!(host.suspended().len(), 3);
+        assert_eq!(host.failed().kind, "Host");
+    }
+}
+
+#[test]
+fn a_dump_ends_a_batch_of_answers_the_answers_after_it_wait() {
+    for isolation in isolations() {
+        let host = three_calls(&isolation);
+        for (id, value) in [(2, "b"), (1, "a")] {
+            host.send(Command::Answer {
+                id,
+                result: Ok(value.into()),
+            });
+        }
+        host.send(Command::Dump { key: None });
+        host.send(Command::Answer {
+            id: 3,
+            result: Ok("c".into()),
+        });
+        host.send(Command::Reply(HostReply::Return(HostValue::Undefined)));
+        assert_eq!(host.suspended().len(), 3);
+        // the two answers before the dump are one step, with nothing new to report
+        assert_eq!(host.suspended(), []);
+        let Event::Dumped(Ok(bytes)) = host.next() else {
+            panic!("dumped")
+        };
+        assert_eq!(host.next(), Event::Complete("2=b 1=a 3=c".into()));
+
+        // the snapshot holds the two answers, and waits for the third
+        let restored = Host::open(&isolation);
+        restored.send(Command::Load(Box::new(Load {
+            snapshot: bytes,
+            key: None,
+            settings: Settings::default(),
+            capabilities: capabilities(&[("tools.get", Mode::Async), ("tools.hold", Mode::Call)]),
+        })));
+        let calls: Vec<_> = restored.suspended().iter().map(|c| c.id).collect();
+        assert_eq!(calls, [3]);
+        restored.send(Command::Answer {
+            id: 3,
+            result: Ok("z".into()),
+        });
+        assert_eq!(restored.next(), Event::Complete("2=b 1=a 3=z".into()));
+    }
+}
