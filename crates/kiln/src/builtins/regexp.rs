@@ -139,12 +139,16 @@ impl RegExpData {
     }
 }
 
-type CompiledCache = rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>;
+/// Compiled patterns by (pattern, flag bits), with the bytes they hold; cleared when it
+/// grows large.
+#[derive(Default)]
+struct CompiledCache {
+    patterns: rustc_hash::FxHashMap<(Vec<u16>, u8), Rc<Compiled>>,
+    held_bytes: usize,
+}
 
 thread_local! {
-    /// Compiled patterns by (pattern, flag bits); cleared when it grows large.
-    static COMPILED: RefCell<CompiledCache> =
-        RefCell::new(Default::default());
+    static COMPILED: RefCell<CompiledCache> = RefCell::new(Default::default());
 }
 
 const COMPILED_CACHE_LIMIT: usize = 512;
@@ -177,7 +181,7 @@ impl Compiled {
 /// Compile a pattern (UTF-16) with flags, through the shared cache.
 fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     let key = (pattern.to_vec(), flags.bits());
-    if let Some(r) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
+    if let Some(r) = COMPILED.with(|c| c.borrow().patterns.get(&key).cloned()) {
         return Ok(r);
     }
     let regex = kiln_regex::Regex::new(
@@ -203,11 +207,13 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     let compiled = Rc::new(Compiled { regex, group_names });
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
-        let held = c.values().map(|r| r.heap_bytes()).sum::<usize>();
-        if c.len() >= COMPILED_CACHE_LIMIT || held + compiled.heap_bytes() > COMPILED_CACHE_BYTES {
-            c.clear();
+        let bytes = compiled.heap_bytes();
+        if c.patterns.len() >= COMPILED_CACHE_LIMIT || c.held_bytes + bytes > COMPILED_CACHE_BYTES
+        {
+            *c = CompiledCache::default();
         }
-        c.insert(key, compiled.clone());
+        c.held_bytes += bytes;
+        c.patterns.insert(key, compiled.clone());
     });
     Ok(compiled)
 }
@@ -762,6 +768,9 @@ fn builtin_exec_record(
 }
 
 /// Steps 19-36 of RegExpBuiltinExec: the match array.
+///
+/// The array and its groups object are new and nothing else can see them yet, so
+/// CreateDataPropertyOrThrow on them is adding an own property (`define_builtin`).
 fn build_match_array(
     vm: &mut Vm,
     s: StringId,
@@ -770,26 +779,23 @@ fn build_match_array(
 ) -> JsResult<Value> {
     let mark = vm.roots.len();
     let mut values = Vec::with_capacity(m.captures.len() + 1);
-    let whole = Value::string(substring_of(vm, s, m.start, m.end));
-    vm.roots.push(whole);
-    values.push(whole);
-    values.extend(capture_strings(vm, s, m));
-    let a = vm.array_from_values(values.clone());
-    vm.roots.push(Value::object(a));
-    let index_key = PropertyKey::String(vm.atoms.index);
-    vm.create_data_property_or_throw(a, index_key, Value::number(m.start as f64))?;
-    let input_key = PropertyKey::String(vm.atoms.input);
-    vm.create_data_property_or_throw(a, input_key, Value::string(s))?;
+    values.push(Value::string(substring_of(vm, s, m.start, m.end)));
+    for c in &m.captures {
+        values.push(match c {
+            Some((a, b)) => Value::string(substring_of(vm, s, *a, *b)),
+            None => Value::UNDEFINED,
+        });
+    }
+    vm.roots.extend_from_slice(&values);
     let has_groups = !m.names.is_empty();
     let groups = if has_groups {
         Value::object(vm.heap.new_object(None, ObjectKind::Ordinary))
     } else {
         Value::UNDEFINED
     };
-    let groups_key = PropertyKey::String(vm.atoms.groups);
-    vm.create_data_property_or_throw(a, groups_key, groups)?;
+    vm.roots.push(groups);
     // 33-34. Named groups: with duplicate names, the participating group wins.
-    let mut group_names: Vec<Option<PropertyKey>> = Vec::with_capacity(m.captures.len());
+    let mut group_names: Vec<Option<PropertyKey>> = Vec::with_capacity(m.names.len());
     let mut matched_names: Vec<&str> = Vec::new();
     for (i, name) in m.names.iter().enumerate() {
         if name.is_empty() {
@@ -806,10 +812,18 @@ fn build_match_array(
         }
         let key = vm.key(name);
         if let Some(g) = groups.as_object() {
-            vm.create_data_property_or_throw(g, key, captured)?;
+            vm.define_builtin(g, key, captured, Attrs::DEFAULT);
         }
         group_names.push(Some(key));
     }
+    let a = vm.array_from_values(values);
+    vm.roots.push(Value::object(a));
+    let index_key = PropertyKey::String(vm.atoms.index);
+    vm.define_builtin(a, index_key, Value::number(m.start as f64), Attrs::DEFAULT);
+    let input_key = PropertyKey::String(vm.atoms.input);
+    vm.define_builtin(a, input_key, Value::string(s), Attrs::DEFAULT);
+    let groups_key = PropertyKey::String(vm.atoms.groups);
+    vm.define_builtin(a, groups_key, groups, Attrs::DEFAULT);
     // 35. With the d flag, the index pairs.
     if has_indices {
         let mut pairs = Vec::with_capacity(m.captures.len() + 1);
@@ -838,17 +852,17 @@ fn build_match_array(
         } else {
             Value::UNDEFINED
         };
-        vm.create_data_property_or_throw(indices, groups_key, index_groups)?;
+        vm.define_builtin(indices, groups_key, index_groups, Attrs::DEFAULT);
         if let Some(g) = index_groups.as_object() {
             for (i, key) in group_names.iter().enumerate() {
                 if let Some(key) = key {
                     let pair = pairs.get(i + 1).copied().unwrap_or(Value::UNDEFINED);
-                    vm.create_data_property_or_throw(g, *key, pair)?;
+                    vm.define_builtin(g, *key, pair, Attrs::DEFAULT);
                 }
             }
         }
         let indices_key = vm.key("indices");
-        vm.create_data_property_or_throw(a, indices_key, Value::object(indices))?;
+        vm.define_builtin(a, indices_key, Value::object(indices), Attrs::DEFAULT);
     }
     vm.roots.truncate(mark);
     Ok(Value::object(a))
@@ -880,6 +894,9 @@ fn is_builtin_exec(vm: &Vm, f: Value) -> bool {
 
 /// [RegExpExec](https://tc39.es/ecma262/#sec-regexpexec)
 pub fn regexp_exec(vm: &mut Vm, r: Value, s: StringId) -> JsResult<Value> {
+    if let Some(o) = pristine_regexp(vm, r) {
+        return builtin_exec(vm, o, s);
+    }
     let f = vm.get(r, PropertyKey::String(vm.atoms.exec))?;
     if let Some(o) = r.as_object()
         && is_builtin_exec(vm, f)
@@ -915,6 +932,10 @@ fn test(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     let r = this_any_object(vm, this, "RegExp.prototype.test")?;
     let s = vm.to_string(vm.arg(args, 0))?;
     vm.roots.push(Value::string(s));
+    // Whether the built-in exec matched is known without the match array it would build.
+    if let Some(o) = pristine_regexp(vm, Value::object(r)) {
+        return Ok(Value::bool(builtin_exec_record(vm, o, s)?.is_some()));
+    }
     let m = regexp_exec(vm, Value::object(r), s)?;
     Ok(Value::bool(!m.is_null()))
 }
