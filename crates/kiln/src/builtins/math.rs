@@ -195,32 +195,32 @@ fn hypot(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
 
 /// [Math.max](https://tc39.es/ecma262/#sec-math.max)
 fn max(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let xs = all_numbers(vm, args)?;
-    let mut r = f64::NEG_INFINITY;
-    for x in xs {
-        if x.is_nan() {
-            return Ok(Value::number(f64::NAN));
-        }
-        if x > r || (x == 0.0 && r == 0.0 && r.is_sign_negative()) {
-            r = x;
-        }
-    }
-    Ok(Value::number(r))
+    extreme(vm, args, f64::NEG_INFINITY, |x, r| {
+        x > r || (x == 0.0 && r == 0.0 && r.is_sign_negative())
+    })
 }
 
 /// [Math.min](https://tc39.es/ecma262/#sec-math.min)
 fn min(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value> {
-    let xs = all_numbers(vm, args)?;
-    let mut r = f64::INFINITY;
-    for x in xs {
-        if x.is_nan() {
-            return Ok(Value::number(f64::NAN));
-        }
-        if x < r || (x == 0.0 && r == 0.0 && x.is_sign_negative()) {
+    extreme(vm, args, f64::INFINITY, |x, r| {
+        x < r || (x == 0.0 && r == 0.0 && x.is_sign_negative())
+    })
+}
+
+/// Math.max and Math.min: every argument through ToNumber in order (each one is coerced
+/// even after a NaN), then NaN if any was NaN, else the last `x` that `replaces` the
+/// extreme so far.
+fn extreme(vm: &mut Vm, args: Args, start: f64, replaces: fn(f64, f64) -> bool) -> JsResult<Value> {
+    let mut r = start;
+    let mut nan = false;
+    for i in 0..args.count as usize {
+        let x = num(vm, args, i)?;
+        nan |= x.is_nan();
+        if replaces(x, r) {
             r = x;
         }
     }
-    Ok(Value::number(r))
+    Ok(Value::number(if nan { f64::NAN } else { r }))
 }
 
 /// [Math.sumPrecise](https://tc39.es/proposal-math-sum/#sec-math.sumprecise): the exact sum
