@@ -2445,7 +2445,9 @@ impl Vm {
             return false;
         };
         let len = elements.len();
-        if i < len && !elements[i].is_hole() {
+        // A hole (as in `new Array(n)` being filled) is a missing property: writing it
+        // adds one, which a setter or read-only element up the chain would stop.
+        if i < len && (!elements[i].is_hole() || extensible && self.chain_has_no_elements(proto)) {
             if let Elements::Dense(e) = &mut self.heap.object_mut(obj).elements {
                 e[i] = v;
             }

@@ -176,6 +176,8 @@ impl Vm {
             Some(o) => o,
             None => self.primitive_prototype(target)?,
         };
+        // Whether the walk below looked for an own `key` on the receiver and found none.
+        let mut receiver_lacks_key = false;
         // OrdinarySet: find the property along the chain.
         loop {
             if self.is_proxy(obj) {
@@ -218,6 +220,7 @@ impl Vm {
                 }
                 break;
             }
+            receiver_lacks_key |= receiver == Value::object(obj);
             match self.heap.object(obj).proto {
                 Some(p) => obj = p,
                 None => break,
@@ -226,6 +229,17 @@ impl Vm {
         let Some(recv) = receiver.as_object() else {
             return Ok(false);
         };
+        if receiver_lacks_key && self.adds_plainly(recv) {
+            self.heap.add_own(
+                recv,
+                key,
+                Property {
+                    value,
+                    attrs: Attrs::DEFAULT,
+                },
+            );
+            return Ok(true);
+        }
         if let Some(existing) = self.get_own_property(recv, key)? {
             if existing.is_accessor() || existing.writable == Some(false) {
                 return Ok(false);
@@ -270,16 +284,8 @@ impl Vm {
         key: PropertyKey,
         value: Value,
     ) -> JsResult<bool> {
-        if !self.is_proxy(obj)
-            && self.heap.object(obj).extensible
-            && !self.heap.object(obj).is_array()
-            && !matches!(
-                self.heap.object(obj).kind,
-                ObjectKind::Arguments { .. } | ObjectKind::String(_) | ObjectKind::TypedArray(_)
-            )
-            && self.heap.own_property(obj, key).is_none()
-        {
-            self.heap.put_own(
+        if self.adds_plainly(obj) && self.heap.own_property(obj, key).is_none() {
+            self.heap.add_own(
                 obj,
                 key,
                 Property {
@@ -291,6 +297,22 @@ impl Vm {
         }
         let desc = PropertyDescriptor::data(value, Attrs::DEFAULT);
         self.define_own_property(obj, key, desc)
+    }
+
+    /// True if `obj` is extensible and its [[DefineOwnProperty]] for a key it lacks is
+    /// OrdinaryDefineOwnProperty adding a default data property (not an array, whose
+    /// `length` may follow, nor another exotic object).
+    fn adds_plainly(&self, obj: ObjectId) -> bool {
+        let o = self.heap.object(obj);
+        o.extensible
+            && !matches!(
+                o.kind,
+                ObjectKind::Array { .. }
+                    | ObjectKind::Arguments { .. }
+                    | ObjectKind::String(_)
+                    | ObjectKind::TypedArray(_)
+                    | ObjectKind::Proxy { .. }
+            )
     }
 
     /// CreateDataPropertyOrThrow
