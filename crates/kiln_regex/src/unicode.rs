@@ -93,6 +93,16 @@ impl Folding {
 
     /// Every character whose canonical form is that of a member of `set`.
     pub fn closure(&self, set: &CharSet) -> CharSet {
+        // One character (each letter of a pattern under `/i`): its orbit, found directly.
+        if let Some(c) = set.single_member() {
+            return match self.members.binary_search_by_key(&c, |m| m.0) {
+                Ok(i) => {
+                    let orbit = &self.orbits[self.members[i].1 as usize];
+                    CharSet::from_ranges(orbit.iter().map(|&m| (m, m)).collect())
+                }
+                Err(_) => set.clone(),
+            };
+        }
         let mut out = set.clone();
         let mut extra = Vec::new();
         for orbit in self.orbits_meeting(set) {
