@@ -1902,6 +1902,19 @@ impl Vm {
         site: u16,
     ) -> JsResult<Value> {
         let key = code.sites[site as usize];
+        // `length` of an array or a string is its own and cannot be an accessor: no cache
+        // entry serves it, so it is read here before any lookup.
+        if key == PropertyKey::String(self.heap.length_atom) {
+            if let Some(s) = receiver.as_string() {
+                return Ok(Value::int(self.heap.string_len(s) as i32));
+            }
+            if let Some(o) = receiver.as_object()
+                && let object = self.heap.object(o)
+                && let ObjectKind::Array { .. } = object.kind
+            {
+                return Ok(Value::number(crate::object::array_length(object) as f64));
+            }
+        }
         let Some(obj) = receiver
             .as_object()
             .or_else(|| self.string_method_holder(receiver, key))

@@ -1,6 +1,7 @@
-// Writes that add a property: a hole of `new Array(n)` filled in place, and a string
-// key added to an object used as a map. Each must still see what the prototype
-// chain says: a setter or a read-only element there decides the write.
+// Fast paths for property writes and reads. Writes that add a property (a hole of
+// `new Array(n)` filled in place, a string key added to an object used as a map) must
+// still see what the prototype chain says: a setter or a read-only element there
+// decides the write.
 function fill(a) {
   for (var i = 0; i < a.length; i++) a[i] = i * 2;
   return a;
@@ -9,13 +10,13 @@ print(fill(new Array(4)).join()); // expect: 0,2,4,6
 print(Object.keys(fill(new Array(3))).join()); // expect: 0,1,2
 
 // a setter for index 1 on Array.prototype runs instead of the write
-var seen = [];
+var seen = "";
 Object.defineProperty(Array.prototype, "1", {
-  set(v) { seen.push(v); },
+  set(v) { seen += v; },
   configurable: true,
 });
 var a = fill(new Array(3));
-print(a.hasOwnProperty(1), seen.join()); // expect: false 2
+print(a.hasOwnProperty(1), seen); // expect: false 2
 delete Array.prototype[1];
 
 // a read-only element up the chain stops the write (and throws in strict code)
@@ -60,3 +61,12 @@ var arr = [];
 arr["x"] = 1;
 arr["2"] = 2;
 print(arr.length, arr.x); // expect: 3 1
+
+// `length` reads of arrays and strings, beside objects with a `length` of their own
+var lengths = [[1, 2, 3], "four", { length: 5 }, new Array(6), Object.create([1, 2])];
+var seenLengths = [];
+for (var n = 0; n < lengths.length; n++) seenLengths.push(lengths[n].length);
+print(seenLengths.join()); // expect: 3,4,5,6,2
+var sparse = [];
+sparse[100000] = 1;
+print(sparse.length, "\u{1F600}".length); // expect: 100001 2
