@@ -208,8 +208,7 @@ fn compile(pattern: &[u16], flags: Flags) -> Result<Rc<Compiled>, String> {
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         let bytes = compiled.heap_bytes();
-        if c.patterns.len() >= COMPILED_CACHE_LIMIT || c.held_bytes + bytes > COMPILED_CACHE_BYTES
-        {
+        if c.patterns.len() >= COMPILED_CACHE_LIMIT || c.held_bytes + bytes > COMPILED_CACHE_BYTES {
             *c = CompiledCache::default();
         }
         c.held_bytes += bytes;

@@ -1381,7 +1381,7 @@ mod tests {
         );
         let vm = crate::interpreter::Vm::new();
         for object in vm.heap.objects.slots().flatten() {
-            assert!(object.slots.is_empty() || object.slots.is_shared());
+            assert!(!object.slots.owns_vector());
             if let ObjectKind::Native(n) = &object.kind {
                 assert!(
                     std::rc::Rc::strong_count(n) > 1,

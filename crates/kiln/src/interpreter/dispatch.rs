@@ -2973,7 +2973,7 @@ impl Vm {
         let iter = Value::object(self.intrinsics.array_prototype_values);
         let o = self.heap.object_mut(obj);
         o.elements = Elements::Dense(values.into());
-        o.slots = vec![Value::int(argc as i32), iter, callee_value].into();
+        o.slots = crate::object::Slots::from_slice(&[Value::int(argc as i32), iter, callee_value]);
         obj
     }
 

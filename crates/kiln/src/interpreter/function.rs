@@ -6,7 +6,9 @@ use super::{Args, CodeBlock, Exit, Frame, ReturnTo, Vm};
 use crate::JsResult;
 use crate::builtins::proxy;
 use crate::heap::{EnvId, ObjectId};
-use crate::object::{Attrs, Closure, NativeFn, NativeFunction, ObjectKind, Property, PropertyKey};
+use crate::object::{
+    Attrs, Closure, NativeFn, NativeFunction, ObjectKind, Property, PropertyKey, Slots,
+};
 use crate::value::Value;
 use kiln_bytecode::FunctionKind;
 use std::rc::Rc;
@@ -151,14 +153,15 @@ impl Vm {
                     Some(self.intrinsics.object_prototype),
                     ObjectKind::Ordinary,
                 );
-                self.heap.object_mut(p).slots = vec![Value::object(f)].into();
-                let mut slots = vec![length, name, Value::object(p)];
+                self.heap.object_mut(p).slots = Slots::from_slice(&[Value::object(f)]);
+                let p = Value::object(p);
                 if sloppy {
-                    slots.extend([Value::UNDEFINED, Value::UNDEFINED]);
+                    Slots::from_slice(&[length, name, p, Value::UNDEFINED, Value::UNDEFINED])
+                } else {
+                    Slots::from_slice(&[length, name, p])
                 }
-                slots.into()
             } else {
-                vec![length, name].into()
+                Slots::from_slice(&[length, name])
             };
             return f;
         }
@@ -221,7 +224,7 @@ impl Vm {
             realm: self.realm,
         }));
         let f = self.heap.new_object_with_shape(shape, proto, kind);
-        self.heap.object_mut(f).slots = vec![Value::int(length as i32), name].into();
+        self.heap.object_mut(f).slots = Slots::from_slice(&[Value::int(length as i32), name]);
         f
     }
 

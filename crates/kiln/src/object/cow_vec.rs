@@ -1,5 +1,5 @@
 //! A vector that copies of a realm template share until one of them writes to it
-//! (copy on write): object slots ([`Slots`]) and shape transitions.
+//! (copy on write): shape transitions. (Object slots do the same in [`super::Slots`].)
 //!
 //! A new VM copies a realm built once per thread (`Vm::new`). Once built, the
 //! template's vectors move into shared blocks ([`CowVec::share`]), so copying an
@@ -12,7 +12,6 @@
 //! 1. A shared block is never written: every mutable access goes through
 //!    [`CowVec::to_mut`], which gives the holder its own copy first.
 
-use crate::value::Value;
 use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
@@ -22,9 +21,6 @@ pub enum CowVec<T> {
     /// the template's block (see the module documentation)
     Shared(Rc<[T]>),
 }
-
-/// The values of an object's shaped properties, in slot order.
-pub type Slots = CowVec<Value>;
 
 impl<T> Default for CowVec<T> {
     fn default() -> Self {
@@ -110,23 +106,5 @@ impl<T: Clone> CowVec<T> {
     /// Whether the elements are in a shared block.
     pub fn is_shared(&self) -> bool {
         matches!(self, CowVec::Shared(_))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_write_copies_a_shared_block_first() {
-        let mut template = Slots::from(vec![Value::int(1), Value::int(2)]);
-        template.share();
-        let mut copy = template.clone();
-        assert!(copy.is_shared());
-        copy[1] = Value::int(3);
-        copy.push(Value::int(4));
-        assert!(!copy.is_shared());
-        assert_eq!(&copy[..], &[Value::int(1), Value::int(3), Value::int(4)]);
-        assert_eq!(&template[..], &[Value::int(1), Value::int(2)]);
     }
 }

@@ -18,14 +18,16 @@
 pub mod cow_vec;
 pub mod dense;
 pub mod shape;
+pub mod slots;
 
 use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
-pub use cow_vec::{CowVec, Slots};
+pub use cow_vec::CowVec;
 pub use dense::DenseElements;
 use rustc_hash::FxHashMap;
 use shape::{MAX_SHAPED_PROPERTIES, ShapeId};
+pub use slots::Slots;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -388,7 +390,7 @@ impl Object {
             .dict
             .as_ref()
             .map_or(0, |d| d.entries.capacity() * 40 + d.index.capacity() * 24);
-        self.slots.capacity() * 8 + elements + dict + self.kind_bytes()
+        self.slots.heap_bytes() + elements + dict + self.kind_bytes()
     }
 
     fn kind_bytes(&self) -> usize {
@@ -524,10 +526,9 @@ impl Heap {
     /// A new ordinary object with room for `room` named properties in its slots.
     pub fn new_object_with_room(&mut self, proto: ObjectId, room: usize) -> ObjectId {
         let o = self.new_object(Some(proto), ObjectKind::Ordinary);
-        if room > 0 {
-            self.object_mut(o).slots = Slots::Owned(Vec::with_capacity(room));
-            self.note_growth(room * size_of::<Value>());
-        }
+        let slots = Slots::with_capacity(room);
+        self.note_growth(slots.heap_bytes());
+        self.object_mut(o).slots = slots;
         o
     }
 
