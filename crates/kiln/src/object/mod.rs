@@ -557,7 +557,7 @@ impl Heap {
         debug_assert_eq!(self.shapes.get(shape).len as usize, slots.len());
         self.object_mut(proto).used_as_prototype = true;
         let mut object = Object::new(shape, Some(proto), ObjectKind::Ordinary);
-        object.slots = Slots::Owned(slots);
+        object.slots = slots.into();
         self.alloc_object(object)
     }
 
