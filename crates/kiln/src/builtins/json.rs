@@ -63,7 +63,7 @@ enum Open {
     Made(ObjectId, PropertyKey),
 }
 
-/// The members of the container whose first member is `values[start]`, taken off the
+/// The elements of the array whose first element is `values[start]`, taken off the
 /// value stack into a vector of their size (one copy).
 fn take_members(values: &mut Vec<Value>, start: usize) -> Vec<Value> {
     let members = values[start..].to_vec();
@@ -669,12 +669,12 @@ impl<T: Unit> Parser<'_, T> {
                                         next,
                                     },
                                     None => {
-                                        let slots = take_members(&mut values, start);
                                         let obj = vm.heap.new_object_with_slots(
                                             shape,
                                             object_prototype,
-                                            slots,
+                                            &values[start..],
                                         );
+                                        values.truncate(start);
                                         Open::Made(obj, self.key_of(vm, &literal))
                                     }
                                 };
@@ -683,10 +683,12 @@ impl<T: Unit> Parser<'_, T> {
                             Some(0x7D) => {
                                 self.pos += 1;
                                 stack.pop();
-                                let slots = take_members(&mut values, start);
-                                let obj =
-                                    vm.heap
-                                        .new_object_with_slots(shape, object_prototype, slots);
+                                let obj = vm.heap.new_object_with_slots(
+                                    shape,
+                                    object_prototype,
+                                    &values[start..],
+                                );
+                                values.truncate(start);
                                 value = Value::object(obj);
                                 members = self.close_records();
                             }

@@ -552,12 +552,12 @@ impl Heap {
         &mut self,
         shape: ShapeId,
         proto: ObjectId,
-        slots: Vec<Value>,
+        slots: &[Value],
     ) -> ObjectId {
         debug_assert_eq!(self.shapes.get(shape).len as usize, slots.len());
         self.object_mut(proto).used_as_prototype = true;
         let mut object = Object::new(shape, Some(proto), ObjectKind::Ordinary);
-        object.slots = slots.into();
+        object.slots = Slots::from_slice(slots);
         self.alloc_object(object)
     }
 
