@@ -1057,18 +1057,7 @@ impl Heap {
                             self.weak_holders.push(o);
                         }
                     }
-                    Kind::String(s) => self.mark_string(s),
-                    Kind::Symbol(s) => {
-                        if self.symbols.mark(s.0)
-                            && let Some(d) = self.symbols.get(s.0).description
-                        {
-                            self.mark_string(d);
-                        }
-                    }
-                    Kind::BigInt(b) => {
-                        self.bigints.mark(b.0);
-                    }
-                    _ => {}
+                    _ => self.mark_leaf(v),
                 }
             } else if let Some(e) = self.gray_envs.pop() {
                 if self.envs.mark(e.0) {
@@ -1083,10 +1072,17 @@ impl Heap {
             } else {
                 break;
             }
-            // a child already marked (a prototype, mostly) or no cell at all (a number)
-            // needs no visit
-            children.retain(|&v| !self.is_marked(v));
-            self.gray.append(&mut children);
+            // Only objects wait on the work list; a string, symbol or BigInt is marked
+            // now, so an array of ten million strings does not copy itself there. A child
+            // already marked (a prototype, mostly) or no cell at all (a number) needs no
+            // visit.
+            for v in children.drain(..) {
+                match v.kind() {
+                    Kind::Object(o) if !self.objects.marks[o.0 as usize] => self.gray.push(v),
+                    Kind::Object(_) => {}
+                    _ => self.mark_leaf(v),
+                }
+            }
             self.gray_envs.append(&mut child_envs);
         }
     }
@@ -1143,6 +1139,25 @@ impl Heap {
     }
 
     /// Whether a value is marked (non-heap values count as marked).
+    /// Mark a string, symbol or BigInt and what it holds (a rope's parts, a symbol's
+    /// description): cells with no object among their children.
+    fn mark_leaf(&mut self, v: Value) {
+        match v.kind() {
+            Kind::String(s) => self.mark_string(s),
+            Kind::Symbol(s) => {
+                if self.symbols.mark(s.0)
+                    && let Some(d) = self.symbols.get(s.0).description
+                {
+                    self.mark_string(d);
+                }
+            }
+            Kind::BigInt(b) => {
+                self.bigints.mark(b.0);
+            }
+            _ => {}
+        }
+    }
+
     fn is_marked(&self, v: Value) -> bool {
         match v.kind() {
             Kind::Object(o) => self.objects.marks[o.0 as usize],
