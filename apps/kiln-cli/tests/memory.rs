@@ -296,6 +296,11 @@ const CASES: &[Case] = &[
         HEAP,
     ),
     case(
+        "small_bigints_kept",
+        "const keep = []; for (;;) keep.push(10n ** 20n + BigInt(keep.length));",
+        HEAP,
+    ),
+    case(
         "bigint_too_big",
         "try { 2n ** 10000000n } catch (e) { e.name }",
         Value(r#""RangeError""#),

@@ -509,7 +509,7 @@ impl Heap {
                 .bigints
                 .slots()
                 .flatten()
-                .map(|b| size_of::<BigInt>() + b.bits() as usize / 8)
+                .map(bigint_size)
                 .sum::<usize>()
             + self
                 .envs
@@ -647,7 +647,7 @@ impl Heap {
     }
 
     pub fn alloc_bigint(&mut self, b: BigInt) -> BigIntId {
-        self.bytes += size_of::<BigInt>() + b.bits() as usize / 8;
+        self.bytes += bigint_size(&b);
         BigIntId(self.bigints.alloc(b, &mut self.bytes))
     }
 
@@ -1016,9 +1016,7 @@ impl Heap {
             .strings
             .sweep(|s| size_of::<JsStr>() + s.payload_bytes());
         let symbols = self.symbols.sweep(|_| size_of::<Symbol>());
-        let bigints = self
-            .bigints
-            .sweep(|b| size_of::<BigInt>() + b.bits() as usize / 8);
+        let bigints = self.bigints.sweep(bigint_size);
         let envs = self
             .envs
             .sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
@@ -1226,6 +1224,20 @@ impl Cell for Env {
 }
 
 /// The estimated size of an object and everything it owns.
+/// A BigInt's arena entry and the allocator's block for its digits (64-bit limbs behind
+/// an 8-byte header, in 16-byte steps of at least 32 bytes): a small BigInt's block is as
+/// large as its entry, and counting only its bits let an array of them hold 1.5 times
+/// the heap limit.
+fn bigint_size(b: &BigInt) -> usize {
+    let limbs = b.bits().div_ceil(64) as usize;
+    let block = if limbs == 0 {
+        0
+    } else {
+        (limbs * 8 + 8).next_multiple_of(16).max(32)
+    };
+    size_of::<BigInt>() + block
+}
+
 fn object_size(o: &Object) -> usize {
     size_of::<Object>() + o.owned_bytes()
 }
