@@ -71,6 +71,17 @@ fn take_members(values: &mut Vec<Value>, start: usize) -> Vec<Value> {
     members
 }
 
+/// A new plain object of `shape` whose slots are `values[start..]`, taken off the value
+/// stack.
+fn take_object(vm: &mut Vm, shape: ShapeId, values: &mut Vec<Value>, start: usize) -> ObjectId {
+    let proto = vm.intrinsics.object_prototype;
+    let obj = vm
+        .heap
+        .new_object_with_slots(shape, proto, &values[start..]);
+    values.truncate(start);
+    obj
+}
+
 /// Where the value of an object's next key goes.
 #[derive(Clone, Copy)]
 enum Member {
@@ -525,8 +536,7 @@ impl<T: Unit> Parser<'_, T> {
     fn parse_text(&mut self, vm: &mut Vm) -> Result<Value, ParseError> {
         let mut stack: Vec<Open> = Vec::with_capacity(8);
         let mut values: Vec<Value> = Vec::with_capacity(32);
-        let object_prototype = vm.intrinsics.object_prototype;
-        let object_root = vm.heap.shapes.root(Some(object_prototype));
+        let object_root = vm.heap.shapes.root(Some(vm.intrinsics.object_prototype));
         'value: loop {
             // One unit per value: no safe point runs while the values are made, so the
             // meter's slow check is what ends a text whose values exceed the heap limit.
@@ -669,12 +679,7 @@ impl<T: Unit> Parser<'_, T> {
                                         next,
                                     },
                                     None => {
-                                        let obj = vm.heap.new_object_with_slots(
-                                            shape,
-                                            object_prototype,
-                                            &values[start..],
-                                        );
-                                        values.truncate(start);
+                                        let obj = take_object(vm, shape, &mut values, start);
                                         Open::Made(obj, self.key_of(vm, &literal))
                                     }
                                 };
@@ -683,12 +688,7 @@ impl<T: Unit> Parser<'_, T> {
                             Some(0x7D) => {
                                 self.pos += 1;
                                 stack.pop();
-                                let obj = vm.heap.new_object_with_slots(
-                                    shape,
-                                    object_prototype,
-                                    &values[start..],
-                                );
-                                values.truncate(start);
+                                let obj = take_object(vm, shape, &mut values, start);
                                 value = Value::object(obj);
                                 members = self.close_records();
                             }

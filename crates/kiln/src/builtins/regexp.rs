@@ -780,10 +780,7 @@ fn build_match_array(
     let mut values = Vec::with_capacity(m.captures.len() + 1);
     values.push(Value::string(substring_of(vm, s, m.start, m.end)));
     for c in &m.captures {
-        values.push(match c {
-            Some((a, b)) => Value::string(substring_of(vm, s, *a, *b)),
-            None => Value::UNDEFINED,
-        });
+        values.push(capture_value(vm, s, *c));
     }
     vm.roots.extend_from_slice(&values);
     let has_groups = !m.names.is_empty();
@@ -872,15 +869,20 @@ fn build_match_array(
 fn capture_strings(vm: &mut Vm, s: StringId, m: &MatchRecord) -> Vec<Value> {
     m.captures
         .iter()
-        .map(|c| {
-            let v = match c {
-                Some((a, b)) => Value::string(substring_of(vm, s, *a, *b)),
-                None => Value::UNDEFINED,
-            };
+        .map(|&c| {
+            let v = capture_value(vm, s, c);
             vm.roots.push(v);
             v
         })
         .collect()
+}
+
+/// The substring a capture group matched, or undefined if it did not take part.
+fn capture_value(vm: &mut Vm, s: StringId, capture: Option<(usize, usize)>) -> Value {
+    match capture {
+        Some((a, b)) => Value::string(substring_of(vm, s, a, b)),
+        None => Value::UNDEFINED,
+    }
 }
 
 /// True if `exec` is the built-in RegExp.prototype.exec.

@@ -1136,7 +1136,6 @@ impl Heap {
         }
     }
 
-    /// Whether a value is marked (non-heap values count as marked).
     /// Mark a string, symbol or BigInt and what it holds (a rope's parts, a symbol's
     /// description): cells with no object among their children.
     fn mark_leaf(&mut self, v: Value) {
@@ -1156,6 +1155,7 @@ impl Heap {
         }
     }
 
+    /// Whether a value is marked (non-heap values count as marked).
     fn is_marked(&self, v: Value) -> bool {
         match v.kind() {
             Kind::Object(o) => self.objects.marks[o.0 as usize],
@@ -1223,7 +1223,6 @@ impl Cell for Env {
     }
 }
 
-/// The estimated size of an object and everything it owns.
 /// A BigInt's arena entry and the allocator's block for its digits (64-bit limbs behind
 /// an 8-byte header, in 16-byte steps of at least 32 bytes): a small BigInt's block is as
 /// large as its entry, and counting only its bits let an array of them hold 1.5 times
@@ -1238,6 +1237,7 @@ fn bigint_size(b: &BigInt) -> usize {
     size_of::<BigInt>() + block
 }
 
+/// The estimated size of an object and everything it owns.
 fn object_size(o: &Object) -> usize {
     size_of::<Object>() + o.owned_bytes()
 }

@@ -555,10 +555,9 @@ impl Heap {
         slots: &[Value],
     ) -> ObjectId {
         debug_assert_eq!(self.shapes.get(shape).len as usize, slots.len());
-        self.object_mut(proto).used_as_prototype = true;
-        let mut object = Object::new(shape, Some(proto), ObjectKind::Ordinary);
-        object.slots = Slots::from_slice(slots);
-        self.alloc_object(object)
+        let o = self.new_object_with_shape(shape, Some(proto), ObjectKind::Ordinary);
+        self.object_mut(o).slots = Slots::from_slice(slots);
+        o
     }
 
     /// Record a layout change of `obj`: prototype-chain caches must revalidate.
