@@ -5,8 +5,9 @@
 //! Snapshots make the opposite trade: they store source and compile again on restore, so
 //! that no stored bytecode is ever trusted. Bytes given to [`CompiledModule::from_bytes`] are
 //! not trusted either: they are decoded with every read bounds-checked and then validated
-//! (`kiln_bytecode::validate`: registers, constants, sites, jumps, handlers, function and
-//! module indices in range), so malformed bytecode is refused before any runtime sees it.
+//! (`kiln_bytecode::validate`: registers, constants, sites, jumps, switch tables, handlers,
+//! function and module indices in range, and no backward jump but `Loop`, the safe point
+//! that meters loops), so malformed bytecode is refused before any runtime sees it.
 
 use crate::runtime::{ErrorKind, ErrorReport, SourceLocation};
 use kiln_bytecode::{Script, ScriptKind};

@@ -155,6 +155,17 @@ impl Value {
             None
         }
     }
+    /// The int32 a number equals, if it equals one (`-0` equals 0): an int, or a double
+    /// holding an integer in range.
+    #[inline(always)]
+    pub fn as_int_exact(self) -> Option<i32> {
+        if let Some(i) = self.as_int() {
+            return Some(i);
+        }
+        let n = self.as_number()?;
+        let i = n as i32;
+        (i as f64 == n).then_some(i)
+    }
     #[inline(always)]
     pub fn is_number(self) -> bool {
         self.tag() == TAG_INT || self.tag() < TAG_INT

@@ -365,6 +365,9 @@ pub enum Instr {
     JumpIfNotUndefined { src: Reg, offset: Offset },
     /// `if r[src] is the hole pc += offset`
     JumpIfHole { src: Reg, offset: Offset },
+    /// a `switch` whose case tests are all int32 literals: if r[src] is strictly equal to
+    /// one of `switch_tables[table]`'s values, `pc` = that case's target; else on
+    SwitchInt { src: Reg, table: u16 },
     /// throw r[src]
     Throw { src: Reg },
     /// throw a new error of `kind` with message constants[msg]
@@ -700,12 +703,34 @@ pub struct FunctionCode {
     /// property names (UTF-16) of the inline-cached sites
     pub property_sites: Vec<Vec<u16>>,
     pub handlers: Vec<Handler>,
+    /// the case tables of `SwitchInt` instructions
+    pub switch_tables: Vec<SwitchTable>,
     /// `(instruction index, source byte offset)`, sorted by index: the source position of the
     /// instructions from that index on
     pub positions: Vec<(u32, u32)>,
     /// source byte range of the function (for `Function.prototype.toString`)
     pub source_start: u32,
     pub source_end: u32,
+}
+
+/// Where a `switch` over int32 case values goes, for
+/// [`Instr::SwitchInt`]: a lookup in place of testing each case in turn.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwitchTable {
+    /// `(case value, instruction index of its body)`, sorted by value, each value once
+    /// (the first case that tests it, as the tests in order would find)
+    pub cases: Vec<(i32, u32)>,
+}
+
+impl SwitchTable {
+    /// The body of the case strictly equal to `value`, if one is.
+    #[inline]
+    pub fn target(&self, value: i32) -> Option<u32> {
+        self.cases
+            .binary_search_by_key(&value, |&(v, _)| v)
+            .ok()
+            .map(|i| self.cases[i].1)
+    }
 }
 
 impl FunctionCode {
@@ -823,6 +848,9 @@ impl fmt::Display for FunctionCode {
         for h in &self.handlers {
             writeln!(f, "  handler {h:?}")?;
         }
+        for (i, t) in self.switch_tables.iter().enumerate() {
+            writeln!(f, "  switch {i}: {:?}", t.cases)?;
+        }
         Ok(())
     }
 }
@@ -853,6 +881,7 @@ mod tests {
             constants: vec![],
             property_sites: vec![],
             handlers: vec![],
+            switch_tables: vec![],
             positions: vec![(0, 10), (3, 42)],
             source_start: 0,
             source_end: 0,

@@ -164,6 +164,7 @@ pub(crate) trait OperandVisitor {
     fn constant(&mut self, c: ConstIdx) -> Result<(), Self::Error>;
     fn site(&mut self, s: Site) -> Result<(), Self::Error>;
     fn jump(&mut self, offset: Offset) -> Result<(), Self::Error>;
+    fn switch_table(&mut self, table: u16) -> Result<(), Self::Error>;
     /// a plain value (a count, an immediate, an enum): anything decoded is valid
     fn plain<T>(&mut self, _value: T) -> Result<(), Self::Error> {
         Ok(())
@@ -357,6 +358,7 @@ instruction_table! {
     142 YieldDelegateAsync { dst: reg, iter: reg },
     143 Debugger,
     144 ImportDynamic { dst: reg, src: reg, source: plain },
+    145 SwitchInt { src: reg, table: switch_table },
 }
 
 impl Writer {
@@ -429,6 +431,14 @@ impl Writer {
             h.env_depth.write(self);
             h.reg.write(self);
             h.is_finally.write(self);
+        }
+        self.count(f.switch_tables.len());
+        for t in &f.switch_tables {
+            self.count(t.cases.len());
+            for (value, target) in &t.cases {
+                value.write(self);
+                target.write(self);
+            }
         }
         self.count(f.positions.len());
         for (pc, offset) in &f.positions {
@@ -640,6 +650,11 @@ impl Reader<'_> {
                     is_finally: bool::read(r)?,
                 })
             })?,
+            switch_tables: self.list(1, |r| {
+                Ok(SwitchTable {
+                    cases: r.list(8, |r| Ok((i32::read(r)?, u32::read(r)?)))?,
+                })
+            })?,
             positions: self.list(8, |r| Ok((u32::read(r)?, u32::read(r)?)))?,
             source_start: u32::read(self)?,
             source_end: u32::read(self)?,
@@ -747,6 +762,7 @@ mod tests {
                     func: 2,
                     kind: MethodKind::ClassGetter,
                 },
+                Instr::SwitchInt { src: 1, table: 0 },
                 Instr::Return { src: 3 },
             ],
             constants: vec![
@@ -772,6 +788,9 @@ mod tests {
                 reg: 2,
                 is_finally: true,
             }],
+            switch_tables: vec![SwitchTable {
+                cases: vec![(-3, 10), (7, 10)],
+            }],
             positions: vec![(0, 0), (4, 3)],
             source_start: 0,
             source_end: 5,
@@ -785,6 +804,7 @@ mod tests {
             constants: vec![],
             property_sites: vec![],
             handlers: vec![],
+            switch_tables: vec![],
             positions: vec![],
             ..top.clone()
         };
@@ -909,6 +929,14 @@ mod tests {
                 "jump to 101 out of range (function 0, instruction 0)",
             ),
             (
+                Instr::JumpIfTrue { src: 0, offset: -1 },
+                "jump to 0 goes backward without a safe point (function 0, instruction 0)",
+            ),
+            (
+                Instr::SwitchInt { src: 0, table: 1 },
+                "switch table 1 out of range (function 0, instruction 0)",
+            ),
+            (
                 Instr::Call {
                     dst: 0,
                     func: 0,
@@ -941,6 +969,24 @@ mod tests {
         assert_eq!(
             validate(&falls_off).unwrap_err().to_string(),
             "control can run past the last instruction (function 1)"
+        );
+        let mut switch_back = sample();
+        switch_back.functions[0].switch_tables[0].cases[1].1 = 9;
+        assert_eq!(
+            validate(&switch_back).unwrap_err().to_string(),
+            "switch table 0 jumps to 9, not forward (function 0, instruction 9)"
+        );
+        let mut switch_unsorted = sample();
+        switch_unsorted.functions[0].switch_tables[0].cases[1].0 = -3;
+        assert_eq!(
+            validate(&switch_unsorted).unwrap_err().to_string(),
+            "switch table 0 is not sorted by value (function 0)"
+        );
+        let mut handler_back = sample();
+        handler_back.functions[0].handlers[0].target = 1;
+        assert_eq!(
+            validate(&handler_back).unwrap_err().to_string(),
+            "handler Handler { start: 0, end: 3, target: 1, env_depth: 0, reg: 2, is_finally: true } out of range (function 0)"
         );
         let mut bad_source = sample();
         bad_source.functions[0].source_end = 2; // inside "é"

@@ -5,9 +5,11 @@
 //! Checked: register operands (and the registers an instruction uses after them, such as
 //! `r[dst+1]` or a call's arguments) against the frame's register count; constants
 //! against the constant table and, where an instruction needs one kind (a function, a
-//! string, a regular expression, a template), its kind; property sites; jump targets and
-//! exception handlers inside the function; that control cannot run past the last
-//! instruction; function indices; source ranges on character boundaries; module tables
+//! string, a regular expression, a template), its kind; property sites; jump targets, switch
+//! tables and exception handlers inside the function; that only `Loop`, a safe point, jumps
+//! backward (every other jump, switch target and handler target lies ahead, so fuel,
+//! cancellation and the time budget hold in any loop); that control cannot run past the
+//! last instruction; function indices; source ranges on character boundaries; module tables
 //! (requests, imports, exports, environment slots). Not checked statically: environment
 //! depths and slots of `GetEnv`/`SetEnv` (they depend on the environments pushed at run
 //! time); the interpreter bounds-checks those accesses, and the embedding API turns a
@@ -137,6 +139,7 @@ impl FunctionChecker<'_> {
                 checker: self,
                 pc,
                 registers,
+                safe_point: matches!(instr, Instr::Loop { .. }),
             };
             visit_operands(instr, &mut operands).map_err(|m| (Some(pc), m))?;
             self.check_extra(instr, registers)
@@ -153,10 +156,16 @@ impl FunctionChecker<'_> {
             let extra = if h.is_finally { 1 } else { 0 };
             if h.start > h.end
                 || h.end as usize > len
+                || h.target < h.end
                 || h.target as usize >= len
                 || h.reg as usize + extra >= registers
             {
                 return Err((None, format!("handler {h:?} out of range")));
+            }
+        }
+        for (i, t) in f.switch_tables.iter().enumerate() {
+            if t.cases.windows(2).any(|w| w[0].0 >= w[1].0) {
+                return Err((None, format!("switch table {i} is not sorted by value")));
             }
         }
         let source = &self.script.source;
@@ -289,6 +298,8 @@ struct Operands<'a> {
     checker: &'a FunctionChecker<'a>,
     pc: usize,
     registers: usize,
+    /// the instruction is `Loop`, which may jump backward
+    safe_point: bool,
 }
 
 impl OperandVisitor for Operands<'_> {
@@ -316,10 +327,34 @@ impl OperandVisitor for Operands<'_> {
 
     fn jump(&mut self, offset: Offset) -> Result<(), String> {
         let target = self.pc as i64 + 1 + offset as i64;
-        if (0..self.checker.function.instructions.len() as i64).contains(&target) {
-            Ok(())
-        } else {
+        if !(0..self.checker.function.instructions.len() as i64).contains(&target) {
             Err(format!("jump to {target} out of range"))
+        } else if target <= self.pc as i64 && !self.safe_point {
+            Err(format!(
+                "jump to {target} goes backward without a safe point"
+            ))
+        } else {
+            Ok(())
         }
+    }
+
+    fn switch_table(&mut self, table: u16) -> Result<(), String> {
+        let f = self.checker.function;
+        let Some(t) = f.switch_tables.get(table as usize) else {
+            return Err(format!("switch table {table} out of range"));
+        };
+        for &(_, target) in &t.cases {
+            if target as usize >= f.instructions.len() {
+                return Err(format!(
+                    "switch table {table} jumps to {target}, out of range"
+                ));
+            }
+            if target as usize <= self.pc {
+                return Err(format!(
+                    "switch table {table} jumps to {target}, not forward"
+                ));
+            }
+        }
+        Ok(())
     }
 }

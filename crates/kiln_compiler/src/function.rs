@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use kiln_bytecode::{Constant, FunctionCode, FunctionKind, Handler, Instr, Reg, Site};
+use kiln_bytecode::{Constant, FunctionCode, FunctionKind, Handler, Instr, Reg, Site, SwitchTable};
 use oxc_semantic::SymbolId;
 
 use crate::error::CompileError;
@@ -79,6 +79,7 @@ pub(crate) struct FnState {
     pub constants: Vec<Constant>,
     pub sites: Vec<Vec<u16>>,
     pub handlers: Vec<Handler>,
+    pub switch_tables: Vec<SwitchTable>,
     pub positions: Vec<(u32, u32)>,
     number_consts: HashMap<u64, u16>,
     string_consts: HashMap<Vec<u16>, u16>,
@@ -137,6 +138,7 @@ impl FnState {
             constants: Vec::new(),
             sites: Vec::new(),
             handlers: Vec::new(),
+            switch_tables: Vec::new(),
             positions: Vec::new(),
             number_consts: HashMap::new(),
             string_consts: HashMap::new(),
@@ -338,6 +340,7 @@ impl FnState {
             constants: self.constants,
             property_sites: self.sites,
             handlers: self.handlers,
+            switch_tables: self.switch_tables,
             positions: self.positions,
             source_start: span.0,
             source_end: span.1,

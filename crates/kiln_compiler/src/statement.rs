@@ -3,11 +3,11 @@
 //! try/catch/finally with the completion protocol of `EndFinally`, and the
 //! scopes of `using` declarations, which dispose through that same protocol.
 
-use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind};
+use kiln_bytecode::{Completion, FunctionKind, Handler, Instr, Reg, ScriptKind, SwitchTable};
 use oxc_ast::ast::*;
 use oxc_semantic::SymbolFlags;
 use oxc_span::{GetSpan, Span};
-use oxc_syntax::operator::LogicalOperator;
+use oxc_syntax::operator::{LogicalOperator, UnaryOperator};
 use oxc_syntax::scope::ScopeId;
 
 use crate::compiler::{Compiler, binding_name};
@@ -978,35 +978,52 @@ impl<'a> Compiler<'a> {
         if let Some(c) = self.fs.ctl.last_mut() {
             c.env_depth -= pushed as u16;
         }
-        let mut case_jumps = Vec::with_capacity(s.cases.len());
-        let t = self.fs.alloc()?;
-        for case in &s.cases {
-            match &case.test {
-                Some(test) => {
+        let tests = match self.switch_table(s) {
+            Some((table, values)) => {
+                self.emit(Instr::SwitchInt { src: d, table });
+                CaseTests::Table(table, values)
+            }
+            None => {
+                let t = self.fs.alloc()?;
+                let mut jumps = Vec::with_capacity(s.cases.len());
+                for test in s.cases.iter().filter_map(|case| case.test.as_ref()) {
                     self.expr(test, t)?;
                     self.emit(Instr::StrictEq {
                         dst: t,
                         lhs: d,
                         rhs: t,
                     });
-                    case_jumps.push(Some(self.emit(Instr::JumpIfTrue { src: t, offset: 0 })));
+                    jumps.push(self.emit(Instr::JumpIfTrue { src: t, offset: 0 }));
                 }
-                None => case_jumps.push(None),
+                CaseTests::Jumps(jumps)
             }
-        }
+        };
         let to_default = self.fs.jump();
         let mut default_found = false;
-        for (case, jump) in s.cases.iter().zip(case_jumps) {
-            match jump {
-                Some(j) => self.fs.patch_here(j),
-                None => {
-                    self.fs.patch_here(to_default);
-                    default_found = true;
+        let mut tested = 0;
+        let mut targets = Vec::new();
+        for case in &s.cases {
+            if case.test.is_none() {
+                self.fs.patch_here(to_default);
+                default_found = true;
+            } else {
+                match &tests {
+                    CaseTests::Jumps(jumps) => self.fs.patch_here(jumps[tested]),
+                    CaseTests::Table(_, values) => {
+                        targets.push((values[tested], self.fs.pc() as u32));
+                    }
                 }
+                tested += 1;
             }
             for st in &case.consequent {
                 self.statement(st)?;
             }
+        }
+        if let CaseTests::Table(table, _) = tests {
+            // The first case that tests a value is the one the tests in order would find.
+            targets.sort_by_key(|&(value, _)| value);
+            targets.dedup_by_key(|&mut (value, _)| value);
+            self.fs.switch_tables[table as usize].cases = targets;
         }
         let ctl = self.pop_ctl();
         if !default_found {
@@ -1015,6 +1032,24 @@ impl<'a> Compiler<'a> {
         self.leave_scope(pushed);
         self.fs.patch_all_here(&ctl.break_jumps);
         Ok(())
+    }
+
+    /// A table for `s` if every case test is an int32 literal (at least two of them), so
+    /// that one lookup replaces testing each case in turn: the table's index, with its
+    /// cases filled in once their bodies are placed, and the value each test compares.
+    fn switch_table(&mut self, s: &SwitchStatement<'a>) -> Option<(u16, Vec<i32>)> {
+        let values = s
+            .cases
+            .iter()
+            .filter_map(|case| case.test.as_ref())
+            .map(int32_literal)
+            .collect::<Option<Vec<i32>>>()?;
+        let table = u16::try_from(self.fs.switch_tables.len()).ok()?;
+        if values.len() < 2 {
+            return None;
+        }
+        self.fs.switch_tables.push(SwitchTable::default());
+        Some((table, values))
     }
 
     // ---- try ----
@@ -1163,4 +1198,26 @@ fn using_kind(d: &VariableDeclaration<'_>) -> Option<bool> {
         VariableDeclarationKind::AwaitUsing => Some(true),
         _ => None,
     }
+}
+
+/// How a switch finds its case: a jump after each case's test, or a [`SwitchTable`].
+enum CaseTests {
+    Jumps(Vec<usize>),
+    Table(u16, Vec<i32>),
+}
+
+/// The value of an int32 literal such as `7` or `-1` (`-0` is 0, equal to it under `===`).
+fn int32_literal(e: &Expression<'_>) -> Option<i32> {
+    let value = match e.without_parentheses() {
+        Expression::NumericLiteral(n) => n.value,
+        Expression::UnaryExpression(u) if u.operator == UnaryOperator::UnaryNegation => {
+            match u.argument.without_parentheses() {
+                Expression::NumericLiteral(n) => -n.value,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let int = value as i32;
+    (int as f64 == value).then_some(int)
 }

@@ -772,6 +772,11 @@ impl Vm {
                             jump!(offset);
                         }
                     }
+                    Instr::SwitchInt { src, table } => {
+                        if let Some(target) = switch_target(&code, table, reg!(src)) {
+                            pc = target;
+                        }
+                    }
                     Instr::Throw { src } => {
                         let v = reg!(src);
                         tri!(Err::<(), _>(self.throw(v)));
@@ -3060,4 +3065,12 @@ enum DelegateStep {
     Done(Value),
     Return(Value),
     Yield(Value),
+}
+
+/// Where a `SwitchInt` over `value` goes, if to a case. Out of line: the lookup is rare
+/// beside the instructions `run` executes most.
+#[inline(never)]
+fn switch_target(code: &super::CodeBlock, table: u16, value: Value) -> Option<usize> {
+    let target = code.code.switch_tables[table as usize].target(value.as_int_exact()?)?;
+    Some(target as usize)
 }
