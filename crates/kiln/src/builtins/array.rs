@@ -41,7 +41,7 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(ctor, "from", from, 1);
     vm.define_native(ctor, "fromAsync", super::array_from_async::from_async, 1);
     vm.define_native(ctor, "of", of, 0);
-    define_species_getter(vm, ctor);
+    super::define_species(vm, ctor);
 
     let methods: [(&str, crate::object::NativeFn, u32); 37] = [
         ("at", at, 1),
@@ -122,23 +122,6 @@ pub fn init(vm: &mut Vm) {
         PropertyKey::Symbol(vm.symbols.unscopables),
         Value::object(unscopables),
         Attrs::CONFIGURABLE_ONLY,
-    );
-}
-
-/// `get [Symbol.species]() { return this }` on a constructor.
-pub(crate) fn define_species_getter(vm: &mut Vm, ctor: ObjectId) {
-    let getter = vm.new_native(
-        super::iterator::return_this,
-        "get [Symbol.species]",
-        0,
-        false,
-    );
-    let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
-    vm.define_builtin(
-        ctor,
-        PropertyKey::Symbol(vm.symbols.species),
-        pair,
-        Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
     );
 }
 

@@ -131,7 +131,7 @@ pub fn init(vm: &mut Vm) {
     let ctor = make_constructor(vm, "ArrayBuffer", array_buffer_constructor, 1, proto);
     vm.intrinsics.array_buffer = ctor;
     vm.define_native(ctor, "isView", is_view, 1);
-    super::collections::define_species(vm, ctor);
+    super::define_species(vm, ctor);
     let getters: [(&str, NativeFn); 4] = [
         ("byteLength", byte_length),
         ("maxByteLength", max_byte_length),
@@ -164,7 +164,7 @@ pub fn init(vm: &mut Vm) {
         proto,
     );
     vm.intrinsics.shared_array_buffer = ctor;
-    super::collections::define_species(vm, ctor);
+    super::define_species(vm, ctor);
     let getters: [(&str, NativeFn); 3] = [
         ("byteLength", shared_byte_length),
         ("growable", growable),

@@ -24,7 +24,7 @@
 //!    collector must call [`sweep_weak`] after marking so entries whose key died
 //!    are removed before the key's id can be reused.
 
-use super::{define_getter, define_to_string_tag, make_constructor};
+use super::{define_getter, define_species, define_to_string_tag, make_constructor};
 use crate::JsResult;
 use crate::heap::string::{JsStr, Units};
 use crate::heap::{Arena, ObjectId};
@@ -598,23 +598,6 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.set_iterator_prototype = set_iter;
     vm.define_native(set_iter, "next", set_iterator_next, 0);
     define_to_string_tag(vm, set_iter, "Set Iterator");
-}
-
-/// Define `get [Symbol.species]() { return this }` on a constructor.
-pub fn define_species(vm: &mut Vm, ctor: ObjectId) {
-    let getter = vm.new_native(
-        super::iterator::return_this,
-        "get [Symbol.species]",
-        0,
-        false,
-    );
-    let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
-    vm.define_builtin(
-        ctor,
-        PropertyKey::Symbol(vm.symbols.species),
-        pair,
-        Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
-    );
 }
 
 fn is_map(k: &ObjectKind) -> bool {

@@ -10,7 +10,7 @@
 //! record's resolve and reject are undefined and the job settles the capability's promise
 //! directly. Nothing else could reach those functions, so no program can tell.
 
-use super::{define_getter, define_to_string_tag, make_constructor, this_object};
+use super::{define_species, define_to_string_tag, make_constructor, this_object};
 use crate::JsResult;
 use crate::heap::ObjectId;
 use crate::interpreter::generator::ResumeMode;
@@ -71,14 +71,7 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(ctor, "race", race, 1);
     vm.define_native(ctor, "withResolvers", with_resolvers, 0);
     vm.define_native(ctor, "try", promise_try, 1);
-    let species = vm.symbols.species;
-    define_getter(vm, ctor, "[Symbol.species]", super::iterator::return_this);
-    // define_getter keyed the getter by its display name; re-key it under the symbol.
-    let key = vm.key("[Symbol.species]");
-    if let Some(p) = vm.heap.own_property(ctor, key) {
-        vm.heap.remove_own(ctor, key);
-        vm.define_builtin(ctor, PropertyKey::Symbol(species), p.value, p.attrs);
-    }
+    define_species(vm, ctor);
 }
 
 fn is_promise(kind: &ObjectKind) -> bool {

@@ -17,7 +17,7 @@
 //! methods defined here; [`regexp_create`], [`is_regexp`] and
 //! [`get_substitution`] are shared with them.
 
-use super::collections::define_species;
+use super::define_species;
 use super::string::{get_substitution, substring_of};
 use super::{
     define_getter, define_symbol_method, define_to_string_tag, grow_held, make_constructor,

@@ -693,7 +693,7 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.typed_array = ctor;
     vm.define_native(ctor, "from", from, 1);
     vm.define_native(ctor, "of", of, 0);
-    super::collections::define_species(vm, ctor);
+    super::define_species(vm, ctor);
 
     let getters: [(&str, NativeFn); 4] = [
         ("buffer", get_buffer),
