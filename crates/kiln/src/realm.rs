@@ -283,6 +283,7 @@ atoms!(
     configurable = "configurable",
     to_string = "toString",
     value_of = "valueOf",
+    to_json = "toJSON",
     then = "then",
     callee = "callee",
     caller = "caller",

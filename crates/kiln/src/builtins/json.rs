@@ -1351,7 +1351,7 @@ pub(crate) fn stringify(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value
         // room for a typical response body, so that small results grow it rarely
         out: Vec::with_capacity(256),
         counted: 0,
-        to_json: vm.key("toJSON"),
+        to_json: PropertyKey::String(vm.atoms.to_json),
         shape_keys: ShapeKeys::default(),
     };
     // 4. A replacer function, or an array of property names.
