@@ -391,6 +391,14 @@ pub enum Instr {
         args: Reg,
         argc: u8,
     },
+    /// `r[dst] = r[func](r[args+1], ..., r[args+argc])` with `this` undefined, a call of
+    /// a callee that is not a property (r[args] is not read)
+    CallNoThis {
+        dst: Reg,
+        func: Reg,
+        args: Reg,
+        argc: u8,
+    },
     /// like Call, but the current frame is replaced (strict-mode tail position)
     TailCall { func: Reg, args: Reg, argc: u8 },
     /// `r[dst] = r[func].apply(r[args], array r[args+1])`

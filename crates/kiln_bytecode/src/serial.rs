@@ -359,6 +359,7 @@ instruction_table! {
     143 Debugger,
     144 ImportDynamic { dst: reg, src: reg, source: plain },
     145 SwitchInt { src: reg, table: switch_table },
+    146 CallNoThis { dst: reg, func: reg, args: reg, argc: plain },
 }
 
 impl Writer {

@@ -219,6 +219,7 @@ impl FunctionChecker<'_> {
             | Instr::DisposeResources { kind, .. }
             | Instr::SuppressError { kind, .. } => span(kind, 1),
             Instr::Call { args: a, argc, .. }
+            | Instr::CallNoThis { args: a, argc, .. }
             | Instr::TailCall { args: a, argc, .. }
             | Instr::New { args: a, argc, .. }
             | Instr::SuperCall { args: a, argc, .. } => args(a, argc),

@@ -1324,7 +1324,7 @@ impl<'a> Compiler<'a> {
         };
         let func = self.fs.alloc()?;
         let base = self.fs.alloc_n(1 + argc)?;
-        self.callee_and_this(&call.callee, func, base)?;
+        let no_this = self.callee_and_this_unless_undefined(&call.callee, func, base)?;
         if call.optional {
             self.optional_check(func);
         }
@@ -1333,6 +1333,18 @@ impl<'a> Compiler<'a> {
         let is_eval = matches!(call.callee.without_parentheses(), Expression::Identifier(id) if id.name == "eval" && self.symbol_of_ref(id).is_none())
             && !matches!(call.callee, Expression::ParenthesizedExpression(_))
             && !call.optional;
+        if no_this && !is_eval && !spread {
+            self.emit(Instr::CallNoThis {
+                dst,
+                func,
+                args: base,
+                argc: argc as u8,
+            });
+            return Ok(());
+        }
+        if no_this {
+            self.emit(Instr::LoadUndefined { dst: base });
+        }
         if is_eval {
             self.eval_scope_constant()?;
             self.emit(Instr::CallEval {
@@ -1392,8 +1404,24 @@ impl<'a> Compiler<'a> {
 
     /// r[func] = the callee, r[base] = the `this` value for the call.
     fn callee_and_this(&mut self, callee: &Expression<'a>, func: Reg, base: Reg) -> R<()> {
+        if self.callee_and_this_unless_undefined(callee, func, base)? {
+            self.emit(Instr::LoadUndefined { dst: base });
+        }
+        Ok(())
+    }
+
+    /// [`Self::callee_and_this`], except that an undefined `this` (the callee is not a
+    /// property) is not written: true then, for a call that says so itself
+    /// (`CallNoThis`).
+    fn callee_and_this_unless_undefined(
+        &mut self,
+        callee: &Expression<'a>,
+        func: Reg,
+        base: Reg,
+    ) -> R<bool> {
         if let Some(m) = callee.as_member_expression() {
-            return self.member_callee_and_this(m, func, base);
+            self.member_callee_and_this(m, func, base)?;
+            return Ok(false);
         }
         match callee {
             Expression::ChainExpression(c) if c.expression.is_member_expression() => {
@@ -1413,11 +1441,11 @@ impl<'a> Compiler<'a> {
                 }
             }
             Expression::ParenthesizedExpression(p) if p.expression.is_member_expression() => {
-                self.callee_and_this(&p.expression, func, base)?;
+                return self.callee_and_this_unless_undefined(&p.expression, func, base);
             }
             // `(o.f as F)()` and `o.f!()` call with `this` = o, as `(o.f)()` does
             e if is_type_wrapper(e) => {
-                self.callee_and_this(e.get_inner_expression(), func, base)?;
+                return self.callee_and_this_unless_undefined(e.get_inner_expression(), func, base);
             }
             Expression::Identifier(id)
                 if self
@@ -1432,10 +1460,10 @@ impl<'a> Compiler<'a> {
             }
             _ => {
                 self.expr(callee, func)?;
-                self.emit(Instr::LoadUndefined { dst: base });
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// [`Self::callee_and_this`] for a member expression: `this` is its object.

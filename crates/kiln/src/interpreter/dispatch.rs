@@ -881,6 +881,22 @@ impl Vm {
                             dst
                         ));
                     }
+                    Instr::CallNoThis {
+                        dst,
+                        func,
+                        args,
+                        argc,
+                    } => {
+                        let f = reg!(func);
+                        sync!();
+                        flow!(self.call_instruction(
+                            f,
+                            Value::UNDEFINED,
+                            base + args as usize + 1,
+                            argc as usize,
+                            dst
+                        ));
+                    }
                     Instr::TailCall { func, args, argc } => {
                         let f = reg!(func);
                         let this = reg!(args);
