@@ -327,6 +327,8 @@ pub enum Instr {
     BitNot { dst: Reg, src: Reg },
     /// `r[dst] = !r[src]`
     Not { dst: Reg, src: Reg },
+    /// `r[dst] = typeof r[src] === name`, `typeof` compared with a string literal
+    TypeOfIs { dst: Reg, src: Reg, name: TypeName },
     /// `r[dst] = typeof r[src]`
     TypeOf { dst: Reg, src: Reg },
     /// `r[dst] = ToNumber(r[src])` (unary plus)
@@ -493,6 +495,36 @@ pub enum Instr {
     /// dynamic `import(r[src], r[src+1])` (specifier, options or undefined): `r[dst] = promise`;
     /// `source`: `import.source(...)`, which no source text module supports
     ImportDynamic { dst: Reg, src: Reg, source: bool },
+}
+
+/// What `typeof` answers, for [`Instr::TypeOfIs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeName {
+    Undefined,
+    Object,
+    Boolean,
+    Number,
+    String,
+    Symbol,
+    BigInt,
+    Function,
+}
+
+impl TypeName {
+    /// The `typeof` answer named `name`, if `typeof` can give it.
+    pub fn from_name(name: &str) -> Option<TypeName> {
+        Some(match name {
+            "undefined" => TypeName::Undefined,
+            "object" => TypeName::Object,
+            "boolean" => TypeName::Boolean,
+            "number" => TypeName::Number,
+            "string" => TypeName::String,
+            "symbol" => TypeName::Symbol,
+            "bigint" => TypeName::BigInt,
+            "function" => TypeName::Function,
+            _ => return None,
+        })
+    }
 }
 
 /// How [`Instr::DefineMethod`] installs a function.

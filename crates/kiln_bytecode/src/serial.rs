@@ -128,6 +128,16 @@ enum_field!(MethodKind {
     ClassGetter,
     ClassSetter
 });
+enum_field!(TypeName {
+    Undefined,
+    Object,
+    Boolean,
+    Number,
+    String,
+    Symbol,
+    BigInt,
+    Function
+});
 enum_field!(GlobalDeclaration {
     Lexical,
     Var,
@@ -360,6 +370,7 @@ instruction_table! {
     144 ImportDynamic { dst: reg, src: reg, source: plain },
     145 SwitchInt { src: reg, table: switch_table },
     146 CallNoThis { dst: reg, func: reg, args: reg, argc: plain },
+    147 TypeOfIs { dst: reg, src: reg, name: plain },
 }
 
 impl Writer {

@@ -7,7 +7,7 @@
 //! not write to it, and must not use it across code that can assign that
 //! variable (`may_assign`).
 
-use kiln_bytecode::{Constant, ErrorKind, Instr, MethodKind, Reg};
+use kiln_bytecode::{Constant, ErrorKind, Instr, MethodKind, Reg, TypeName};
 use oxc_ast::ast::*;
 use oxc_span::{GetSpan, Span};
 use oxc_syntax::operator::{
@@ -142,6 +142,32 @@ fn compound_binary(op: AssignmentOperator) -> Option<BinaryOperator> {
         A::BitwiseAnd => B::BitwiseAnd,
         _ => return None,
     })
+}
+
+/// `typeof x === "name"` (or `==`, `!==`, `!=`, either way round) for a name `typeof` can
+/// answer: x, the name, and whether the test is for equality.
+fn typeof_test<'e, 'a>(
+    b: &'e BinaryExpression<'a>,
+) -> Option<(&'e Expression<'a>, TypeName, bool)> {
+    let equal = match b.operator {
+        BinaryOperator::StrictEquality | BinaryOperator::Equality => true,
+        BinaryOperator::StrictInequality | BinaryOperator::Inequality => false,
+        _ => return None,
+    };
+    let typeof_of = |e: &'e Expression<'a>| match e.without_parentheses() {
+        Expression::UnaryExpression(u) if u.operator == UnaryOperator::Typeof => Some(&u.argument),
+        _ => None,
+    };
+    let name_of = |e: &Expression<'a>| match e.without_parentheses() {
+        Expression::StringLiteral(s) => TypeName::from_name(&s.value),
+        _ => None,
+    };
+    let (operand, name) = match (typeof_of(&b.left), typeof_of(&b.right)) {
+        (Some(operand), _) => (operand, name_of(&b.right)?),
+        (None, Some(operand)) => (operand, name_of(&b.left)?),
+        (None, None) => return None,
+    };
+    Some((operand, name, equal))
 }
 
 /// A small integer literal usable as an immediate.
@@ -572,7 +598,42 @@ impl<'a> Compiler<'a> {
     /// terms) nests to the left, so its links are compiled in a loop, innermost first,
     /// each into one accumulator; only the right operands recurse. (`**` nests to the
     /// right and still recurses.)
+    /// The register holding the value `typeof operand` examines (`dst` or the operand's
+    /// own): an unresolvable name reads as undefined instead of throwing.
+    fn typeof_operand(&mut self, operand: &Expression<'a>, dst: Reg) -> R<Reg> {
+        if let Expression::Identifier(id) = operand.get_inner_expression()
+            && let sym = self.symbol_of_ref(id)
+            && (sym.is_none() || sym.is_some_and(|s| self.eval_by_name(s)))
+            && self.dynamic(&id.name, sym).is_some()
+        {
+            self.load_name(&id.name, sym, dst, id.span, true)?;
+            return Ok(dst);
+        }
+        if let Expression::Identifier(id) = operand.get_inner_expression()
+            && self.symbol_of_ref(id).is_none()
+            && !(id.name == "arguments" && self.arguments_loc().is_some())
+        {
+            if id.name == "undefined" {
+                self.emit(Instr::LoadUndefined { dst });
+            } else {
+                let site = self.fs.site(&id.name)?;
+                self.emit(Instr::GetGlobalOrUndefined { dst, site });
+            }
+            return Ok(dst);
+        }
+        self.expr_reg(operand)
+    }
+
     fn binary(&mut self, b: &BinaryExpression<'a>, dst: Reg) -> R<()> {
+        if let Some((operand, name, equal)) = typeof_test(b) {
+            let src = self.typeof_operand(operand, dst)?;
+            self.pos(b.span);
+            self.emit(Instr::TypeOfIs { dst, src, name });
+            if !equal {
+                self.emit(Instr::Not { dst, src: dst });
+            }
+            return Ok(());
+        }
         let links = binary_links(b);
         // The running value of the chain; the last link writes `dst`, which may be a
         // variable's own register and so is written only once every operand has been read.
@@ -644,29 +705,7 @@ impl<'a> Compiler<'a> {
                 self.emit(Instr::LoadUndefined { dst });
             }
             UnaryOperator::Typeof => {
-                if let Expression::Identifier(id) = u.argument.get_inner_expression()
-                    && let sym = self.symbol_of_ref(id)
-                    && (sym.is_none() || sym.is_some_and(|s| self.eval_by_name(s)))
-                    && self.dynamic(&id.name, sym).is_some()
-                {
-                    self.load_name(&id.name, sym, dst, id.span, true)?;
-                    self.emit(Instr::TypeOf { dst, src: dst });
-                    return Ok(());
-                }
-                if let Expression::Identifier(id) = u.argument.get_inner_expression()
-                    && self.symbol_of_ref(id).is_none()
-                    && !(id.name == "arguments" && self.arguments_loc().is_some())
-                {
-                    if id.name == "undefined" {
-                        self.emit(Instr::LoadUndefined { dst });
-                    } else {
-                        let site = self.fs.site(&id.name)?;
-                        self.emit(Instr::GetGlobalOrUndefined { dst, site });
-                    }
-                    self.emit(Instr::TypeOf { dst, src: dst });
-                    return Ok(());
-                }
-                let src = self.expr_reg(&u.argument)?;
+                let src = self.typeof_operand(&u.argument, dst)?;
                 self.emit(Instr::TypeOf { dst, src });
             }
             UnaryOperator::Delete => self.delete(&u.argument, dst, u.span)?,

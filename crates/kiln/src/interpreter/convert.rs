@@ -8,6 +8,7 @@ use crate::JsResult;
 use crate::heap::{StringId, string::Units};
 use crate::object::{ObjectKind, PropertyKey};
 use crate::value::{Kind, Value};
+use kiln_bytecode::TypeName;
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive as _, Zero};
 
@@ -418,21 +419,30 @@ impl Vm {
     /// `typeof v`
     pub fn type_of(&self, v: Value) -> StringId {
         let a = &self.atoms;
+        match self.type_name(v) {
+            TypeName::Undefined => a.undefined,
+            TypeName::Object => a.object,
+            TypeName::Boolean => a.boolean,
+            TypeName::Number => a.number,
+            TypeName::String => a.string,
+            TypeName::Symbol => a.symbol,
+            TypeName::BigInt => a.bigint,
+            TypeName::Function => a.function,
+        }
+    }
+
+    /// What `typeof v` answers, as a name the bytecode can hold.
+    pub fn type_name(&self, v: Value) -> TypeName {
         match v.kind() {
-            Kind::Undefined | Kind::Hole => a.undefined,
-            Kind::Null => a.object,
-            Kind::Bool(_) => a.boolean,
-            Kind::Int(_) | Kind::Double(_) => a.number,
-            Kind::String(_) => a.string,
-            Kind::Symbol(_) => a.symbol,
-            Kind::BigInt(_) => a.bigint,
-            Kind::Object(_) => {
-                if self.is_callable(v) {
-                    a.function
-                } else {
-                    a.object
-                }
-            }
+            Kind::Undefined | Kind::Hole => TypeName::Undefined,
+            Kind::Null => TypeName::Object,
+            Kind::Bool(_) => TypeName::Boolean,
+            Kind::Int(_) | Kind::Double(_) => TypeName::Number,
+            Kind::String(_) => TypeName::String,
+            Kind::Symbol(_) => TypeName::Symbol,
+            Kind::BigInt(_) => TypeName::BigInt,
+            Kind::Object(_) if self.is_callable(v) => TypeName::Function,
+            Kind::Object(_) => TypeName::Object,
         }
     }
 

@@ -674,6 +674,9 @@ impl Vm {
                     Instr::TypeOf { dst, src } => {
                         reg!(dst) = Value::string(self.type_of(reg!(src)))
                     }
+                    Instr::TypeOfIs { dst, src, name } => {
+                        reg!(dst) = Value::bool(self.type_name(reg!(src)) == name)
+                    }
                     Instr::ToNumber { dst, src } => {
                         let a = reg!(src);
                         reg!(dst) = if a.is_number() {
