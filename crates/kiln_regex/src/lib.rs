@@ -227,9 +227,14 @@ impl Regex {
             m.flush()?;
             Ok(found)
         });
-        let slots = std::mem::take(&mut m.captures);
+        // a match takes the captures; a failed search leaves them to the next one
+        let found = found.map(|found| {
+            found.then(|| Match {
+                slots: std::mem::take(&mut m.captures),
+            })
+        });
         *self.scratch.borrow_mut() = m.into_scratch();
-        Ok(found?.then_some(Match { slots }))
+        found
     }
 }
 

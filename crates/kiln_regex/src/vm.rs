@@ -212,9 +212,11 @@ pub struct Matcher<'p, 'm, T: Text> {
     meter: &'m mut dyn FnMut(u64) -> bool,
 }
 
-/// Memory a search needs besides the captures, kept between searches.
+/// Memory a search needs, kept between searches: the captures of a search that found
+/// nothing are reused by the next one (a match takes them with it).
 #[derive(Default)]
 pub struct Scratch {
+    captures: Vec<usize>,
     registers: Vec<usize>,
     stack: Vec<Backtrack>,
 }
@@ -222,7 +224,7 @@ pub struct Scratch {
 impl Scratch {
     /// Bytes its vectors hold.
     pub fn heap_bytes(&self) -> usize {
-        self.registers.capacity() * size_of::<usize>()
+        (self.captures.capacity() + self.registers.capacity()) * size_of::<usize>()
             + self.stack.capacity() * size_of::<Backtrack>()
     }
 }
@@ -236,16 +238,19 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
         meter: &'m mut dyn FnMut(u64) -> bool,
     ) -> Self {
         let Scratch {
+            mut captures,
             mut registers,
             mut stack,
         } = scratch;
+        captures.clear();
+        captures.resize((prog.groups + 1) * 2, UNSET);
         registers.clear();
         registers.resize(prog.registers, 0);
         stack.clear();
         Matcher {
             prog,
             text,
-            captures: vec![UNSET; (prog.groups + 1) * 2],
+            captures,
             registers,
             stack,
             max_backtrack,
@@ -261,6 +266,7 @@ impl<'p, 'm, T: Text> Matcher<'p, 'm, T> {
             stack = Vec::new();
         }
         Scratch {
+            captures: self.captures,
             registers: self.registers,
             stack,
         }
