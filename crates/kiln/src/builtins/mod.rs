@@ -216,25 +216,27 @@ pub fn make_unbound_constructor(
 /// Define a getter-only accessor `name` on `obj` (configurable, not enumerable).
 pub fn define_getter(vm: &mut Vm, obj: ObjectId, name: &str, func: NativeFn) {
     let key = vm.key(name);
-    let display = match key {
-        PropertyKey::Symbol(_) => name.to_string(),
-        _ => format!("get {name}"),
-    };
-    let getter = vm.new_native(func, &display, 0, false);
+    define_keyed_getter(vm, obj, key, &format!("get {name}"), func);
+}
+
+/// [`define_getter`] under any key, the getter function named `display`
+/// (`get [Symbol.species]` for a symbol key).
+pub fn define_keyed_getter(
+    vm: &mut Vm,
+    obj: ObjectId,
+    key: PropertyKey,
+    display: &str,
+    func: NativeFn,
+) {
+    let getter = vm.new_native(func, display, 0, false);
     let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
     vm.define_builtin(obj, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
 }
 
 /// Define `get [Symbol.species]() { return this }` on a constructor.
 pub fn define_species(vm: &mut Vm, ctor: ObjectId) {
-    let getter = vm.new_native(iterator::return_this, "get [Symbol.species]", 0, false);
-    let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
-    vm.define_builtin(
-        ctor,
-        PropertyKey::Symbol(vm.symbols.species),
-        pair,
-        Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
-    );
+    let key = PropertyKey::Symbol(vm.symbols.species);
+    define_keyed_getter(vm, ctor, key, "get [Symbol.species]", iterator::return_this);
 }
 
 /// Define a symbol-keyed native method, named `[description]`.

@@ -704,14 +704,8 @@ pub fn init(vm: &mut Vm) {
     for (name, f) in getters {
         define_getter(vm, proto, name, f);
     }
-    let getter = vm.new_native(to_string_tag, "get [Symbol.toStringTag]", 0, false);
-    let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
-    vm.define_builtin(
-        proto,
-        PropertyKey::Symbol(vm.symbols.to_string_tag),
-        pair,
-        Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE),
-    );
+    let tag = PropertyKey::Symbol(vm.symbols.to_string_tag);
+    super::define_keyed_getter(vm, proto, tag, "get [Symbol.toStringTag]", to_string_tag);
     let methods: [(&str, NativeFn, u32); 30] = [
         ("at", at, 1),
         ("copyWithin", copy_within, 2),
