@@ -593,11 +593,6 @@ impl<'a> Compiler<'a> {
 
     // ---- operators ----
 
-    /// A binary operator, and the ones nested in its left operand: a left-associative
-    /// chain (`a + b - c * d + e`, a generated `"a" + "a" + … + "a"` of thousands of
-    /// terms) nests to the left, so its links are compiled in a loop, innermost first,
-    /// each into one accumulator; only the right operands recurse. (`**` nests to the
-    /// right and still recurses.)
     /// The register holding the value `typeof operand` examines (`dst` or the operand's
     /// own): an unresolvable name reads as undefined instead of throwing.
     fn typeof_operand(&mut self, operand: &Expression<'a>, dst: Reg) -> R<Reg> {
@@ -624,6 +619,11 @@ impl<'a> Compiler<'a> {
         self.expr_reg(operand)
     }
 
+    /// A binary operator, and the ones nested in its left operand: a left-associative
+    /// chain (`a + b - c * d + e`, a generated `"a" + "a" + … + "a"` of thousands of
+    /// terms) nests to the left, so its links are compiled in a loop, innermost first,
+    /// each into one accumulator; only the right operands recurse. (`**` nests to the
+    /// right and still recurses.) A `typeof` test against a name is one `TypeOfIs`.
     fn binary(&mut self, b: &BinaryExpression<'a>, dst: Reg) -> R<()> {
         if let Some((operand, name, equal)) = typeof_test(b) {
             let src = self.typeof_operand(operand, dst)?;
