@@ -19,11 +19,10 @@
 //! script's cost, so the package calls [`housekeep`] when node's loop is idle: it makes
 //! the next session's runtime and drops those of ended sessions.
 
-use kiln::host::CallReporting;
 use kiln::snapshot::Snapshot;
 use kiln::{
-    CallId, ConsoleLevel, HostError, HostReply, HostValue, InterruptHandle, Outcome, PendingCall,
-    Runtime,
+    CallId, CallReporting, ConsoleLevel, HostError, HostReply, HostValue, InterruptHandle, Outcome,
+    PendingCall, Runtime,
 };
 use kiln_bridge::coroutine::{Guest as Coroutine, Step, Suspender};
 use kiln_bridge::protocol::{Capability, Failure, Load, Mode, Start};

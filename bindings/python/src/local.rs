@@ -24,10 +24,9 @@
 
 use crate::values;
 use crate::{event_to_python, lock, refused};
-use kiln::host::CallReporting;
 use kiln::{
-    CallId, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue, InterruptHandle, Outcome,
-    PendingCall, Runtime,
+    CallId, CallReporting, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue,
+    InterruptHandle, Outcome, PendingCall, Runtime,
 };
 use kiln_bridge::Event;
 use kiln_bridge::coroutine::{Guest as Coroutine, Step, Suspender};

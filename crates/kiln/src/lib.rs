@@ -20,7 +20,7 @@ pub mod value;
 
 pub use builtins::shared_memory::SharedBlock;
 pub use compiled::CompiledModule;
-pub use host::{CallId, ConsoleLevel, HostError, HostReply, HostValue, PendingCall};
+pub use host::{CallId, CallReporting, ConsoleLevel, HostError, HostReply, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;
 pub use interpreter::module::ModuleLoader;
