@@ -6,7 +6,9 @@
 //! this process's worker threads ([`Isolation::Thread`]) or in a pool of `kiln-worker`
 //! processes ([`Isolation::Process`]); the conversation is the same. Values and messages
 //! cross as the bytes of [`codec`] and [`protocol`], which the JavaScript side of the
-//! Node package reads and writes too.
+//! Node package reads and writes too. The packages' in-process executions run the
+//! guest on the host's own thread instead ([`local`]), with the same commands and
+//! events as values.
 //!
 //! ```
 //! use kiln_bridge::protocol::{Capability, Command, Event, Mode, Settings, Start};
@@ -40,6 +42,7 @@
 
 pub mod codec;
 pub mod coroutine;
+pub mod local;
 mod process;
 pub mod protocol;
 mod session;
