@@ -167,6 +167,36 @@ fn settings(limits: LimitArgs, hardened: bool, allow_eval: bool, console: bool) 
     }
 }
 
+/// The execution a `start` describes; capabilities are `(name, is_async)`, and a refused
+/// input raises BoundaryRefusal (path from `$.name`).
+fn start(
+    source: String,
+    filename: String,
+    settings: Settings,
+    capabilities: Vec<(String, bool)>,
+    inputs: Vec<(String, Bound<'_, PyAny>)>,
+) -> PyResult<Start> {
+    let mut values = Vec::with_capacity(inputs.len());
+    for (name, value) in inputs {
+        let value = values::to_host(&value).map_err(|r| refused(r.within(format!(".{name}"))))?;
+        values.push((name, value));
+    }
+    let capabilities = capabilities
+        .into_iter()
+        .map(|(name, is_async)| Capability {
+            name,
+            mode: if is_async { Mode::Async } else { Mode::Call },
+        })
+        .collect();
+    Ok(Start {
+        source,
+        filename,
+        settings,
+        capabilities,
+        inputs: values,
+    })
+}
+
 fn refused(r: Refusal) -> PyErr {
     let path = r.path();
     BoundaryRefusal::new_err((r.what, path))
@@ -237,29 +267,9 @@ impl Session {
         capabilities: Vec<(String, bool)>,
         inputs: Vec<(String, Bound<'_, PyAny>)>,
     ) -> PyResult<()> {
-        let mut values = Vec::with_capacity(inputs.len());
-        for (name, value) in inputs {
-            let value =
-                values::to_host(&value).map_err(|r| refused(r.within(format!(".{name}"))))?;
-            values.push((name, value));
-        }
-        let capabilities = capabilities
-            .into_iter()
-            .map(|(name, is_async)| Capability {
-                name,
-                mode: if is_async { Mode::Async } else { Mode::Call },
-            })
-            .collect();
-        self.send(
-            py,
-            Command::Start(Box::new(Start {
-                source,
-                filename,
-                settings: settings(limits, hardened, allow_eval, console),
-                capabilities,
-                inputs: values,
-            })),
-        );
+        let settings = settings(limits, hardened, allow_eval, console);
+        let start = start(source, filename, settings, capabilities, inputs)?;
+        self.send(py, Command::Start(Box::new(start)));
         Ok(())
     }
 

@@ -19,11 +19,9 @@
 //! thread; the run object is `unsendable` (pyo3 refuses it to other threads), and a
 //! [`Canceller`] stops it from any thread.
 
-use crate::values;
-use crate::{event_to_python, refused};
+use crate::{event_to_python, refused, values};
 use kiln::{CallId, HostReply, Runtime};
 use kiln_bridge::local::{Answer, Begin, Execution, LocalGuest, Stop};
-use kiln_bridge::protocol::{Capability, Mode, Start};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -106,26 +104,8 @@ impl LocalRun {
         if self.local.begun() {
             return Err(PyRuntimeError::new_err("the run has already started"));
         }
-        let mut values = Vec::with_capacity(inputs.len());
-        for (name, value) in inputs {
-            let value =
-                values::to_host(&value).map_err(|r| refused(r.within(format!(".{name}"))))?;
-            values.push((name, value));
-        }
-        let capabilities = capabilities
-            .into_iter()
-            .map(|(name, is_async)| Capability {
-                name,
-                mode: if is_async { Mode::Async } else { Mode::Call },
-            })
-            .collect();
-        let start = Start {
-            source,
-            filename,
-            settings: crate::settings(limits, hardened, allow_eval, console),
-            capabilities,
-            inputs: values,
-        };
+        let settings = crate::settings(limits, hardened, allow_eval, console);
+        let start = crate::start(source, filename, settings, capabilities, inputs)?;
         let execution = Execution {
             begin: Begin::Start(Box::new(start)),
             pause: pause_us.map(Duration::from_micros),
