@@ -51,7 +51,7 @@
 //! ```
 
 use crate::coroutine::{Guest, Step, Suspender};
-use crate::protocol::{Capability, Event, Failure, Load, Mode, Start};
+use crate::protocol::{CallAnswer, Capability, Event, Failure, Load, Mode, Start};
 use crate::worker::lock;
 use kiln::snapshot::Snapshot;
 use kiln::{
@@ -85,7 +85,7 @@ pub enum Answer {
     /// the reply to the synchronous call the guest waits in
     Reply(HostReply),
     /// answers to outstanding asynchronous calls, settled in this order
-    Settle(Vec<(CallId, Result<HostValue, HostError>)>),
+    Settle(Vec<CallAnswer>),
     /// write the waiting execution as snapshot bytes (authenticated with the key)
     Dump(Option<Vec<u8>>),
     /// at the start, after a console line or a pause, and to a waiting guest: go on

@@ -9,6 +9,9 @@
 //! is a synchronous host call, and the worker waits for its `Reply` before the guest goes
 //! on. `Close` ends a session at any time and is acknowledged with `Closed`, after the
 //! step running then (unless that step ends the session: then its event is the last).
+//! `Answer` settles one asynchronous call; `Answers` settles several in one step, in
+//! its order, so that a host with several answers at hand gets one resting event for
+//! them however its messages travel.
 //!
 //! Each message is a tag byte and its fields, in the order the types list them, with
 //! the encodings of [`crate::codec`]; call ids and limits are `f64` (what JavaScript
@@ -131,6 +134,10 @@ pub struct Load {
     pub capabilities: Vec<Capability>,
 }
 
+/// The host's answer to the outstanding asynchronous call with this id: a value, or an
+/// error the guest's promise rejects with.
+pub type CallAnswer = (CallId, Result<HostValue, HostError>);
+
 /// What a host sends to a session's worker.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -143,6 +150,9 @@ pub enum Command {
         id: CallId,
         result: Result<HostValue, HostError>,
     },
+    /// answers to asynchronous calls (one or more), settled in this order in one step:
+    /// the guest runs once after the last of them, whenever the frame arrives
+    Answers(Vec<CallAnswer>),
     /// write the suspended execution as snapshot bytes (authenticated with `key`)
     Dump {
         key: Option<Vec<u8>>,
@@ -247,6 +257,7 @@ const ANSWER: u8 = 4;
 const DUMP: u8 = 5;
 const CLOSE: u8 = 6;
 const INTERRUPT: u8 = 7;
+const ANSWERS: u8 = 8;
 
 // Event tags
 const CALL: u8 = 1;
@@ -324,6 +335,20 @@ impl Writer {
                 self.value(d);
             }
             None => self.u8(0),
+        }
+    }
+
+    /// An answer's result: its kind, then the value or the error.
+    fn result(&mut self, result: &Result<HostValue, HostError>) {
+        match result {
+            Ok(v) => {
+                self.u8(RETURN);
+                self.value(v);
+            }
+            Err(e) => {
+                self.u8(THROW);
+                self.host_error(e);
+            }
         }
     }
 
@@ -428,6 +453,16 @@ impl Reader<'_> {
         }
     }
 
+    fn answer(&mut self) -> Result<CallAnswer, DecodeError> {
+        let id = self.call_id()?;
+        let result = match self.u8()? {
+            RETURN => Ok(self.value()?),
+            THROW => Err(self.host_error()?),
+            _ => return self.fail("an unknown answer kind"),
+        };
+        Ok((id, result))
+    }
+
     fn call(&mut self) -> Result<PendingCall, DecodeError> {
         let id = self.call_id()?;
         let capability = self.str()?;
@@ -503,15 +538,14 @@ impl Command {
             Command::Answer { id, result } => {
                 w.u8(ANSWER);
                 w.f64(*id as f64);
-                match result {
-                    Ok(v) => {
-                        w.u8(RETURN);
-                        w.value(v);
-                    }
-                    Err(e) => {
-                        w.u8(THROW);
-                        w.host_error(e);
-                    }
+                w.result(result);
+            }
+            Command::Answers(answers) => {
+                w.u8(ANSWERS);
+                w.len(answers.len());
+                for (id, result) in answers {
+                    w.f64(*id as f64);
+                    w.result(result);
                 }
             }
             Command::Dump { key } => {
@@ -559,13 +593,19 @@ impl Command {
                 _ => return r.fail("an unknown reply kind"),
             }),
             ANSWER => {
-                let id = r.call_id()?;
-                let result = match r.u8()? {
-                    RETURN => Ok(r.value()?),
-                    THROW => Err(r.host_error()?),
-                    _ => return r.fail("an unknown answer kind"),
-                };
+                let (id, result) = r.answer()?;
                 Command::Answer { id, result }
+            }
+            ANSWERS => {
+                let n = r.count()?;
+                if n == 0 {
+                    return r.fail("a batch of no answers");
+                }
+                let mut answers = Vec::with_capacity(n);
+                for _ in 0..n {
+                    answers.push(r.answer()?);
+                }
+                Command::Answers(answers)
             }
             DUMP => Command::Dump { key: r.opt_blob()? },
             CLOSE => Command::Close,
@@ -723,6 +763,12 @@ mod tests {
                 id: 9_007_199_254_740_992,
                 result: Err(HostError::new("boom")),
             },
+            Command::Answers(vec![
+                (3, Ok(HostValue::object([("total", 12.into())]))),
+                (1, Err(error())),
+                (2, Ok(HostValue::Undefined)),
+            ]),
+            Command::Answers(vec![(9_007_199_254_740_992, Err(HostError::new("late")))]),
             Command::Dump { key: None },
             Command::Close,
             Command::Interrupt,
@@ -781,6 +827,72 @@ mod tests {
             assert_eq!(Event::bytes_end_session(&bytes), e.ends_session());
             for end in 0..bytes.len() {
                 assert!(Event::decode(&bytes[..end]).is_err(), "{e:?} cut at {end}");
+            }
+        }
+    }
+
+    /// The bytes of a batch whose answers are given as raw bytes after its count.
+    fn answers_bytes(count: u32, body: &[u8]) -> Vec<u8> {
+        let mut bytes = vec![ANSWERS];
+        bytes.extend_from_slice(&count.to_le_bytes());
+        bytes.extend_from_slice(body);
+        bytes
+    }
+
+    #[test]
+    fn malformed_batches_of_answers_are_errors() {
+        let one = Command::Answers(vec![(7, Ok(1.into()))]).encode();
+        let answer = &one[5..];
+        let cases: [(Vec<u8>, &str); 5] = [
+            (answers_bytes(0, &[]), "a batch of no answers"),
+            (answers_bytes(2, answer), "the input ends too early"),
+            (
+                answers_bytes(u32::MAX, answer),
+                "a count larger than the input",
+            ),
+            (
+                answers_bytes(1, &[answer[..8].to_vec(), vec![9]].concat()),
+                "an unknown answer kind",
+            ),
+            (
+                answers_bytes(1, &[&(-1.0f64).to_le_bytes()[..], &answer[8..]].concat()),
+                "a call id that is not a whole number",
+            ),
+        ];
+        for (bytes, message) in cases {
+            assert_eq!(Command::decode(&bytes).unwrap_err().message, message);
+        }
+        let mut trailing = one.clone();
+        trailing.push(0);
+        assert_eq!(
+            Command::decode(&trailing).unwrap_err().message,
+            "unexpected bytes after the end"
+        );
+    }
+
+    #[test]
+    fn garbage_in_a_batch_of_answers_is_an_error_or_a_batch_never_a_panic() {
+        let batch = Command::Answers(vec![
+            (
+                3,
+                Ok(HostValue::object([(
+                    "xs",
+                    HostValue::Array(vec![1.into(), "two".into()]),
+                )])),
+            ),
+            (1, Err(error())),
+        ])
+        .encode();
+        // every byte after the tag, set to each of a few values that mean something to
+        // the reader (markers, kinds, small and huge lengths); changes inside strings and
+        // numbers still read as a batch
+        for at in 1..batch.len() {
+            for byte in [0, 1, 2, 3, 7, 0x7f, 0x80, 0xfe, 0xff] {
+                let mut bytes = batch.clone();
+                bytes[at] = byte;
+                if let Ok(command) = Command::decode(&bytes) {
+                    assert!(matches!(command, Command::Answers(_)), "{command:?}");
+                }
             }
         }
     }

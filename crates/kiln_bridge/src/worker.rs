@@ -6,9 +6,9 @@
 //! call blocks its thread until the host replies. Between commands the worker keeps one
 //! runtime made ahead of time, so a new session does not wait for a realm to be built.
 
-use crate::protocol::{Capability, Command, Event, Failure, Load, Mode, Start};
+use crate::protocol::{CallAnswer, Capability, Command, Event, Failure, Load, Mode, Start};
 use kiln::snapshot::Snapshot;
-use kiln::{CallId, HostError, HostReply, HostValue, InterruptHandle, Outcome, Runtime};
+use kiln::{CallId, HostError, HostReply, InterruptHandle, Outcome, Runtime};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -121,52 +121,62 @@ impl Worker {
                 },
             };
             match envelope {
-                Envelope::Command {
-                    session,
-                    command: Command::Answer { id, result },
-                } => {
-                    let answers = self.more_answers(session, (id, result), &envelopes);
-                    self.answer(session, answers);
-                }
+                Envelope::Command { session, command } => match answers_of(command) {
+                    Ok(answers) => {
+                        let answers = self.more_answers(session, answers, &envelopes);
+                        self.answer(session, answers);
+                    }
+                    Err(command) => self.handle(Envelope::Command { session, command }),
+                },
                 envelope => self.handle(envelope),
             }
         }
     }
 
-    /// `first` and the answers for the same session that arrived with it (before any
-    /// other command of that session), in order, taken out of the backlog: answers that
-    /// arrive together are applied together, in one step (`Runtime::resume_many`), and
-    /// the host hears where the execution stands once, after the last of them.
+    /// The answers of one command (`first`) and those for the same session that
+    /// arrived with it (before any other command of that session), in order, taken out
+    /// of the backlog: answers that arrive together are applied together, in one step
+    /// (`Runtime::resume_many`), and the host hears where the execution stands once,
+    /// after the last of them. (A host that has several answers at once sends them in
+    /// one `Answers` command, which is one step however the commands arrive.)
     fn more_answers(
         &mut self,
         session: u64,
-        first: (CallId, Result<HostValue, HostError>),
+        first: Vec<CallAnswer>,
         envelopes: &Receiver<Envelope>,
-    ) -> Vec<(CallId, Result<HostValue, HostError>)> {
+    ) -> Vec<CallAnswer> {
         self.backlog.extend(envelopes.try_iter());
-        let mut answers = vec![first];
+        let mut answers = first;
         let mut kept = VecDeque::with_capacity(self.backlog.len());
         let mut batching = true;
         for envelope in self.backlog.drain(..) {
-            match envelope {
+            let envelope = match envelope {
                 Envelope::Command {
                     session: s,
-                    command: Command::Answer { id, result },
-                } if batching && s == session => answers.push((id, result)),
-                envelope => {
-                    if matches!(&envelope, Envelope::Command { session: s, .. } if *s == session) {
-                        batching = false;
+                    command,
+                } if batching && s == session => match answers_of(command) {
+                    Ok(more) => {
+                        answers.extend(more);
+                        continue;
                     }
-                    kept.push_back(envelope);
-                }
-            }
+                    Err(command) => {
+                        batching = false;
+                        Envelope::Command {
+                            session: s,
+                            command,
+                        }
+                    }
+                },
+                envelope => envelope,
+            };
+            kept.push_back(envelope);
         }
         self.backlog = kept;
         answers
     }
 
     /// Gives a session's guest the answers to outstanding calls, in one step.
-    fn answer(&mut self, session: u64, mut answers: Vec<(CallId, Result<HostValue, HostError>)>) {
+    fn answer(&mut self, session: u64, answers: Vec<CallAnswer>) {
         let Some(live) = self.sessions.get_mut(&session) else {
             return;
         };
@@ -176,9 +186,7 @@ impl Worker {
                 report(live, step)
             }
             None => {
-                // (the first answer ends a session that has not started)
-                let (id, result) = answers.swap_remove(0);
-                let (event, ends) = unstarted(&Command::Answer { id, result });
+                let (event, ends) = unstarted(&Command::Answers(answers));
                 if let Some(event) = event {
                     live.link.emit(&event);
                 }
@@ -236,10 +244,8 @@ impl Worker {
                         start_session(live, runtime, *start)
                     }
                     (Command::Load(load), _) => load_session(live, *load),
-                    (Command::Answer { id, result }, Some(rt)) => {
-                        let step = rt.resume(id, result);
-                        report(live, step)
-                    }
+                    // (`serve` gives answers to `answer`)
+                    (Command::Answer { .. } | Command::Answers(_), Some(_)) => false,
                     (Command::Dump { key }, Some(rt)) => {
                         let dumped = rt
                             .snapshot(key.as_deref())
@@ -270,12 +276,21 @@ impl Worker {
     }
 }
 
+/// The answers `command` carries, or the command when it is not an answer.
+fn answers_of(command: Command) -> Result<Vec<CallAnswer>, Command> {
+    match command {
+        Command::Answer { id, result } => Ok(vec![(id, result)]),
+        Command::Answers(answers) => Ok(answers),
+        command => Err(command),
+    }
+}
+
 /// How a session that has not started (no `Start` or `Load` yet) answers `command`, other
 /// than those two: the event it sends, if any, and whether the session is over. A worker
 /// process is leased at a session's start, so before then its host answers with this.
 pub(crate) fn unstarted(command: &Command) -> (Option<Event>, bool) {
     match command {
-        Command::Answer { .. } => (
+        Command::Answer { .. } | Command::Answers(_) => (
             Some(Event::Failed(Failure::new(
                 "Host",
                 "the session has not started",

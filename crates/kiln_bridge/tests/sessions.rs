@@ -808,3 +808,83 @@ fn a_dump_ends_a_batch_of_answers_the_answers_after_it_wait() {
         assert_eq!(restored.next(), Event::Complete("2=b 1=a 3=z".into()));
     }
 }
+
+/// THREE_CALLS without the synchronous call: the guest rests, waiting for its answers.
+const THREE_CALLS_WAITING: &str = "const log = [];
+    const calls = [1, 2, 3].map(n => tools.get(n).then(v => log.push(`${n}=${v}`), e => log.push(`${n}!${e.message}`)));
+    await Promise.all(calls);
+    log.join(' ')";
+
+#[test]
+fn one_answers_command_is_one_step_that_settles_the_calls_in_its_order() {
+    for isolation in isolations() {
+        let host = Host::start(
+            &isolation,
+            THREE_CALLS_WAITING,
+            Settings::default(),
+            &[("tools.get", Mode::Async)],
+        );
+        let calls: Vec<_> = host.suspended().iter().map(|c| c.id).collect();
+        assert_eq!(calls, [1, 2, 3]);
+        host.send(Command::Answers(vec![
+            (3, Ok("c".into())),
+            (1, Err(HostError::new("no a"))),
+            (2, Ok("b".into())),
+        ]));
+        // one step: no Suspended between the answers, whatever the timing
+        assert_eq!(host.next(), Event::Complete("3=c 1!no a 2=b".into()));
+    }
+}
+
+#[test]
+fn answers_commands_that_arrive_together_are_one_step() {
+    for isolation in isolations() {
+        let host = three_calls(&isolation);
+        host.send(Command::Answers(vec![
+            (2, Ok("b".into())),
+            (3, Ok("c".into())),
+        ]));
+        host.send(Command::Answers(vec![(1, Ok("a".into()))]));
+        host.send(Command::Reply(HostReply::Return(HostValue::Undefined)));
+        assert_eq!(host.suspended().len(), 3);
+        // both commands wait while the guest is in tools.hold: one step settles all
+        // three, in the order sent
+        assert_eq!(host.next(), Event::Complete("2=b 3=c 1=a".into()));
+    }
+}
+
+#[test]
+fn an_answers_command_before_the_start_fails_the_session() {
+    for isolation in isolations() {
+        let host = Host::open(&isolation);
+        host.send(Command::Answers(vec![(1, Ok("a".into()))]));
+        assert_eq!(
+            host.failed(),
+            Failure::new("Host", "the session has not started")
+        );
+    }
+}
+
+#[test]
+fn an_answers_command_that_answers_a_call_twice_fails_with_kind_host() {
+    for isolation in isolations() {
+        let host = Host::start(
+            &isolation,
+            THREE_CALLS_WAITING,
+            Settings::default(),
+            &[("tools.get", Mode::Async)],
+        );
+        assert_eq!(host.suspended().len(), 3);
+        host.send(Command::Answers(vec![
+            (1, Ok("a".into())),
+            (1, Ok("again".into())),
+        ]));
+        assert_eq!(
+            host.failed(),
+            Failure::new(
+                "Host",
+                "host call 1 is answered more than once in one batch"
+            )
+        );
+    }
+}
