@@ -10,6 +10,7 @@ const LOAD = 2;
 const REPLY = 3;
 const ANSWER = 4;
 const DUMP = 5;
+const ANSWERS = 8;
 
 // events
 const CALL = 1;
@@ -143,6 +144,24 @@ function answerError(id, error) {
   return w.take();
 }
 
+/**
+ * One command that settles the answers of `commands` (answers and batches of them, as
+ * made here) in one step, in their order: a count, then each answer as `answerValue`
+ * and `answerError` write it after their tag.
+ */
+function answers(commands) {
+  let count = 0;
+  const bodies = commands.map((command) => {
+    const batch = command[0] === ANSWERS;
+    count += batch ? command.readUInt32LE(1) : 1;
+    return command.subarray(batch ? 5 : 1);
+  });
+  const head = Buffer.alloc(5);
+  head[0] = ANSWERS;
+  head.writeUInt32LE(count, 1);
+  return Buffer.concat([head, ...bodies]);
+}
+
 function dump(key) {
   const w = new Writer();
   w.u8(DUMP);
@@ -196,12 +215,18 @@ function readEvent(bytes) {
   }
 }
 
+/** Whether `command` answers asynchronous calls (one or several). */
+function isAnswer(command) {
+  return command[0] === ANSWER || command[0] === ANSWERS;
+}
+
 /** Whether `command` is a reply to the synchronous call the guest waits in. */
 function isReply(command) {
   return command[0] === REPLY;
 }
 
 module.exports = {
+  isAnswer,
   isReply,
   start,
   load,
@@ -210,6 +235,7 @@ module.exports = {
   replyDefer,
   answerValue,
   answerError,
+  answers,
   dump,
   readEvent,
 };

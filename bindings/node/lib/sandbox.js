@@ -239,13 +239,20 @@ function isThenable(v) {
  * steps never nest. A guest that computes long pauses every few milliseconds; node's
  * loop takes a turn (an abort, a host function's answer), then `proceed` continues it,
  * and answers that came meanwhile wait in `queue` until the step ends (a reply to a
- * synchronous call the guest makes meanwhile goes before them).
+ * synchronous call the guest makes meanwhile goes before them), then go as one command.
+ *
+ * Answers to asynchronous calls given in one turn of node's loop (host functions that
+ * finish together) go together too, as one command that the guest takes in one step,
+ * in the order given: however the command travels, the guest runs once after all of
+ * them, not once after each.
  */
 class Conversation {
   constructor(isolation, handlers) {
     this.handlers = handlers;
     this.closed = false;
     this.inFlight = false;
+    /** answers given this turn of node's loop, sent together when it ends */
+    this.answers = [];
     if (isolation === null) {
       this.local = new addon.LocalSession();
       this.queue = [];
@@ -277,6 +284,31 @@ class Conversation {
     }
   }
 
+  /**
+   * Sends the answer to an asynchronous call with the others given this turn of node's
+   * loop, once the turn's callbacks have run.
+   */
+  answer(command) {
+    if (this.closed) return;
+    this.answers.push(command);
+    if (this.answers.length === 1) setImmediate(() => this.sendAnswers());
+  }
+
+  sendAnswers() {
+    const answers = this.answers;
+    this.answers = [];
+    this.send(answers.length === 1 ? answers[0] : protocol.answers(answers));
+  }
+
+  /** The next queued command; answers queued one after another become one. */
+  nextQueued() {
+    const command = this.queue.shift();
+    if (!protocol.isAnswer(command)) return command;
+    const answers = [command];
+    while (this.queue.length > 0 && protocol.isAnswer(this.queue[0])) answers.push(this.queue.shift());
+    return answers.length === 1 ? command : protocol.answers(answers);
+  }
+
   /** Runs the queued commands' steps on this thread, one after another. */
   pump() {
     if (this.pumping || this.paused) return;
@@ -285,7 +317,7 @@ class Conversation {
       while (this.queue.length > 0 && !this.closed && !this.paused) {
         let bytes;
         try {
-          bytes = this.local.send(this.queue.shift());
+          bytes = this.local.send(this.nextQueued());
         } catch (e) {
           this.receiveEvent(engineFailure(e));
           continue;
@@ -436,8 +468,8 @@ async function run(source, options = {}) {
     const answerLater = (conversation, call, result) => {
       answered.add(call.id);
       Promise.resolve(result).then(
-        (value) => conversation.send(answerValue(call, value)),
-        (e) => conversation.send(protocol.answerError(call.id, hostErrorOf(e))),
+        (value) => conversation.answer(answerValue(call, value)),
+        (e) => conversation.answer(protocol.answerError(call.id, hostErrorOf(e))),
       );
     };
     const apply = (call) => {

@@ -110,6 +110,7 @@ impl LocalSession {
             Command::Load(load) => self.begin(Begin::Load(load))?,
             Command::Reply(reply) => self.resume(Answer::Reply(reply)),
             Command::Answer { id, result } => self.resume(Answer::Settle(vec![(id, result)])),
+            Command::Answers(answers) => self.resume(Answer::Settle(answers)),
             Command::Dump { key } => self.resume(Answer::Dump(key)),
             Command::Interrupt => {
                 self.interrupt();

@@ -52,6 +52,12 @@ test('budgets, exceptions and cancellation work as in-process', async () => {
   assert.equal(await run('1 + 1', { isolation }), 2);
 });
 
+test('answers given in one turn of the loop reach the worker as one step, in the order given', async () => {
+  const source = readFileSync(new URL('./fixtures/settled-together.js', import.meta.url), 'utf8');
+  const capabilities = { tools: { a: async () => 1, b: async () => 2 } };
+  assert.equal(await run(source, { isolation, capabilities }), 'a b a+1');
+});
+
 test('snapshots move between the two isolations', async () => {
   let p = await start('const a = await tools.get("a"); const b = await tools.get(a); a + b', { isolation, capabilities: ['tools.get'] });
   p = await p.resume(p.calls[0].id, 'x');

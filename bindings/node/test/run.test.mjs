@@ -1,6 +1,7 @@
 // run(): results, capabilities, inputs, console, errors and cancellation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run, KilnError } from 'kiln-sandbox';
 
@@ -193,6 +194,38 @@ test('an answer that arrives while the guest computes is applied after it waits'
     limits: { fuel: 1e12, computeMs: 60_000, hostCalls: 1e9 },
   });
   assert.equal(out, 42);
+});
+
+/** A guest that tells whether its two calls' answers settled in one step. */
+const SETTLED_TOGETHER = readFileSync(new URL('./fixtures/settled-together.js', import.meta.url), 'utf8');
+
+test('answers given in one turn of the loop settle in one step, in the order given', async () => {
+  const capabilities = { tools: { a: async () => 1, b: async () => 2 } };
+  assert.equal(await run(SETTLED_TOGETHER, { capabilities }), 'a b a+1');
+});
+
+test('answers that come in different turns while the guest computes settle in one step', async () => {
+  // tools.a's answer comes in the first turn, tools.b's in a later one; tools.settled
+  // turns true in a turn after that, so both wait until the guest rests
+  let settled = false;
+  const source = `const log = [];
+    const a = tools.a().then(() => { log.push('a'); Promise.resolve().then(() => log.push('a+1')); });
+    const b = tools.b().then(() => log.push('b'));
+    let spins = 0;
+    while (!tools.settled()) { for (let i = 0; i < 10000; i++) spins++; }
+    await Promise.all([a, b]);
+    log.join(' ')`;
+  const out = await run(source, {
+    capabilities: {
+      tools: {
+        a: () => Promise.resolve(1),
+        b: () => new Promise((resolve) => setTimeout(() => { resolve(2); setTimeout(() => { settled = true; }, 0); }, 1)),
+        settled: () => settled,
+      },
+    },
+    limits: { fuel: 1e12, computeMs: 60_000, hostCalls: 1e9 },
+  });
+  assert.equal(out, 'a b a+1');
 });
 
 test('every run starts on a fresh runtime, also one made while node was idle', async () => {
