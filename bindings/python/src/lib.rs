@@ -15,8 +15,10 @@
 mod local;
 mod values;
 
-use kiln::{ConsoleLevel, HostError, HostReply, PendingCall};
-use kiln_bridge::protocol::{Capability, Failure, Limits, Load, Mode, Settings, Start, defaults};
+use kiln::{CallId, ConsoleLevel, HostError, HostReply, PendingCall};
+use kiln_bridge::protocol::{
+    CallAnswer, Capability, Failure, Limits, Load, Mode, Settings, Start, defaults,
+};
 use kiln_bridge::{Command, Event, Isolation, Session as Bridge, Sink};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
@@ -139,6 +141,8 @@ impl Queue {
 struct Session {
     session: Mutex<Option<Bridge>>,
     queue: Arc<Queue>,
+    /// answers given since the last `send_answers`, in order
+    answers: Mutex<Vec<CallAnswer>>,
 }
 
 type LimitArgs = (
@@ -250,6 +254,7 @@ impl Session {
         Ok(Session {
             session: Mutex::new(Some(session)),
             queue,
+            answers: Mutex::new(Vec::new()),
         })
     }
 
@@ -323,31 +328,28 @@ impl Session {
         self.send(py, Command::Reply(HostReply::Defer));
     }
 
-    /// Settles the outstanding call `id` with `value`.
-    fn answer_value(&self, py: Python<'_>, id: u64, value: Bound<'_, PyAny>) -> PyResult<()> {
+    /// Settles the outstanding call `id` with `value` at the next `send_answers`; a
+    /// refused value raises BoundaryRefusal and settles nothing.
+    fn answer_value(&self, id: CallId, value: Bound<'_, PyAny>) -> PyResult<()> {
         let value = values::to_host(&value).map_err(refused)?;
-        self.send(
-            py,
-            Command::Answer {
-                id,
-                result: Ok(value),
-            },
-        );
+        lock(&self.answers).push((id, Ok(value)));
         Ok(())
     }
 
-    /// Rejects the outstanding call `id` with an Error.
+    /// Rejects the outstanding call `id` with an Error at the next `send_answers`.
     #[pyo3(signature = (id, name, message, code=None))]
-    fn answer_error(
-        &self,
-        py: Python<'_>,
-        id: u64,
-        name: String,
-        message: String,
-        code: Option<String>,
-    ) {
-        let result = Err(host_error(name, message, code));
-        self.send(py, Command::Answer { id, result });
+    fn answer_error(&self, id: CallId, name: String, message: String, code: Option<String>) {
+        let error = host_error(name, message, code);
+        lock(&self.answers).push((id, Err(error)));
+    }
+
+    /// Sends the answers given since the last time as one command: the guest takes them
+    /// in one step, in the order given, however the command travels.
+    fn send_answers(&self, py: Python<'_>) {
+        let answers = std::mem::take(&mut *lock(&self.answers));
+        if !answers.is_empty() {
+            self.send(py, Command::Answers(answers));
+        }
     }
 
     /// Writes the suspended execution as snapshot bytes (a `dumped` event).

@@ -334,6 +334,25 @@ def test_answers_ready_together_reach_the_guest_in_the_order_they_finished():
     ]
 
 
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_answers_ready_together_are_one_step_of_the_guest(isolation):
+    # the first reaction queues more work: with both answers settled in one step, both
+    # reactions run before it ("a b a+1"); one step per answer would give "a a+1 b"
+    async def a():
+        return 1
+
+    async def b():
+        return 2
+
+    source = """const log = [];
+        const a = tools.a().then(() => { log.push('a'); Promise.resolve().then(() => log.push('a+1')); });
+        const b = tools.b().then(() => log.push('b'));
+        await Promise.all([a, b]);
+        log.join(' ')"""
+    run = kiln.run_async(source, capabilities={"tools": {"a": a, "b": b}}, isolation=isolation)
+    assert asyncio.run(run) == "a b a+1"
+
+
 def test_a_cancel_token_stops_a_guest_waiting_for_a_host_function():
     token = kiln.CancelToken()
 

@@ -504,6 +504,9 @@ async def _run_async_session(run: _Run, isolation: str) -> Any:
     # worker reports a deferred call again at the next suspension)
     tasks: Dict[int, asyncio.Future[Any]] = {}
     answered: Set[int] = set()
+    # the answers of host functions that finish in one turn of the loop go to the
+    # guest together, as one step, when the turn's callbacks have run
+    sending = False
 
     def settle(outcome: Callable[[], Any]) -> None:
         if not done.done():
@@ -518,11 +521,21 @@ async def _run_async_session(run: _Run, isolation: str) -> Any:
         tasks[call_id] = task
 
         def finished(task: asyncio.Future[Any]) -> None:
+            nonlocal sending
             tasks.pop(call_id, None)
             if not done.done():
                 _answer(session, call_id, capability, task)
+                if not sending:
+                    sending = True
+                    loop.call_soon(send_answers)
 
         task.add_done_callback(finished)
+
+    def send_answers() -> None:
+        nonlocal sending
+        sending = False
+        if not done.done():
+            session.send_answers()
 
     def handle(event: Event) -> None:
         kind = event[0]
@@ -686,6 +699,7 @@ class _Driver:
             # each answer is a step of its own
             call_id, capability, _, refusal = refused.pop(0)
             self.session.answer_error(call_id, *_arguments_error(capability, refusal))
+            self.session.send_answers()
             event = self.rest()
 
     def close(self, interrupt: bool = False) -> None:
@@ -741,6 +755,7 @@ class Suspended:
             self._driver.session.answer_value(id, value)
         except _native.BoundaryRefusal as e:
             raise _refusal(e.args, f"the answer to {call.capability}") from None
+        self._driver.session.send_answers()
         return self._continue(id)
 
     def resume_error(self, id: int, error: object) -> Union["Suspended", Complete]:
@@ -749,6 +764,7 @@ class Suspended:
         self._take("resume")
         self._call(id)
         self._driver.session.answer_error(id, *_host_error(error))
+        self._driver.session.send_answers()
         return self._continue(id)
 
     def cancel(self) -> None:
