@@ -815,17 +815,23 @@ const THREE_CALLS_WAITING: &str = "const log = [];
     await Promise.all(calls);
     log.join(' ')";
 
+/// A session of THREE_CALLS_WAITING, waiting for calls 1, 2 and 3.
+fn three_calls_waiting(isolation: &Isolation) -> Host {
+    let host = Host::start(
+        isolation,
+        THREE_CALLS_WAITING,
+        Settings::default(),
+        &[("tools.get", Mode::Async)],
+    );
+    let calls: Vec<_> = host.suspended().iter().map(|c| c.id).collect();
+    assert_eq!(calls, [1, 2, 3]);
+    host
+}
+
 #[test]
 fn one_answers_command_is_one_step_that_settles_the_calls_in_its_order() {
     for isolation in isolations() {
-        let host = Host::start(
-            &isolation,
-            THREE_CALLS_WAITING,
-            Settings::default(),
-            &[("tools.get", Mode::Async)],
-        );
-        let calls: Vec<_> = host.suspended().iter().map(|c| c.id).collect();
-        assert_eq!(calls, [1, 2, 3]);
+        let host = three_calls_waiting(&isolation);
         host.send(Command::Answers(vec![
             (3, Ok("c".into())),
             (1, Err(HostError::new("no a"))),
@@ -868,13 +874,7 @@ fn an_answers_command_before_the_start_fails_the_session() {
 #[test]
 fn an_answers_command_that_answers_a_call_twice_fails_with_kind_host() {
     for isolation in isolations() {
-        let host = Host::start(
-            &isolation,
-            THREE_CALLS_WAITING,
-            Settings::default(),
-            &[("tools.get", Mode::Async)],
-        );
-        assert_eq!(host.suspended().len(), 3);
+        let host = three_calls_waiting(&isolation);
         host.send(Command::Answers(vec![
             (1, Ok("a".into())),
             (1, Ok("again".into())),
