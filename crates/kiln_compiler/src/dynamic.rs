@@ -313,6 +313,64 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
+    /// Whether the object environment at (`env`, `slot`) holds a function's eval-declared
+    /// vars rather than a `with` object. In eval code only the caller's own var object is
+    /// known: an outer function's, reached through the caller, passes for a `with` object.
+    fn is_var_object(&self, env: u32, slot: u16) -> bool {
+        self.dyn_scopes
+            .iter()
+            .any(|d| d.env == env && d.slot == slot && matches!(d.kind, DynKind::Vars { .. }))
+            || self.eval_ctx.as_ref().is_some_and(|ctx| {
+                ctx.scope.var_object.is_some_and(|(depth, s)| {
+                    s == slot && ctx.ids.get(depth as usize) == Some(&env)
+                })
+            })
+    }
+
+    /// r[func] = the callee `name` found through object environments, r[this] = the `with`
+    /// object it was found on, else undefined: a var object is a declarative environment
+    /// in the specification, whose WithBaseObject is undefined.
+    pub(crate) fn dynamic_callee(
+        &mut self,
+        name: &str,
+        r: &Resolution,
+        func: Reg,
+        this: Reg,
+        span: Span,
+    ) -> R<()> {
+        let mut found = Vec::new();
+        for &(env, slot) in &r.objects {
+            let depth = self.env_distance(env, span)?;
+            let site = self.fs.site(name)?;
+            self.emit(Instr::LookupObjectEnv {
+                dst: this,
+                depth,
+                slot,
+                site,
+            });
+            let absent = self.emit(Instr::JumpIfUndefined {
+                src: this,
+                offset: 0,
+            });
+            let site = self.fs.site(name)?;
+            self.pos(span);
+            self.emit(Instr::GetBinding {
+                dst: func,
+                obj: this,
+                site,
+            });
+            if self.is_var_object(env, slot) {
+                self.emit(Instr::LoadUndefined { dst: this });
+            }
+            found.push(self.fs.jump());
+            self.fs.patch_here(absent);
+        }
+        // r[this] is undefined here: no object had the name
+        self.load_target(r.target, name, func, span, false)?;
+        self.fs.patch_all_here(&found);
+        Ok(())
+    }
+
     /// Read `name` from r[obj] if it is an object, else from the static target.
     pub(crate) fn read_found(
         &mut self,

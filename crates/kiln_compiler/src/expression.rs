@@ -1491,11 +1491,9 @@ impl<'a> Compiler<'a> {
                     .dynamic(&id.name, self.symbol_of_ref(id))
                     .is_some_and(|r| !r.objects.is_empty()) =>
             {
-                // A function found on a `with` object is called with that object as `this`.
                 let sym = self.symbol_of_ref(id);
                 let r = self.resolve(&id.name, sym);
-                self.emit_lookup(&id.name, &r.objects, base)?;
-                self.read_found(base, r.target, &id.name, func, id.span, false)?;
+                self.dynamic_callee(&id.name, &r, func, base, id.span)?;
             }
             _ => {
                 self.expr(callee, func)?;
