@@ -2,7 +2,13 @@
 //!
 //! The fuzzer's bytes choose a small program (`Program`, built with `arbitrary`):
 //! variables, functions, loops, `try`, objects, arrays, strings, number formatting,
-//! regular expressions, JSON, `Math`, promise jobs, and calls of the built-ins on them.
+//! regular expressions, JSON, `Math`, promise jobs, and calls of the built-ins on them;
+//! and the forms that the engine's specialised instructions and fast paths take:
+//! switches whose cases are int32 literals (jump tables), `typeof x === "name"` tests,
+//! calls of plain names (in and out of `with`, through direct and indirect `eval`),
+//! objects grown and shrunk around their inline slots, array holes written by index
+//! (with indexed properties on the prototypes), `JSON.parse` of generated texts, and
+//! two matches of one regular expression.
 //! It is rendered as mostly valid, deterministic JavaScript: each top-level statement
 //! is wrapped in `try`, values are printed through one `show` function both engines
 //! run (`PRELUDE`), errors are shown by their constructor's name only, and a function
@@ -81,6 +87,10 @@ function caught(e) {
   __out(line);
 }
 function arr(v) { return Array.isArray(v) ? v : [v]; }
+// the receiver a function saw, without showing the global object
+function thisKind(t) {
+  return t === globalThis ? 'global' : t === undefined ? 'undefined' : t === null ? 'null' : typeof t;
+}
 function spreadable(v) { return typeof v === 'string' ? new String(v) : v; }
 function text(v) { return `${v}`; }
 function key(v) { return typeof v === 'object' || typeof v === 'function' ? String(v) : v; }
@@ -122,6 +132,142 @@ enum Stmt {
     Later(Vec<Stmt>),
     Async(Vec<Stmt>, Expr),
     Class(Vec<ClassMember>, Vec<Expr>),
+    IntSwitch(Selector, Vec<(IntCase, Vec<Stmt>, bool)>),
+    TdzTypeof(TypeName, CmpOp, bool),
+    With(Expr, Vec<Stmt>),
+    DoWhile(u8, Vec<Stmt>),
+    ProtoIndex(bool, u8, ProtoDesc, Vec<Stmt>),
+}
+
+/// What a switch over int32 cases tests: any expression, one chosen value, or each
+/// value of a short range in turn (so that one switch takes several of its cases).
+#[derive(Arbitrary, Debug)]
+enum Selector {
+    Expr(Expr),
+    Value(u8),
+    Small(i8),
+    Range(i8, u8),
+}
+
+/// A case test: int32 literals (dense, sparse, written unusually, duplicated), a
+/// non-literal or non-int32 test among them, or `default` anywhere.
+#[derive(Arbitrary, Debug)]
+enum IntCase {
+    Small(i8),
+    Wide(i16),
+    Written(u8),
+    Expr(Expr),
+    Default,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum CmpOp {
+    StrictEq,
+    Eq,
+    StrictNe,
+    Ne,
+}
+
+/// The other side of a `typeof` comparison.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum TypeName {
+    Known(u8),
+    Unusual(u8),
+    Computed(u8),
+}
+
+#[derive(Arbitrary, Debug)]
+enum TypeofSubject {
+    Expr(Box<Expr>),
+    Undeclared(u8),
+    Var(u8),
+    Global(u8),
+    Typeof(Box<Expr>),
+}
+
+/// How a callee that is not a property is written.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum CallForm {
+    Plain,
+    Paren,
+    Comma,
+    Cond,
+    Optional,
+    Tagged,
+    Member,
+    CallMethod,
+    Iife,
+    IifeStrict,
+}
+
+/// Which function such a call reaches.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Callee {
+    Defined(u8),
+    Native(u8),
+    Var(u8),
+    Undeclared,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum EvalForm {
+    Direct,
+    Paren,
+    Indirect,
+    Optional,
+}
+
+#[derive(Arbitrary, Debug)]
+enum ShapeOp {
+    Add(u8, Expr),
+    Set(u8, Expr),
+    Delete(u8),
+    Read(u8),
+    Getter(u8),
+    Freeze,
+}
+
+#[derive(Arbitrary, Debug)]
+enum HoleOp {
+    Write(u8, Expr),
+    Delete(u8),
+    SetLength(u8),
+    Push(Expr),
+    Read(u8),
+    Has(u8),
+    Fill(u8, u8),
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum ProtoDesc {
+    Value,
+    ReadOnly,
+    Accessor,
+    GetterOnly,
+}
+
+#[derive(Arbitrary, Debug)]
+enum JsonValue {
+    Object(Vec<(u8, JsonValue)>),
+    Array(Vec<JsonValue>),
+    Int(i32),
+    Number(u8),
+    Str(u8),
+    True,
+    False,
+    Null,
+}
+
+/// What is done with a parsed JSON text.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum JsonUse {
+    Show,
+    Repeated,
+    Mutated,
+    Twice,
+    Reviver,
+    Dropping,
+    Keys,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -205,6 +351,14 @@ enum Expr {
     Collection(Box<Expr>, CollectionOp, Box<Expr>),
     NewClass(u8, Vec<Expr>),
     Iterate(Box<Expr>, IterOp),
+    TypeofIs(TypeofSubject, TypeName, CmpOp, bool),
+    CallVia(CallForm, Callee, Vec<Expr>),
+    ThisKind,
+    Eval(EvalForm, u8),
+    Shaped(u8, Vec<Expr>, Vec<ShapeOp>),
+    HoleArray(u8, Vec<HoleOp>),
+    JsonParse(JsonValue, JsonUse),
+    RegexTwice(u8, Box<Expr>, Box<Expr>),
 }
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -586,6 +740,200 @@ const REPLACEMENTS: &[&str] = &[
     "\"$$\"",
 ];
 
+/// Case tests that are int32 values written in other ways, and near misses.
+const WRITTEN_CASES: &[&str] = &[
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "2147483647",
+    "-2147483648",
+    "2147483648",
+    "-2147483649",
+    "1.0",
+    "0x10",
+    "1e1",
+    "+1",
+    "-(1)",
+    "1.5",
+    "\"1\"",
+    "NaN",
+    "-0x1",
+    "0b11",
+    "4294967297",
+    "1n",
+];
+
+/// Values a switch over int32 cases is given.
+const SELECTED: &[&str] = &[
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "5",
+    "10",
+    "4294967297",
+    "-4294967295",
+    "1.5",
+    "\"1\"",
+    "true",
+    "null",
+    "undefined",
+    "NaN",
+    "2147483648",
+    "-2147483648",
+    "2147483647",
+    "new Number(1)",
+    "1n",
+    "0.0",
+    "2 ** 31",
+    "-(2 ** 31)",
+    "16",
+    "7 - 8",
+];
+
+const TYPE_NAMES: &[&str] = &[
+    "undefined",
+    "object",
+    "boolean",
+    "number",
+    "bigint",
+    "string",
+    "symbol",
+    "function",
+];
+
+/// `typeof` compared with something no `typeof` returns, or a type name written
+/// unusually (an escape, another quote).
+const UNUSUAL_TYPE_NAMES: &[&str] = &[
+    "\"\"",
+    "\"String\"",
+    "\"null\"",
+    "\"array\"",
+    "\"strin\"",
+    "\"string \"",
+    "\"undefined\\u0000\"",
+    "\"\\u0073tring\"",
+    "'object'",
+    "`number`",
+    "0",
+    "undefined",
+    "null",
+    "\"\\x66unction\"",
+];
+
+/// A type name that is not a literal.
+const COMPUTED_TYPE_NAMES: &[&str] = &[
+    "(\"str\" + \"ing\")",
+    "v1",
+    "String(undefined)",
+    "(typeof 0)",
+    "[\"object\"][0]",
+];
+
+/// Functions called by a plain name.
+const NATIVES: &[&str] = &[
+    "String", "Number", "Boolean", "parseInt", "isNaN", "Array", "Object", "Symbol", "BigInt",
+    "thisKind", "eval", "print",
+];
+
+const EVAL_SOURCES: &[&str] = &[
+    "v0",
+    "typeof a",
+    "typeof b",
+    "thisKind(this)",
+    "1 + 1",
+    "(function () { return typeof a; })()",
+    "var evx = 5; evx",
+    "typeof evx",
+    "typeof arguments",
+    "let evl = 2; evl",
+    "a = 7; a",
+    "(() => thisKind(this))()",
+    // a function declared by eval, called by its plain name (`this` is undefined)
+    "var evf = function () { 'use strict'; return thisKind(this); }; evf()",
+    "typeof evf === 'function' ? [evf(), (evf)(), (0, evf)()] : 'none'",
+];
+
+/// Arrays whose holes the index writes fill: holey literals, preallocated, frozen.
+const HOLEY: &[&str] = &[
+    "[1, , 3]",
+    "[, , ]",
+    "[]",
+    "[0]",
+    "new Array(5)",
+    "Array(3)",
+    "[1, 2, 3, 4, 5, 6, 7, 8]",
+    "[, 'x', , 'y']",
+    "Object.freeze([1, , 3])",
+    "Object.seal([1, , 3])",
+    "Object.preventExtensions([1, , 3])",
+    "[1.5, , -0]",
+    "Array.from({ length: 3 })",
+    "[1, 2, 3].concat([, 5])",
+];
+
+const HOLE_INDEXES: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "7",
+    "10",
+    "100",
+    "-1",
+    "-0",
+    "\"1\"",
+    "1.5",
+    "4294967294",
+    "4294967295",
+    "X.length",
+    "X.length + 1",
+    "X.length - 1",
+];
+
+const JSON_KEYS: &[&str] = &[
+    "a",
+    "b",
+    "c",
+    "k0",
+    "k1",
+    "k2",
+    "k3",
+    "k4",
+    "0",
+    "1",
+    "10",
+    "__proto__",
+    "",
+    "a b",
+    "\\u00e9",
+    "constructor",
+    "length",
+    "-1",
+    "01",
+    "4294967295",
+    "\\\"q",
+];
+
+/// JSON number texts (`1E+2`, `-0`, exponents QuickJS and Kiln parse alike).
+const JSON_NUMBERS: &[&str] = &[
+    "0",
+    "-0",
+    "1.5",
+    "1e2",
+    "1E+2",
+    "-1e-7",
+    "1e400",
+    "0.1",
+    "123456789012",
+    "9007199254740993",
+];
+
 /// Renders a `Program` as JavaScript.
 struct Writer {
     out: String,
@@ -607,6 +955,10 @@ struct Scope {
     lambdas: u8,
     /// the function parameters `a`, `b` are in scope
     params: bool,
+    /// inside a `switch` (where `break` may stand outside a loop)
+    in_switch: bool,
+    /// in strict code (where `with` is a SyntaxError)
+    strict: bool,
 }
 
 const MAX_DEPTH: u32 = 6;
@@ -746,7 +1098,7 @@ impl Writer {
                     self.block(
                         body,
                         Scope {
-                            in_loop: true,
+                            in_switch: true,
                             ..scope
                         },
                     );
@@ -770,7 +1122,7 @@ impl Writer {
                 self.expr(e, inner);
                 self.out.push_str("; ");
             }
-            Stmt::Break if scope.in_loop => self.out.push_str("break; "),
+            Stmt::Break if scope.in_loop || scope.in_switch => self.out.push_str("break; "),
             Stmt::Continue if scope.in_loop => self.out.push_str("continue; "),
             Stmt::Return(e) if scope.in_function => {
                 self.out.push_str("return ");
@@ -792,8 +1144,13 @@ impl Writer {
                     in_function: true,
                     lambdas: 0,
                     params: true,
+                    in_switch: false,
+                    strict: kind % 3 == 2,
                 };
                 self.out.push_str("{ ");
+                if body_scope.strict {
+                    self.out.push_str("'use strict'; ");
+                }
                 self.stmts(
                     body,
                     Scope {
@@ -820,6 +1177,7 @@ impl Writer {
                     Scope {
                         in_loop: false,
                         in_function: false,
+                        in_switch: false,
                         ..scope
                     },
                 );
@@ -835,6 +1193,7 @@ impl Writer {
                     Scope {
                         in_loop: false,
                         in_function: false,
+                        in_switch: false,
                         ..scope
                     },
                 );
@@ -854,6 +1213,8 @@ impl Writer {
                     in_function: false,
                     lambdas: 0,
                     params: false,
+                    in_switch: false,
+                    strict: true,
                 };
                 let mut private = false;
                 for m in members.iter().take(5) {
@@ -898,6 +1259,193 @@ impl Writer {
                 self.out.push_str(")); } catch (e) { caught(e); } ");
                 self.classes += 1;
             }
+            Stmt::IntSwitch(selector, arms) => {
+                let d = scope.depth;
+                self.out.push_str("{ ");
+                let looped = match selector {
+                    Selector::Expr(e) => {
+                        self.out.push_str("switch (");
+                        self.expr(e, inner);
+                        false
+                    }
+                    Selector::Value(i) => {
+                        let v = SELECTED[*i as usize % SELECTED.len()];
+                        let _ = write!(self.out, "switch ({v}");
+                        false
+                    }
+                    Selector::Small(i) => {
+                        let _ = write!(self.out, "switch ({}", small_case(*i));
+                        false
+                    }
+                    Selector::Range(from, n) => {
+                        let from = small_case(*from);
+                        let _ = write!(
+                            self.out,
+                            "for (let s{d} = {from}; s{d} < {}; s{d}++) switch (s{d}",
+                            from + i32::from(n % 12)
+                        );
+                        true
+                    }
+                };
+                self.out.push_str(") { ");
+                let body_scope = Scope {
+                    in_switch: true,
+                    in_loop: scope.in_loop || looped,
+                    ..scope
+                };
+                let mut default = false;
+                for (n, (case, body, brk)) in arms.iter().take(10).enumerate() {
+                    match case {
+                        IntCase::Small(i) => {
+                            let _ = write!(self.out, "case {}: ", small_case(*i));
+                        }
+                        IntCase::Wide(i) => {
+                            let _ = write!(self.out, "case {}: ", i32::from(*i) * 3);
+                        }
+                        IntCase::Written(i) => {
+                            let c = WRITTEN_CASES[*i as usize % WRITTEN_CASES.len()];
+                            let _ = write!(self.out, "case {c}: ");
+                        }
+                        IntCase::Expr(e) => {
+                            self.out.push_str("case ");
+                            self.expr(e, inner);
+                            self.out.push_str(": ");
+                        }
+                        // a second `default` is a SyntaxError: made a case instead
+                        IntCase::Default if default => {
+                            let _ = write!(self.out, "case {n}: ");
+                        }
+                        IntCase::Default => {
+                            default = true;
+                            self.out.push_str("default: ");
+                        }
+                    }
+                    // which case ran, so that fall-through shows
+                    let _ = write!(self.out, "print({n}); ");
+                    if scope.depth < MAX_DEPTH {
+                        self.stmts(
+                            body,
+                            Scope {
+                                depth: scope.depth + 1,
+                                ..body_scope
+                            },
+                        );
+                    }
+                    if *brk {
+                        self.out.push_str("break; ");
+                    }
+                }
+                self.out.push_str("} } ");
+            }
+            Stmt::TdzTypeof(name, op, closure) => {
+                // `typeof` of a binding in its temporal dead zone throws
+                let d = scope.depth;
+                self.out.push_str("{ ");
+                if *closure {
+                    let _ = write!(self.out, "const g{d} = () => (typeof t{d} ");
+                    self.type_test(*name, *op);
+                    let _ = write!(
+                        self.out,
+                        "); try {{ print(g{d}()); }} catch (e) {{ caught(e); }} let t{d} = 'x'; print(g{d}()); "
+                    );
+                } else {
+                    let _ = write!(self.out, "print(typeof t{d} ");
+                    self.type_test(*name, *op);
+                    let _ = write!(self.out, "); let t{d} = 1; ");
+                }
+                self.out.push_str("} ");
+            }
+            Stmt::With(..) if scope.strict => {}
+            Stmt::With(e, body) => {
+                // a plain call inside `with` takes the object as its receiver
+                self.out
+                    .push_str("with ({ g: function () { return thisKind(this); }, c: ");
+                self.expr(e, inner);
+                self.out
+                    .push_str(" }) { print(g()); print((g)()); print((0, g)()); print(typeof c === 'object'); ");
+                if scope.depth < MAX_DEPTH {
+                    self.stmts(body, inner);
+                }
+                self.out.push_str("} ");
+            }
+            Stmt::DoWhile(n, body) => {
+                let i = scope.depth;
+                let _ = write!(self.out, "{{ let d{i} = {}; do ", n % 5);
+                self.block(
+                    body,
+                    Scope {
+                        in_loop: true,
+                        ..scope
+                    },
+                );
+                let _ = write!(self.out, "while (d{i}-- > 0); }} ");
+            }
+            Stmt::ProtoIndex(array, index, desc, body) => {
+                // an index on a prototype: a hole read finds it, a hole write meets its
+                // setter or its read-only value
+                let proto = if *array {
+                    "Array.prototype"
+                } else {
+                    "Object.prototype"
+                };
+                let desc = match desc {
+                    ProtoDesc::Value => "{ value: 'proto', writable: true, configurable: true }",
+                    ProtoDesc::ReadOnly => {
+                        "{ value: 'read-only', writable: false, configurable: true }"
+                    }
+                    ProtoDesc::Accessor => {
+                        "{ get() { return 'got'; }, set(v) { print('set'); }, configurable: true }"
+                    }
+                    ProtoDesc::GetterOnly => "{ get() { return 'got'; }, configurable: true }",
+                };
+                let _ = write!(
+                    self.out,
+                    "try {{ Object.defineProperty({proto}, {}, {desc}); ",
+                    index % 6
+                );
+                if scope.depth < MAX_DEPTH {
+                    self.stmts(body, inner);
+                }
+                let _ = write!(self.out, "}} finally {{ delete {proto}[{}]; }} ", index % 6);
+            }
+        }
+    }
+
+    /// ` OP name` after a `typeof` operand.
+    fn type_test(&mut self, name: TypeName, op: CmpOp) {
+        let _ = write!(self.out, "{} ", cmp_op(op));
+        self.type_name(name);
+    }
+
+    fn type_name(&mut self, name: TypeName) {
+        match name {
+            TypeName::Known(i) => {
+                let _ = write!(
+                    self.out,
+                    "\"{}\"",
+                    TYPE_NAMES[i as usize % TYPE_NAMES.len()]
+                );
+            }
+            TypeName::Unusual(i) => {
+                self.out
+                    .push_str(UNUSUAL_TYPE_NAMES[i as usize % UNUSUAL_TYPE_NAMES.len()]);
+            }
+            TypeName::Computed(i) => {
+                self.out
+                    .push_str(COMPUTED_TYPE_NAMES[i as usize % COMPUTED_TYPE_NAMES.len()]);
+            }
+        }
+    }
+
+    /// A callee written as a plain name.
+    fn callee(&self, callee: Callee) -> String {
+        match callee {
+            Callee::Defined(f) if self.functions > 0 => format!("f{}", f as usize % self.functions),
+            Callee::Defined(f) | Callee::Native(f) => {
+                NATIVES[f as usize % NATIVES.len()].to_string()
+            }
+            Callee::Var(v) => format!("v{}", v % 6),
+            Callee::Undeclared => "undeclared0".to_string(),
         }
     }
 
@@ -1084,7 +1632,24 @@ impl Writer {
                 }
             }
             Expr::CompoundAssign(v, op, x) => {
-                let _ = write!(self.out, "(v{} {}= ", v % 6, bin_op(*op));
+                let v = v % 6;
+                // a comparison has no compound form (`v <== x` would make the whole
+                // program a SyntaxError): assigned its result instead
+                if matches!(
+                    op,
+                    BinOp::Eq
+                        | BinOp::Ne
+                        | BinOp::StrictEq
+                        | BinOp::StrictNe
+                        | BinOp::Lt
+                        | BinOp::Gt
+                        | BinOp::Le
+                        | BinOp::Ge
+                ) {
+                    let _ = write!(self.out, "(v{v} = v{v} {} ", bin_op(*op));
+                } else {
+                    let _ = write!(self.out, "(v{v} {}= ", bin_op(*op));
+                }
                 self.paren(x, inner);
                 self.out.push(')');
             }
@@ -1430,7 +1995,312 @@ impl Writer {
                     let _ = write!(self.out, ")) {{ yield p{p}; yield* [p{p}]; }} }})())");
                 }
             },
+            Expr::TypeofIs(subject, name, op, swapped) => {
+                self.out.push('(');
+                if *swapped {
+                    self.type_name(*name);
+                    let _ = write!(self.out, " {} ", cmp_op(*op));
+                }
+                self.out.push_str("typeof ");
+                match subject {
+                    TypeofSubject::Expr(x) => self.paren(x, inner),
+                    TypeofSubject::Undeclared(i) => {
+                        let _ = write!(self.out, "undeclared{}", i % 3);
+                    }
+                    TypeofSubject::Var(v) => {
+                        let _ = write!(self.out, "v{}", v % 6);
+                    }
+                    TypeofSubject::Global(i) => {
+                        let name = [
+                            "globalThis.nothing",
+                            "globalThis",
+                            "print",
+                            "Symbol.iterator",
+                        ];
+                        self.out.push_str(name[*i as usize % name.len()]);
+                    }
+                    TypeofSubject::Typeof(x) => {
+                        self.out.push_str("typeof ");
+                        self.paren(x, inner);
+                    }
+                }
+                if !*swapped {
+                    self.out.push(' ');
+                    self.type_test(*name, *op);
+                }
+                self.out.push(')');
+            }
+            Expr::CallVia(form, callee, args) => {
+                let f = self.callee(*callee);
+                match form {
+                    CallForm::Plain => {
+                        let _ = write!(self.out, "{f}(");
+                    }
+                    CallForm::Paren => {
+                        let _ = write!(self.out, "({f})(");
+                    }
+                    CallForm::Comma => {
+                        let _ = write!(self.out, "(0, {f})(");
+                    }
+                    CallForm::Cond => {
+                        let _ = write!(self.out, "(v0 ? {f} : thisKind)(");
+                    }
+                    CallForm::Optional => {
+                        let _ = write!(self.out, "{f}?.(");
+                    }
+                    CallForm::Tagged => {
+                        // the template object and one substitution
+                        let _ = write!(self.out, "{f}`t${{");
+                        if let Some(a) = args.first() {
+                            self.expr(a, inner);
+                        }
+                        self.out.push_str("}`");
+                        return;
+                    }
+                    CallForm::Member => {
+                        let _ = write!(self.out, "({{ m: {f} }}).m(");
+                    }
+                    CallForm::CallMethod => {
+                        let _ = write!(self.out, "{f}.call(");
+                    }
+                    CallForm::Iife => {
+                        self.out
+                            .push_str("(function (a, b) { return [thisKind(this), a, b]; })(");
+                    }
+                    CallForm::IifeStrict => {
+                        self.out.push_str(
+                            "(function (a, b) { 'use strict'; return [thisKind(this), a, b]; })(",
+                        );
+                    }
+                }
+                self.args(args, inner, 2);
+                self.out.push(')');
+            }
+            Expr::ThisKind => self.out.push_str("thisKind(this)"),
+            Expr::Eval(form, i) => {
+                let source = EVAL_SOURCES[*i as usize % EVAL_SOURCES.len()];
+                // a parenthesised `eval` is still direct; `(0, eval)` and `eval?.()` are not
+                let callee = match form {
+                    EvalForm::Direct => "eval(",
+                    EvalForm::Paren => "(eval)(",
+                    EvalForm::Indirect => "(0, eval)(",
+                    EvalForm::Optional => "eval?.(",
+                };
+                self.out.push_str(callee);
+                self.string(source);
+                self.out.push(')');
+            }
+            Expr::Shaped(n, values, ops) => {
+                // an object of 0..6 properties, then grown, shrunk and read, around the
+                // number of property values an object keeps inline
+                let p = scope.lambdas;
+                let lambda = Scope {
+                    lambdas: p + 1,
+                    ..inner
+                };
+                let _ = write!(self.out, "((p{p}) => {{ ");
+                for op in ops.iter().take(6) {
+                    match op {
+                        ShapeOp::Add(k, e) | ShapeOp::Set(k, e) => {
+                            let k = if matches!(op, ShapeOp::Add(..)) {
+                                k % 4 + 6
+                            } else {
+                                k % 10
+                            };
+                            let _ = write!(self.out, "p{p}.k{k} = ");
+                            self.expr(e, lambda);
+                            self.out.push_str("; ");
+                        }
+                        ShapeOp::Delete(k) => {
+                            let _ = write!(self.out, "print(delete p{p}.k{}); ", k % 10);
+                        }
+                        ShapeOp::Read(k) => {
+                            let _ = write!(self.out, "print(p{p}.k{}); ", k % 10);
+                        }
+                        ShapeOp::Getter(k) => {
+                            let _ = write!(
+                                self.out,
+                                "Object.defineProperty(p{p}, 'k{}', {{ get() {{ return 'got'; }}, enumerable: true, configurable: true }}); ",
+                                k % 10
+                            );
+                        }
+                        ShapeOp::Freeze => {
+                            let _ = write!(self.out, "Object.freeze(p{p}); ");
+                        }
+                    }
+                }
+                let _ = write!(self.out, "return p{p}; }})({{ ");
+                let count = (n % 7) as usize;
+                let start = (n / 7) as usize;
+                for i in 0..count {
+                    let _ = write!(self.out, "k{}: ", (start + i) % 10);
+                    match values.get(i) {
+                        Some(v) => self.expr(v, inner),
+                        None => {
+                            let _ = write!(self.out, "{i}");
+                        }
+                    }
+                    self.out.push_str(", ");
+                }
+                self.out.push_str("})");
+            }
+            Expr::HoleArray(base, ops) => {
+                let p = scope.lambdas;
+                let lambda = Scope {
+                    lambdas: p + 1,
+                    ..inner
+                };
+                let x = format!("p{p}");
+                let index =
+                    |i: &u8| HOLE_INDEXES[*i as usize % HOLE_INDEXES.len()].replace('X', &x);
+                let _ = write!(self.out, "(({x}) => {{ ");
+                for op in ops.iter().take(8) {
+                    match op {
+                        HoleOp::Write(i, e) => {
+                            let _ = write!(self.out, "{x}[{}] = ", index(i));
+                            self.expr(e, lambda);
+                            self.out.push_str("; ");
+                        }
+                        HoleOp::Delete(i) => {
+                            let _ = write!(self.out, "delete {x}[{}]; ", index(i));
+                        }
+                        HoleOp::SetLength(n) => {
+                            let _ = write!(self.out, "{x}.length = {}; ", n % 12);
+                        }
+                        HoleOp::Push(e) => {
+                            let _ = write!(self.out, "{x}.push(");
+                            self.expr(e, lambda);
+                            self.out.push_str("); ");
+                        }
+                        HoleOp::Read(i) => {
+                            let _ = write!(self.out, "print({x}[{}]); ", index(i));
+                        }
+                        HoleOp::Has(i) => {
+                            let _ = write!(self.out, "print({} in {x}); ", index(i));
+                        }
+                        HoleOp::Fill(n, step) => {
+                            let _ = write!(
+                                self.out,
+                                "for (let j{p} = 0; j{p} < {}; j{p} += {}) {x}[j{p}] = j{p}; ",
+                                n % 12,
+                                step % 3 + 1
+                            );
+                        }
+                    }
+                }
+                let _ = write!(
+                    self.out,
+                    "return [{x}, {x}.length]; }})({})",
+                    HOLEY[*base as usize % HOLEY.len()]
+                );
+            }
+            Expr::JsonParse(value, usage) => {
+                let mut text = String::new();
+                json_text(value, 0, &mut text);
+                if matches!(usage, JsonUse::Repeated) {
+                    // the same shape again and again
+                    text = format!("[{text},{text},{text}]");
+                }
+                // the JSON text as a string literal, its backslashes kept
+                let mut literal = String::new();
+                std::mem::swap(&mut self.out, &mut literal);
+                self.string(&text.replace('\\', "\\\\"));
+                std::mem::swap(&mut self.out, &mut literal);
+                let p = scope.lambdas;
+                let _ = match usage {
+                    JsonUse::Show | JsonUse::Repeated => {
+                        write!(self.out, "JSON.parse({literal})")
+                    }
+                    JsonUse::Keys => write!(
+                        self.out,
+                        "[JSON.parse({literal}), Object.keys(JSON.parse({literal}) ?? 0)]"
+                    ),
+                    // a parsed object's shape is shared: a change to one object must not
+                    // reach the next
+                    JsonUse::Mutated => write!(
+                        self.out,
+                        "((p{p}) => {{ if (p{p} && typeof p{p} === 'object') {{ p{p}.a = 'changed'; delete p{p}.b; p{p}.z = 1; }} return [p{p}, JSON.parse({literal})]; }})(JSON.parse({literal}))"
+                    ),
+                    JsonUse::Twice => {
+                        write!(self.out, "[JSON.parse({literal}), JSON.parse({literal})]")
+                    }
+                    JsonUse::Reviver => write!(
+                        self.out,
+                        "JSON.parse({literal}, (k, v) => typeof v === 'number' ? v + 1 : v)"
+                    ),
+                    JsonUse::Dropping => write!(
+                        self.out,
+                        "JSON.parse({literal}, function (k, v) {{ if (k === 'a') this.extra = 1; return k === 'b' ? undefined : v; }})"
+                    ),
+                };
+            }
+            Expr::RegexTwice(i, a, b) => {
+                // two matches of one regular expression: the first's captures must
+                // survive the second
+                let re = REGEXES[*i as usize % REGEXES.len()];
+                let p = scope.lambdas;
+                let _ = write!(self.out, "((p{p}) => {{ const x = p{p}.exec(String(");
+                self.expr(a, inner);
+                let _ = write!(self.out, ")); const y = p{p}.exec(String(");
+                self.expr(b, inner);
+                let _ = write!(
+                    self.out,
+                    ")); return [x, y, x && x.index, x && x.groups, y && y.index, p{p}.lastIndex]; }})({re})"
+                );
+            }
         }
+    }
+}
+
+fn cmp_op(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::StrictEq => "===",
+        CmpOp::Eq => "==",
+        CmpOp::StrictNe => "!==",
+        CmpOp::Ne => "!=",
+    }
+}
+
+/// -4 ..= 7: dense case values that repeat.
+fn small_case(i: i8) -> i32 {
+    i32::from(i).rem_euclid(12) - 4
+}
+
+/// A JSON text of `value`, nested 4 deep at most, 8 members a level.
+fn json_text(value: &JsonValue, depth: u32, out: &mut String) {
+    match value {
+        JsonValue::Object(members) if depth < 4 => {
+            out.push('{');
+            for (i, (k, v)) in members.iter().take(8).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "\"{}\":", JSON_KEYS[*k as usize % JSON_KEYS.len()]);
+                json_text(v, depth + 1, out);
+            }
+            out.push('}');
+        }
+        JsonValue::Array(items) if depth < 4 => {
+            out.push('[');
+            for (i, v) in items.iter().take(8).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_text(v, depth + 1, out);
+            }
+            out.push(']');
+        }
+        JsonValue::Object(_) | JsonValue::Array(_) => out.push_str("{}"),
+        JsonValue::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        JsonValue::Number(i) => out.push_str(JSON_NUMBERS[*i as usize % JSON_NUMBERS.len()]),
+        JsonValue::Str(i) => {
+            let _ = write!(out, "\"{}\"", JSON_KEYS[*i as usize % JSON_KEYS.len()]);
+        }
+        JsonValue::True => out.push_str("true"),
+        JsonValue::False => out.push_str("false"),
+        JsonValue::Null => out.push_str("null"),
     }
 }
 
@@ -1635,6 +2505,8 @@ fn render(program: &Program) -> String {
         in_function: false,
         lambdas: 0,
         params: false,
+        in_switch: false,
+        strict: false,
     };
     for s in program.items.iter().take(24) {
         if matches!(s, Stmt::Function(..) | Stmt::Class(..)) {
