@@ -93,6 +93,34 @@ fn a_restored_agent_finishes_with_the_same_result() {
     assert_eq!(answer_all(&mut second, &calls), expected);
 }
 
+/// Collections before the snapshot leave free slots among the objects and environments;
+/// the restore's chain checks pass over them (a `gc-stress` build panics on any read of a
+/// free slot: `cargo test -p kiln --features gc-stress --test snapshot`).
+#[test]
+fn a_snapshot_taken_after_collections_restores() {
+    let source = r#"
+        let kept = [];
+        for (let i = 0; i < 20000; i++) {
+            const garbage = { i, inner: { i } };
+            const scope = () => garbage;
+            if (i % 5000 === 0) kept.push(scope);
+        }
+        (async () => {
+            const [users] = await Promise.all([tools.users({})]);
+            return [users.length, kept.length, kept[3]().inner.i];
+        })()
+    "#;
+    let mut first = agent_runtime();
+    let calls = suspended(first.start(source, "garbage.js"));
+    let bytes = first.snapshot(None).unwrap();
+    drop(first);
+    let mut second = restore(&bytes);
+    assert_eq!(
+        serde_json::to_string(&answer_all(&mut second, &calls)).unwrap(),
+        "[2,4,15000]"
+    );
+}
+
 #[test]
 fn a_snapshot_can_be_taken_again_after_a_partial_resume() {
     let mut rt = agent_runtime();

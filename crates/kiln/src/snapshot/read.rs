@@ -1082,15 +1082,21 @@ fn check_chains(vm: &Vm) -> Result<(), SnapshotError> {
             _ => None,
         },
     ];
+    // a free slot links nowhere (the links of live objects were checked to reach live ones)
     for next in links {
         if has_cycle(objects, |i| {
-            let o = heap.objects.get(i);
-            next(o).map(|n| n.0)
+            if !heap.objects.is_live(i) {
+                return None;
+            }
+            next(heap.objects.get(i)).map(|n| n.0)
         }) {
             return Err(corrupt("a prototype, bound or proxy chain is a cycle"));
         }
     }
     if has_cycle(heap.envs.slots().count(), |i| {
+        if !heap.envs.is_live(i) {
+            return None;
+        }
         heap.env(EnvId(i)).parent.map(|p| p.0)
     }) {
         return Err(corrupt("an environment chain is a cycle"));
