@@ -9,14 +9,15 @@
 //! function and module indices in range, and no backward jump but `Loop`, the safe point
 //! that meters loops), so malformed bytecode is refused before any runtime sees it.
 
+use crate::interpreter::compiler_output;
 use crate::runtime::{ErrorKind, ErrorReport, SourceLocation};
-use kiln_bytecode::{Script, ScriptKind};
+use kiln_bytecode::{ScriptKind, ValidScript};
 
 /// A module's compiled code: its bytecode, constants and module tables, with its source
 /// text (for error messages and `Function.prototype.toString`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompiledModule {
-    script: Script,
+    script: ValidScript,
 }
 
 impl CompiledModule {
@@ -41,12 +42,15 @@ impl CompiledModule {
             })?;
         crate::builtins::regexp::literal_errors(&script)
             .map_err(|message| syntax_error(format!("{message} ({key})"), None))?;
-        Ok(CompiledModule { script })
+        Ok(CompiledModule {
+            script: compiler_output(script),
+        })
     }
 
     /// The specifiers the module imports statically, in source order.
     pub fn requests(&self) -> impl Iterator<Item = &str> {
         self.script
+            .script()
             .module
             .iter()
             .flat_map(|m| m.requests.iter().map(|r| r.specifier.as_str()))
@@ -56,7 +60,7 @@ impl CompiledModule {
     /// `kiln_bytecode::FORMAT_ID`, which the host records beside them). Code with direct
     /// `eval` cannot be written.
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        kiln_bytecode::serial::encode(&self.script).map_err(|e| e.to_string())
+        kiln_bytecode::serial::encode(self.script.script()).map_err(|e| e.to_string())
     }
 
     /// A module from bytes [`CompiledModule::to_bytes`] wrote with the same format
@@ -67,13 +71,14 @@ impl CompiledModule {
         if script.kind != ScriptKind::Module {
             return Err("malformed compiled module: not a module".into());
         }
-        kiln_bytecode::validate(&script).map_err(|e| format!("invalid compiled module: {e}"))?;
-        crate::builtins::regexp::literal_errors(&script)
+        let script =
+            ValidScript::new(script).map_err(|e| format!("invalid compiled module: {e}"))?;
+        crate::builtins::regexp::literal_errors(script.script())
             .map_err(|e| format!("invalid compiled module: {e}"))?;
         Ok(CompiledModule { script })
     }
 
-    pub(crate) fn into_script(self) -> Script {
+    pub(crate) fn into_script(self) -> ValidScript {
         self.script
     }
 }

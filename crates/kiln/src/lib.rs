@@ -25,7 +25,7 @@ pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;
 pub use interpreter::module::ModuleLoader;
 pub use interpreter::{Args, Vm};
-pub use kiln_bytecode::{Script, ScriptKind};
+pub use kiln_bytecode::{Script, ScriptKind, ValidScript};
 pub use kiln_compiler::{CompileError, compile};
 pub use runtime::{
     ErrorKind, ErrorReport, InterruptHandle, Options, Outcome, Runtime, SourceLocation,

@@ -45,7 +45,7 @@ use std::fmt;
 pub mod serial;
 mod validate;
 
-pub use validate::{InvalidBytecode, validate};
+pub use validate::{InvalidBytecode, ValidScript, validate};
 
 /// Identifies this instruction set and compiled-program format: a hash of the files that
 /// define them (each instruction's operands and semantics here, their encoding in

@@ -55,6 +55,16 @@ pub fn decode(bytes: &[u8]) -> Result<Script, DecodeError> {
     if r.at != bytes.len() {
         return Err(r.error("trailing bytes after the script"));
     }
+    // (the encoder refuses direct eval through its scope constants; a crafted call
+    // without one is refused here)
+    let direct_eval = script.functions.iter().any(|f| {
+        f.instructions
+            .iter()
+            .any(|i| matches!(i, Instr::CallEval { .. }))
+    });
+    if direct_eval {
+        return Err(r.error("direct eval is not supported in precompiled code"));
+    }
     Ok(script)
 }
 
@@ -910,6 +920,23 @@ mod tests {
     }
 
     #[test]
+    fn a_direct_eval_is_refused_when_read() {
+        let mut script = sample();
+        script.functions[0].instructions[0] = Instr::CallEval {
+            dst: 0,
+            func: 0,
+            args: 0,
+            argc: 0,
+        };
+        assert_eq!(validate(&script), Ok(()));
+        let bytes = encode(&script).unwrap();
+        assert_eq!(
+            decode(&bytes).unwrap_err().message,
+            "direct eval is not supported in precompiled code"
+        );
+    }
+
+    #[test]
     fn validation_refuses_indices_out_of_range() {
         let cases: Vec<(Instr, &str)> = vec![
             (
@@ -962,13 +989,12 @@ mod tests {
                 "import 1 out of range (function 0, instruction 0)",
             ),
             (
-                Instr::CallEval {
-                    dst: 0,
-                    func: 0,
-                    args: 0,
-                    argc: 0,
-                },
-                "direct eval is not supported in precompiled code (function 0, instruction 0)",
+                Instr::IteratorNext { dst: 0, iter: 3 },
+                "register r3+1 out of range (function 0, instruction 0)",
+            ),
+            (
+                Instr::YieldDelegate { dst: 0, iter: 3 },
+                "register r3+1 out of range (function 0, instruction 0)",
             ),
         ];
         for (instr, expected) in cases {

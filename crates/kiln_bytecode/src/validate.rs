@@ -1,6 +1,8 @@
-//! Checking a script that did not come from the compiler (see [`crate::serial`]) before a
-//! VM loads it: every index an instruction or table holds must be in range, so that
-//! interpreting it can only ever index what exists.
+//! Checking a script before a VM loads it, whether it was decoded from bytes (see
+//! [`crate::serial`]) or came from the compiler: every index an instruction or table holds
+//! must be in range, so that interpreting it can only ever index what exists. The
+//! interpreter reads registers and instructions without bounds checks on that ground, so
+//! it loads only a [`ValidScript`].
 //!
 //! Checked: register operands (and the registers an instruction uses after them, such as
 //! `r[dst+1]` or a call's arguments) against the frame's register count; constants
@@ -74,6 +76,28 @@ pub fn validate(script: &Script) -> Result<(), InvalidBytecode> {
         check_module(script, module).map_err(|message| fail(0, None, message))?;
     }
     Ok(())
+}
+
+/// A script [`validate`] accepted. Only [`ValidScript::new`] makes one, so whoever holds
+/// one may rely on everything the module documentation lists: the interpreter reads
+/// registers and instructions without bounds checks on that ground.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidScript(Script);
+
+impl ValidScript {
+    /// `script`, once it has passed [`validate`].
+    pub fn new(script: Script) -> Result<ValidScript, InvalidBytecode> {
+        validate(&script)?;
+        Ok(ValidScript(script))
+    }
+
+    pub fn script(&self) -> &Script {
+        &self.0
+    }
+
+    pub fn into_script(self) -> Script {
+        self.0
+    }
 }
 
 fn check_module(script: &Script, m: &ModuleInfo) -> Result<(), String> {
@@ -204,21 +228,27 @@ impl FunctionChecker<'_> {
         };
         let args = |args: Reg, argc: u8| span(args, if argc == 255 { 1 } else { argc as usize });
         match *instr {
+            Instr::IteratorNext { dst, iter } => {
+                span(dst, 1)?;
+                span(iter, 1)
+            }
             Instr::GetIndexUpdate { dst, .. }
-            | Instr::IteratorNext { dst, .. }
             | Instr::ForInNext { dst, .. }
             | Instr::ImportDynamic { src: dst, .. } => span(dst, 1),
             Instr::CreateClass { dst, func, .. } => {
                 span(dst, 1)?;
                 self.function_constant(func)
             }
-            Instr::GetIterator { iter, .. } | Instr::GetAsyncIterator { iter, .. } => span(iter, 1),
+            Instr::GetIterator { iter, .. }
+            | Instr::GetAsyncIterator { iter, .. }
+            | Instr::YieldDelegate { iter, .. } => span(iter, 1),
             Instr::YieldDelegateAsync { iter, .. } => span(iter, 2),
             Instr::DefinePrivateAccessor { funcs, .. } => span(funcs, 1),
             Instr::EndFinally { kind }
             | Instr::DisposeResources { kind, .. }
             | Instr::SuppressError { kind, .. } => span(kind, 1),
             Instr::Call { args: a, argc, .. }
+            | Instr::CallEval { args: a, argc, .. }
             | Instr::CallNoThis { args: a, argc, .. }
             | Instr::TailCall { args: a, argc, .. }
             | Instr::New { args: a, argc, .. }
@@ -255,9 +285,6 @@ impl FunctionChecker<'_> {
                 Constant::Template { .. } => Ok(()),
                 _ => Err(format!("constant {idx} is not a template")),
             },
-            Instr::CallEval { .. } => {
-                Err("direct eval is not supported in precompiled code".into())
-            }
             Instr::GetImport { index, .. } if index as usize >= self.imports => {
                 Err(format!("import {index} out of range"))
             }

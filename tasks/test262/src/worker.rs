@@ -285,7 +285,7 @@ fn run_in(
 /// The harness files, read once and compiled once per worker.
 pub struct Harness {
     files: std::collections::HashMap<String, String>,
-    compiled: RefCell<std::collections::HashMap<String, kiln::Script>>,
+    compiled: RefCell<std::collections::HashMap<String, kiln::ValidScript>>,
 }
 
 impl Harness {
@@ -307,12 +307,13 @@ impl Harness {
     }
 
     /// The compiled harness file `name` (None if it is missing or does not compile).
-    pub fn compiled(&self, name: &str) -> Option<kiln::Script> {
+    pub fn compiled(&self, name: &str) -> Option<kiln::ValidScript> {
         if let Some(s) = self.compiled.borrow().get(name) {
             return Some(s.clone());
         }
         let text = self.get(name)?;
         let script = kiln::compile(text, name, kiln::ScriptKind::Script, false).ok()?;
+        let script = kiln::ValidScript::new(script).ok()?;
         self.compiled
             .borrow_mut()
             .insert(name.to_string(), script.clone());

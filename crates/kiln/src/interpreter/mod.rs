@@ -34,7 +34,7 @@ pub use crate::realm::FunctionShapes;
 use crate::realm::{Atoms, Intrinsics, Realm, RealmId, WellKnownSymbols};
 use crate::value::Value;
 use crate::{JsResult, Thrown};
-use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind};
+use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind, ValidScript};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -190,26 +190,26 @@ impl PolymorphicEntries {
 /// A function's code ready to run: the bytecode plus materialised constants
 /// and its inline caches.
 pub struct CodeBlock {
-    pub code: FunctionCode,
+    pub(crate) code: FunctionCode,
     /// the function's name, interned when the script is loaded
-    pub name: StringId,
+    pub(crate) name: StringId,
     /// index into `Vm::scripts`
-    pub script: u32,
+    pub(crate) script: u32,
     /// the realm the code was loaded in, which it always runs in
-    pub realm: RealmId,
+    pub(crate) realm: RealmId,
     /// constants as values; function constants hold their index in the script as an int
-    pub constants: Box<[Value]>,
+    pub(crate) constants: Box<[Value]>,
     /// the property key of each property site
-    pub sites: Box<[PropertyKey]>,
-    pub caches: Box<[Cell<InlineCache>]>,
+    pub(crate) sites: Box<[PropertyKey]>,
+    pub(crate) caches: Box<[Cell<InlineCache>]>,
     /// misses per site, to detect megamorphic sites
-    pub misses: Box<[Cell<u8>]>,
+    pub(crate) misses: Box<[Cell<u8>]>,
     /// template objects by constant index, created on first use
-    pub templates: RefCell<Vec<(u16, ObjectId)>>,
+    pub(crate) templates: RefCell<Vec<(u16, ObjectId)>>,
     /// regular expression literals by constant index, compiled on first evaluation
-    pub regexps: RefCell<Vec<crate::builtins::regexp::Literal>>,
+    pub(crate) regexps: RefCell<Vec<crate::builtins::regexp::Literal>>,
     /// the function reads its arguments beyond the formal parameters
-    pub needs_arguments: bool,
+    pub(crate) needs_arguments: bool,
 }
 
 impl std::fmt::Debug for CodeBlock {
@@ -580,8 +580,8 @@ pub struct Vm {
     pub realms: Vec<Realm>,
     pub atoms: Atoms,
     pub symbols: WellKnownSymbols,
-    pub stack: Vec<Value>,
-    pub frames: Vec<Frame>,
+    pub(crate) stack: Vec<Value>,
+    pub(crate) frames: Vec<Frame>,
     /// native temporaries that must survive calls back into JavaScript
     pub roots: Vec<Value>,
     /// targets read through a WeakRef, alive until the job queue drains ([[KeptAlive]])
@@ -785,11 +785,12 @@ impl Vm {
         if let Err(message) = crate::builtins::regexp::literal_errors(&script) {
             return Err(self.syntax_error(format!("{message} ({name})")));
         }
-        Ok(self.load_compiled(script, Recipe::Compile { strict }))
+        Ok(self.load_compiled(compiler_output(script), Recipe::Compile { strict }))
     }
 
     /// Load a compiled script; `recipe` says how it was compiled from its source.
-    pub fn load_compiled(&mut self, script: Script, recipe: Recipe) -> Rc<CodeBlock> {
+    pub fn load_compiled(&mut self, script: ValidScript, recipe: Recipe) -> Rc<CodeBlock> {
+        let script = script.into_script();
         // Loaded code stays for the VM's life: counted once, and at every collection.
         let bytes = script_bytes(&script);
         self.code_bytes += bytes;
@@ -1381,6 +1382,13 @@ const COMPILER_BYTES_PER_SOURCE_BYTE: usize = 40;
 /// `(function () { return i; })` by 175 MB, each a little below this estimate.
 const ALLOCATIONS_PER_FUNCTION: usize = 320;
 const ALLOCATIONS_PER_SCRIPT: usize = 128;
+
+/// The compiler's output, checked as bytecode from outside is ([`ValidScript::new`]),
+/// since the interpreter reads registers and instructions unchecked on that ground: a
+/// compiler bug becomes a panic here (an engine error of the runtime), never a wild read.
+pub(crate) fn compiler_output(script: Script) -> ValidScript {
+    ValidScript::new(script).unwrap_or_else(|e| panic!("the compiler made invalid bytecode: {e}"))
+}
 
 /// The estimated bytes a loaded script keeps: its source and line table, and per function
 /// its bytecode, constants, property sites and their inline caches.

@@ -209,20 +209,29 @@ impl Vm {
         } else {
             self.reserve_compilation(source.len())?;
             let compiled = match precompiled {
-                Some(module) => Ok(module.into_script()),
-                None => kiln_compiler::compile(&source, &key, ScriptKind::Module, true),
-            };
-            let mut compiled = match compiled {
-                Ok(s) => s,
-                Err(e) => {
-                    let msg = format!("{} ({}:{}:{})", e.message, key, e.line, e.column);
-                    return Err(self.syntax_error(msg));
+                Some(module) => module.into_script(),
+                None => {
+                    let script =
+                        match kiln_compiler::compile(&source, &key, ScriptKind::Module, true) {
+                            Ok(s) => s,
+                            Err(e) => {
+                                let msg =
+                                    format!("{} ({}:{}:{})", e.message, key, e.line, e.column);
+                                return Err(self.syntax_error(msg));
+                            }
+                        };
+                    if let Err(message) = crate::builtins::regexp::literal_errors(&script) {
+                        return Err(self.syntax_error(format!("{message} ({key})")));
+                    }
+                    super::compiler_output(script)
                 }
             };
-            if let Err(message) = crate::builtins::regexp::literal_errors(&compiled) {
-                return Err(self.syntax_error(format!("{message} ({key})")));
-            }
-            let info = compiled.module.take().map(|b| *b).unwrap_or_default();
+            let info = compiled
+                .script()
+                .module
+                .as_deref()
+                .cloned()
+                .unwrap_or_default();
             self.load_compiled(compiled, super::Recipe::Compile { strict: true });
             (Some(self.scripts.len() as u32 - 1), info)
         };

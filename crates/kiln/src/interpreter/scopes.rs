@@ -194,7 +194,7 @@ impl Vm {
             block: caller_block,
             constant: constant as u32,
         };
-        let block = self.load_compiled(script, recipe);
+        let block = self.load_compiled(super::compiler_output(script), recipe);
         // the source's copy is dropped before the code runs: nested evals would each keep one
         drop(source);
         let this = Value::object(self.intrinsics.global);

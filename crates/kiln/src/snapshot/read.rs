@@ -208,7 +208,7 @@ impl<'a> PayloadReader<'a> {
             // The realm's record is a placeholder until the VM state is read; loading
             // code reads only its index.
             let previous = vm.enter_realm(realm);
-            vm.load_compiled(compiled, recipe);
+            vm.load_compiled(crate::interpreter::compiler_output(compiled), recipe);
             vm.enter_realm(previous);
             let blocks = self.r.count(1)?;
             let script = vm.scripts.last().expect("just loaded");
@@ -633,7 +633,7 @@ impl<'a> PayloadReader<'a> {
         let argc = self.r.u32()?;
         let values = self.values()?;
         let args_at = self.r.u32()?;
-        if pc as usize > code.code.instructions.len()
+        if pc as usize >= code.code.instructions.len()
             || values.len() < code.code.register_count as usize
             || args_at as usize > values.len()
         {
