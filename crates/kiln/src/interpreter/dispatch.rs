@@ -34,10 +34,28 @@ impl Vm {
             let base = frame.base as usize;
             let mut pc = frame.pc as usize;
             let instructions = &code.code.instructions[..];
+            // Registers and instructions are read below without bounds checks. That rests
+            // on the code having passed validation (a `CodeBlock` is made only from a
+            // `ValidScript`): every register an instruction names, with those it uses
+            // after them, is below the register count; every jump, switch and handler
+            // target is an instruction; the last instruction does not fall through. So
+            // `pc` stays in range from any in-range start, and the registers are in range
+            // while the frame's registers exist, which this checks for the frame as it is
+            // entered. Only instructions that change frames (calls, returns, throws,
+            // yields, awaits) shrink the stack below the running frame's registers, and
+            // each of them leaves through `continue 'frames` to come back here; anything
+            // else that pushes onto the stack truncates it back to where it began.
+            assert!(
+                pc < instructions.len()
+                    && base + code.code.register_count.max(1) as usize <= self.stack.len(),
+                "a frame is entered outside its code or registers"
+            );
 
             macro_rules! reg {
                 ($r:expr) => {
-                    self.stack[base + $r as usize]
+                    // SAFETY: `base + $r` is inside the running frame's registers, which
+                    // exist (see above).
+                    *unsafe { self.stack.get_unchecked_mut(base + $r as usize) }
                 };
             }
             macro_rules! sync {
@@ -104,7 +122,8 @@ impl Vm {
             }
 
             loop {
-                let instr = instructions[pc];
+                // SAFETY: `pc` is an instruction of the running code (see above).
+                let instr = *unsafe { instructions.get_unchecked(pc) };
                 pc += 1;
                 match instr {
                     Instr::Mov { dst, src } => reg!(dst) = reg!(src),
@@ -670,12 +689,17 @@ impl Vm {
                             None => tri!(self.bitnot_slow(a)),
                         };
                     }
-                    Instr::Not { dst, src } => reg!(dst) = Value::bool(!self.to_boolean(reg!(src))),
+                    Instr::Not { dst, src } => {
+                        let v = reg!(src);
+                        reg!(dst) = Value::bool(!self.to_boolean(v));
+                    }
                     Instr::TypeOf { dst, src } => {
-                        reg!(dst) = Value::string(self.type_of(reg!(src)))
+                        let v = reg!(src);
+                        reg!(dst) = Value::string(self.type_of(v));
                     }
                     Instr::TypeOfIs { dst, src, name } => {
-                        reg!(dst) = Value::bool(self.type_name(reg!(src)) == name)
+                        let v = reg!(src);
+                        reg!(dst) = Value::bool(self.type_name(v) == name);
                     }
                     Instr::ToNumber { dst, src } => {
                         let a = reg!(src);
@@ -973,7 +997,8 @@ impl Vm {
                         let (ctor, new_target, this_now) =
                             (reg!(func), reg!(func + 1), reg!(func + 2));
                         let values = if argc == 255 {
-                            tri!(self.spread_values(reg!(args + 1)))
+                            let list = reg!(args + 1);
+                            tri!(self.spread_values(list))
                         } else {
                             let start = base + args as usize + 1;
                             self.stack[start..start + argc as usize].to_vec()
@@ -3092,4 +3117,44 @@ enum DelegateStep {
 fn switch_target(code: &super::CodeBlock, table: u16, value: Value) -> Option<usize> {
     let target = code.code.switch_tables[table as usize].target(value.as_int_exact()?)?;
     Some(target as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Runtime;
+
+    /// Every way the loop changes frames, with the registers of the frames involved read
+    /// after each change: calls with more and fewer arguments than parameters, `new`,
+    /// spread calls, a native function calling back, a throw caught frames below, a
+    /// `finally` that returns, a tail call, a generator and an async function resumed
+    /// from the job queue. Run under Miri too (`cargo +nightly miri test -p kiln --lib
+    /// dispatch`), which checks the unchecked register and instruction reads.
+    #[test]
+    fn frames_change_inside_their_registers_and_code() {
+        let mut rt = Runtime::new();
+        let source = r#"
+            "use strict";
+            const log = [];
+            function add(a, b, c) { return a + b + (c === undefined ? 0 : c); }
+            function deep(n) { if (n === 0) throw new Error("bottom"); return deep(n - 1) + 1; }
+            function Point(x) { this.x = x; }
+            function* count(n) { for (let i = 0; i < n; i++) { const got = yield i; if (got) log.push(got); } }
+            function early() { try { return "try"; } finally { log.push("finally"); } }
+            function tail(n, acc) { return n === 0 ? acc : tail(n - 1, acc + n); }
+            async function later(x) { const y = await x; log.push("await " + y); return y * 2; }
+            log.push(add(1, 2), add(1, 2, 3, 4), add(...[5, 6]));
+            try { deep(3); } catch (e) { log.push(e.message); }
+            log.push(new Point(7).x, [1, 2, 3].map((v) => add(v, v)).join("+"));
+            const g = count(3);
+            log.push(g.next().value, g.next("sent").value, [...count(2)].length);
+            log.push(early(), tail(4, 0));
+            later(21).then((v) => log.push("then " + v));
+            log;
+        "#;
+        rt.run_script(source, "frames.js").unwrap();
+        assert_eq!(
+            rt.eval("log.join()").unwrap(),
+            "3,6,11,bottom,7,2+4+6,sent,0,1,2,finally,try,10,await 21,then 42"
+        );
+    }
 }
