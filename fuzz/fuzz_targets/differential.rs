@@ -2188,9 +2188,12 @@ impl Writer {
                         }
                     }
                 }
+                // the first elements only: a write at index 4294967294 makes the length
+                // 2 ** 32 - 1, and QuickJS joins an array that long without calling its
+                // interrupt handler (a program that converts it to a string never ends)
                 let _ = write!(
                     self.out,
-                    "return [{x}, {x}.length]; }})({})",
+                    "return [{x}.slice(0, 12), {x}.length]; }})({})",
                     HOLEY[*base as usize % HOLEY.len()]
                 );
             }
