@@ -75,6 +75,8 @@ pub struct FunctionShapes {
     /// the %ThrowTypeError% accessor `strict_callee` otherwise)
     pub arguments_mapped: ShapeId,
     pub arguments_unmapped: ShapeId,
+    /// iterator results: `value`, `done`
+    pub iter_result: ShapeId,
     pub strict_callee: Value,
 }
 
@@ -87,6 +89,7 @@ impl FunctionShapes {
             prototype_object: ShapeId::DICTIONARY,
             arguments_mapped: ShapeId::DICTIONARY,
             arguments_unmapped: ShapeId::DICTIONARY,
+            iter_result: ShapeId::DICTIONARY,
             strict_callee: Value::UNDEFINED,
         }
     }

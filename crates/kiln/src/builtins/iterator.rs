@@ -229,20 +229,12 @@ pub fn group_by(
 impl Vm {
     /// `{ value, done }`
     pub fn iter_result(&mut self, value: Value, done: bool) -> Value {
-        let obj = super::new_plain_object(self);
-        self.define_builtin(
-            obj,
-            PropertyKey::String(self.atoms.value),
-            value,
-            crate::object::Attrs::DEFAULT,
-        );
-        self.define_builtin(
-            obj,
-            PropertyKey::String(self.atoms.done),
-            Value::bool(done),
-            crate::object::Attrs::DEFAULT,
-        );
-        Value::object(obj)
+        let proto = self.intrinsics.object_prototype;
+        let slots = [value, Value::bool(done)];
+        Value::object(
+            self.heap
+                .new_object_with_slots(self.shapes.iter_result, proto, &slots),
+        )
     }
 
     /// A new array iterator over `target`.

@@ -101,7 +101,7 @@ pub fn init(vm: &mut Vm) {
     global::init(vm);
 }
 
-/// A realm's shapes of fresh functions and arguments objects, rooted at its
+/// A realm's shapes of fresh functions, arguments objects and iterator results, rooted at its
 /// %Function.prototype% and %Object.prototype% (found again if they exist: restoring a
 /// snapshot derives them rather than reading them).
 pub(crate) fn function_shapes(
@@ -152,6 +152,10 @@ pub(crate) fn function_shapes(
         .heap
         .shapes
         .add(args_iter, callee, Attrs(Attrs::ACCESSOR));
+    let value_key = PropertyKey::String(vm.atoms.value);
+    let with_value = vm.heap.shapes.add(object_root, value_key, Attrs::DEFAULT);
+    let done_key = PropertyKey::String(vm.atoms.done);
+    let iter_result = vm.heap.shapes.add(with_value, done_key, Attrs::DEFAULT);
     crate::realm::FunctionShapes {
         plain,
         with_prototype,
@@ -159,6 +163,7 @@ pub(crate) fn function_shapes(
         prototype_object,
         arguments_mapped,
         arguments_unmapped,
+        iter_result,
         strict_callee,
     }
 }
