@@ -30,6 +30,9 @@ echo "== gc-stress: JavaScript fixtures (tests/js), collecting every $fixtures_e
 KILN_GC_STRESS_EVERY="$fixtures_every" \
   cargo test --locked -p kiln-cli --features gc-stress --test fixtures
 
+echo "== gc-stress: snapshots, taken and restored after collections"
+cargo test --locked -p kiln --features gc-stress --test snapshot
+
 echo "== gc-stress: test262 built-ins (${areas[*]}), sample $sample, collecting every $every allocation(s)"
 filters=()
 for area in "${areas[@]}"; do
