@@ -51,7 +51,7 @@ mod worker;
 pub use process::serve as serve_worker_process;
 pub use protocol::{Command, Event};
 pub use session::{Isolation, SendError, Session};
-pub use worker::{Sink, prepare};
+pub use worker::{Sink, prepare, restore};
 
 /// The id of the snapshot in `bytes`, after checking its envelope (format, version,
 /// checksum or, with `key`, its authentication): what a host records so that each

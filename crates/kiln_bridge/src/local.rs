@@ -53,7 +53,6 @@
 use crate::coroutine::{Guest, Step, Suspender};
 use crate::protocol::{CallAnswer, Capability, Event, Failure, Load, Mode, Start};
 use crate::worker::lock;
-use kiln::snapshot::Snapshot;
 use kiln::{
     CallId, CallReporting, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue,
     InterruptHandle, Outcome, PendingCall, Runtime,
@@ -305,11 +304,9 @@ fn execute(suspender: &Suspender<Answer, Request>, execution: Execution, stop: &
             (runtime, step)
         }
         Begin::Load(load) => {
-            let restored = Snapshot::open(&load.snapshot, load.key.as_deref())
-                .and_then(|snapshot| Runtime::restore(&snapshot, load.settings.to_options()));
-            let mut runtime = match restored {
+            let mut runtime = match crate::restore(&load) {
                 Ok(runtime) => runtime,
-                Err(e) => return Event::Failed(Failure::from_snapshot_error(&e)),
+                Err(failure) => return Event::Failed(failure),
             };
             runtime.set_large_stack(true);
             stop.attach(&runtime);

@@ -346,15 +346,20 @@ pub fn prepare(runtime: &mut Runtime, start: &Start) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The runtime the snapshot in `load` holds, with `load`'s settings: what a host does
+/// before binding the restored execution's capabilities.
+pub fn restore(load: &Load) -> Result<Runtime, Failure> {
+    Snapshot::open(&load.snapshot, load.key.as_deref())
+        .and_then(|snapshot| Runtime::restore(&snapshot, load.settings.to_options()))
+        .map_err(|e| Failure::from_snapshot_error(&e))
+}
+
 /// Restore the snapshot in `load`; true when the session is over.
 fn load_session(live: &mut Live, load: Load) -> bool {
     if live.runtime.is_some() {
         return already_started(live);
     }
-    let restored = Snapshot::open(&load.snapshot, load.key.as_deref())
-        .and_then(|snapshot| Runtime::restore(&snapshot, load.settings.to_options()))
-        .map_err(|e| Failure::from_snapshot_error(&e));
-    let mut runtime = match restored {
+    let mut runtime = match restore(&load) {
         Ok(rt) => rt,
         Err(failure) => {
             live.link.emit(&Event::Failed(failure));
