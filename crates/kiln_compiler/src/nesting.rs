@@ -54,67 +54,46 @@ pub(crate) const MAX_CHAIN: usize = 10_000;
 /// The most readings of an ambiguous `/` followed at once (see above).
 const MAX_READINGS: usize = 8;
 
-/// Keywords whose operand or body may be another of the same (`new new F`, `if (a) if
-/// (b) x`, `class A extends class B extends C {} {}`).
-const NESTING_KEYWORDS: &[&[u8]] = &[
-    b"await",
-    b"delete",
-    b"do",
-    b"else",
-    b"extends",
-    b"for",
-    b"if",
-    b"in",
-    b"instanceof",
-    b"new",
-    b"typeof",
-    b"void",
-    b"while",
-    b"with",
-    b"yield",
-];
+/// What a reserved or contextual word means to the scan: a set of the flags below.
+type Word = u8;
+/// Its operand or body may be another of the same (`new new F`, `if (a) if (b) x`,
+/// `class A extends class B extends C {} {}`).
+const NESTS: Word = 1;
+/// A reserved word after which a `/` starts a regular expression (an operand follows).
+const OPERAND: Word = 2;
+/// Its `(` holds a header, not an expression: after its `)` a statement starts.
+const HEADER: Word = 4;
+/// A keyword or a plain identifier by context: after it a `/` may be either, so the scan
+/// follows both readings.
+const CONTEXTUAL: Word = 8;
 
-/// Reserved words after which a `/` starts a regular expression (an operand follows).
-const OPERAND_KEYWORDS: &[&[u8]] = &[
-    b"break",
-    b"case",
-    b"catch",
-    b"class",
-    b"const",
-    b"continue",
-    b"debugger",
-    b"default",
-    b"delete",
-    b"do",
-    b"else",
-    b"enum",
-    b"export",
-    b"extends",
-    b"finally",
-    b"for",
-    b"function",
-    b"if",
-    b"import",
-    b"in",
-    b"instanceof",
-    b"new",
-    b"return",
-    b"switch",
-    b"throw",
-    b"try",
-    b"typeof",
-    b"var",
-    b"void",
-    b"while",
-    b"with",
-];
+/// The flags of a name, decoded (one `match`: names are a good part of the tokens).
+fn keyword(name: &[u8]) -> Word {
+    match name {
+        b"for" | b"if" | b"while" | b"with" => NESTS | OPERAND | HEADER,
+        b"catch" | b"switch" => OPERAND | HEADER,
+        b"delete" | b"do" | b"else" | b"extends" | b"in" | b"instanceof" | b"new" | b"typeof"
+        | b"void" => NESTS | OPERAND,
+        b"await" | b"yield" => NESTS | CONTEXTUAL,
+        b"of" => CONTEXTUAL,
+        b"break" | b"case" | b"class" | b"const" | b"continue" | b"debugger" | b"default"
+        | b"enum" | b"export" | b"finally" | b"function" | b"import" | b"return" | b"throw"
+        | b"try" | b"var" => OPERAND,
+        _ => 0,
+    }
+}
 
-/// Keywords whose `(` holds a header, not an expression: after its `)` a statement starts.
-const HEADER_KEYWORDS: &[&[u8]] = &[b"if", b"while", b"for", b"with", b"catch", b"switch"];
-
-/// Names that are keywords or plain identifiers by context: after them a `/` may be
-/// either, so the scan follows both readings.
-const CONTEXTUAL_KEYWORDS: &[&[u8]] = &[b"yield", b"await", b"of"];
+/// Whether a byte continues a name without an escape: an ASCII letter, digit, `_` or `$`.
+const PLAIN_NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        b += 1;
+    }
+    table
+};
 
 /// How the source is parsed.
 #[derive(Clone, Copy)]
@@ -232,7 +211,10 @@ pub(crate) fn too_deep(source: &str, limit: usize, goal: Goal) -> Option<usize> 
     let mut readings = vec![Reading::new()];
     loop {
         // Step the reading furthest behind, so that readings meet at the same position.
-        let (index, _) = readings.iter().enumerate().min_by_key(|(_, r)| r.pos)?;
+        let index = match readings.len() {
+            1 => 0,
+            _ => readings.iter().enumerate().min_by_key(|(_, r)| r.pos)?.0,
+        };
         match scan.step(&mut readings[index]) {
             Step::Next if readings.len() > 1 => {
                 let here = &readings[index];
@@ -416,13 +398,18 @@ impl Scan<'_> {
         };
         // whitespace and comments: no token
         match b {
-            b'\n' | b'\r' => {
-                r.new_line = true;
-                r.pos += 1;
-                return Step::Next;
-            }
-            b' ' | b'\t' | 0x0B | 0x0C => {
-                r.pos += 1;
+            // a run of ASCII whitespace at once: indentation is a good part of a source
+            b'\n' | b'\r' | b' ' | b'\t' | 0x0B | 0x0C => {
+                let mut j = i;
+                while let Some(&b) = bytes.get(j) {
+                    match b {
+                        b'\n' | b'\r' => r.new_line = true,
+                        b' ' | b'\t' | 0x0B | 0x0C => {}
+                        _ => break,
+                    }
+                    j += 1;
+                }
+                r.pos = j;
                 return Step::Next;
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -765,39 +752,52 @@ impl Scan<'_> {
     /// A name at `i`: a keyword (unless it follows `.`, `?.` or `#`), or an identifier.
     /// `header`: the token before was a header keyword; `after_semicolon`: it was `;`.
     fn name(&self, r: &mut Reading, i: usize, header: bool, after_semicolon: bool) -> Step {
-        let mut j = i;
+        let bytes = self.bytes;
+        let is_plain = |b: &u8| PLAIN_NAME[*b as usize];
+        let plain_end = bytes[i..]
+            .iter()
+            .position(|b| !is_plain(b))
+            .map_or(bytes.len(), |p| i + p);
         // the name with its `\u` escapes decoded, as far as a keyword is long
         let mut buffer = [0u8; 12];
-        let mut length = 0;
-        while j < self.bytes.len() {
-            let b = self.bytes[j];
-            let c = if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
-                j += 1;
-                b
-            } else if b == b'\\' {
-                let (c, end) = self.unicode_escape(j + 1);
-                j = end.max(j + 1);
-                c.filter(char::is_ascii).map_or(b'\\', |c| c as u8)
-            } else if b >= 0x80 {
-                let Some((c, len)) = self.char_at(j) else {
+        let word = if !matches!(bytes.get(plain_end), Some(b'\\' | 0x80..)) {
+            // ASCII letters, digits, `_` and `$` only (most names): the name is its text
+            r.pos = plain_end;
+            &bytes[i..plain_end]
+        } else {
+            let mut j = i;
+            let mut length = 0;
+            while j < bytes.len() {
+                let b = bytes[j];
+                let c = if is_plain(&b) {
+                    j += 1;
+                    b
+                } else if b == b'\\' {
+                    let (c, end) = self.unicode_escape(j + 1);
+                    j = end.max(j + 1);
+                    c.filter(char::is_ascii).map_or(b'\\', |c| c as u8)
+                } else if b >= 0x80 {
+                    let Some((c, len)) = self.char_at(j) else {
+                        break;
+                    };
+                    if c.is_whitespace() || c == '\u{FEFF}' {
+                        break;
+                    }
+                    j += len;
+                    // no keyword holds it
+                    b'\\'
+                } else {
                     break;
                 };
-                if c.is_whitespace() || c == '\u{FEFF}' {
-                    break;
+                if length < buffer.len() {
+                    buffer[length] = c;
                 }
-                j += len;
-                // no keyword holds it
-                b'\\'
-            } else {
-                break;
-            };
-            if length < buffer.len() {
-                buffer[length] = c;
+                length += 1;
             }
-            length += 1;
-        }
-        r.pos = j;
-        let word = buffer.get(..length).unwrap_or_default();
+            r.pos = j;
+            buffer.get(..length).unwrap_or_default()
+        };
+        let flags = keyword(word);
         if after_semicolon && word != b"else" {
             r.end_if_chain();
         }
@@ -808,19 +808,19 @@ impl Scan<'_> {
             if r.total > MAX_CHAIN {
                 return Step::TooDeep(i);
             }
-        } else if NESTING_KEYWORDS.contains(&word) && !r.add() {
+        } else if flags & NESTS != 0 && !r.add() {
             return Step::TooDeep(i);
         }
         if r.prev == Prev::Member {
             r.prev = Prev::Value;
             return Step::Next;
         }
-        r.prev = if CONTEXTUAL_KEYWORDS.contains(&word) {
+        r.prev = if flags & CONTEXTUAL != 0 {
             // `for await (` still has a header
             r.header_next = header && word == b"await";
             Prev::Either
-        } else if OPERAND_KEYWORDS.contains(&word) {
-            r.header_next = HEADER_KEYWORDS.contains(&word);
+        } else if flags & OPERAND != 0 {
+            r.header_next = flags & HEADER != 0;
             Prev::Operand
         } else {
             Prev::Value
