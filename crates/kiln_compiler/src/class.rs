@@ -4,7 +4,7 @@
 //! construction) and static fields and blocks (synthesized closures called
 //! once with `this` = the constructor).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kiln_bytecode::{FunctionKind, Instr, MethodKind, Reg};
 use oxc_ast::ast::*;
@@ -97,7 +97,7 @@ impl<'a> Compiler<'a> {
         } else {
             None
         };
-        let mut names = HashMap::new();
+        let mut names = FxHashMap::default();
         if let Some(env) = class_env {
             let t = self.fs.alloc()?;
             for (slot, n) in private_names.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! classes are compiled by the sibling modules as further `impl Compiler`
 //! blocks.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use kiln_bytecode::{Constant, ErrorKind, FunctionCode, FunctionKind, Instr, Reg, ScriptKind};
 use oxc_ast::ast::*;
@@ -20,7 +20,7 @@ use crate::scope::{Analysis, ContextKey, function_scope_of};
 
 /// A private name declared by a class body, and where its key lives.
 pub(crate) struct ClassCtx {
-    pub names: HashMap<String, Loc>,
+    pub names: FxHashMap<String, Loc>,
 }
 
 pub(crate) struct Compiler<'a> {
@@ -36,35 +36,35 @@ pub(crate) struct Compiler<'a> {
     /// compile-time mirror of the run-time environment chain (ids)
     pub envs: Vec<u32>,
     next_env: u32,
-    pub locs: HashMap<SymbolId, Loc>,
+    pub locs: FxHashMap<SymbolId, Loc>,
     /// the function-activation scope owning each symbol
-    owners: HashMap<SymbolId, ScopeId>,
-    by_function: HashMap<ScopeId, Vec<SymbolId>>,
+    owners: FxHashMap<SymbolId, ScopeId>,
+    by_function: FxHashMap<ScopeId, Vec<SymbolId>>,
     /// the activation scope of the function being compiled (None: synthesized)
     pub fn_scope: Option<ScopeId>,
     outer_fn_scopes: Vec<Option<ScopeId>>,
     pub root_scope: ScopeId,
     pub classes: Vec<ClassCtx>,
-    pub switch_scopes: HashSet<ScopeId>,
+    pub switch_scopes: FxHashSet<ScopeId>,
     /// symbols naming a function expression inside itself (read-only)
-    pub self_names: HashSet<SymbolId>,
+    pub self_names: FxHashSet<SymbolId>,
     /// what each compile-time environment holds, for direct-eval scope descriptions
-    pub env_names: HashMap<u32, Vec<EnvEntry>>,
+    pub env_names: FxHashMap<u32, Vec<EnvEntry>>,
     /// object environments (`with`, eval var objects) enclosing the code being compiled
     pub dyn_scopes: Vec<DynScope>,
     /// compiling direct eval code: the caller's scope
     pub eval_ctx: Option<EvalCtx>,
     /// a class's own name inside its body: an immutable binding in the class environment
-    pub inner_class_names: HashMap<SymbolId, Loc>,
+    pub inner_class_names: FxHashMap<SymbolId, Loc>,
     /// modules: the module environment (see `module.rs`)
     pub module_env: Option<u32>,
     /// modules: the slot of an anonymous default export
     pub module_default_slot: Option<u16>,
     /// modules: top-level bindings placed in the module environment or imported
-    pub module_bound: HashSet<SymbolId>,
+    pub module_bound: FxHashSet<SymbolId>,
     /// TypeScript: symbols only the type checker sees (see `typescript.rs`); they have no
     /// binding, and a reference that still resolves to one is a type
-    pub erased: HashSet<SymbolId>,
+    pub erased: FxHashSet<SymbolId>,
     depth: u32,
 }
 
@@ -76,10 +76,10 @@ impl<'a> Compiler<'a> {
         kind: ScriptKind,
         root: ScopeId,
         strict: bool,
-        erased: HashSet<SymbolId>,
+        erased: FxHashSet<SymbolId>,
     ) -> Self {
-        let mut owners = HashMap::new();
-        let mut by_function: HashMap<ScopeId, Vec<SymbolId>> = HashMap::new();
+        let mut owners = FxHashMap::default();
+        let mut by_function: FxHashMap<ScopeId, Vec<SymbolId>> = FxHashMap::default();
         for symbol in scoping.symbol_ids().filter(|s| !erased.contains(s)) {
             let owner = function_scope_of(scoping, scoping.symbol_scope_id(symbol));
             owners.insert(symbol, owner);
@@ -95,22 +95,22 @@ impl<'a> Compiler<'a> {
             outer: Vec::new(),
             envs: Vec::new(),
             next_env: 0,
-            locs: HashMap::new(),
+            locs: FxHashMap::default(),
             owners,
             by_function,
             fn_scope: Some(root),
             outer_fn_scopes: Vec::new(),
             root_scope: root,
             classes: Vec::new(),
-            switch_scopes: HashSet::new(),
-            self_names: HashSet::new(),
-            env_names: HashMap::new(),
+            switch_scopes: FxHashSet::default(),
+            self_names: FxHashSet::default(),
+            env_names: FxHashMap::default(),
             dyn_scopes: Vec::new(),
             eval_ctx: None,
-            inner_class_names: HashMap::new(),
+            inner_class_names: FxHashMap::default(),
             module_env: None,
             module_default_slot: None,
-            module_bound: HashSet::new(),
+            module_bound: FxHashSet::default(),
             erased,
             depth: 0,
         }
@@ -646,7 +646,7 @@ impl<'a> Compiler<'a> {
             .into_iter()
             .filter_map(|id| id.symbol_id.get())
             .collect();
-        let param_sym_set: HashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
+        let param_sym_set: FxHashSet<SymbolId> = param_syms.iter().map(|p| p.1).collect();
         for &(i, sym) in &param_syms {
             if !self.analysis.captured.contains(&sym) && !mapped {
                 self.locs.insert(sym, Loc::Reg(1 + i as Reg));

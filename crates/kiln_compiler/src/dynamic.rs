@@ -621,7 +621,7 @@ impl<'a> Compiler<'a> {
             .iter()
             .rev()
             .filter_map(|(name, depth, slot)| Some((name.clone(), loc(Some((*depth, *slot)))?)))
-            .collect::<std::collections::HashMap<_, _>>();
+            .collect::<rustc_hash::FxHashMap<_, _>>();
         if !names.is_empty() {
             self.classes.push(ClassCtx { names });
         }

@@ -2,7 +2,7 @@
 //! registers, exception handlers and the control stack used by
 //! `break`/`continue`/`return`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kiln_bytecode::{Constant, FunctionCode, FunctionKind, Handler, Instr, Reg, Site, SwitchTable};
 use oxc_semantic::SymbolId;
@@ -81,9 +81,9 @@ pub(crate) struct FnState {
     pub handlers: Vec<Handler>,
     pub switch_tables: Vec<SwitchTable>,
     pub positions: Vec<(u32, u32)>,
-    number_consts: HashMap<u64, u16>,
-    string_consts: HashMap<Vec<u16>, u16>,
-    shared_sites: HashMap<Vec<u16>, u16>,
+    number_consts: FxHashMap<u64, u16>,
+    string_consts: FxHashMap<Vec<u16>, u16>,
+    shared_sites: FxHashMap<Vec<u16>, u16>,
     pub next_reg: u32,
     pub max_reg: u32,
     /// first free register after parameters and locals
@@ -100,7 +100,7 @@ pub(crate) struct FnState {
     pub completion: Option<Reg>,
     pub is_derived: bool,
     /// lexical bindings whose initialisation has been compiled (no TDZ check needed)
-    pub initialized: std::collections::HashSet<SymbolId>,
+    pub initialized: rustc_hash::FxHashSet<SymbolId>,
     /// labels waiting for the next statement
     pub pending_labels: Vec<String>,
     pub is_arrow: bool,
@@ -123,7 +123,7 @@ pub(crate) struct FnState {
     /// a method, constructor, field initialiser or static block (`super.x` is allowed)
     pub has_home: bool,
     /// parameters not yet initialised while compiling the parameter list (TDZ)
-    pub uninitialized_params: std::collections::HashSet<SymbolId>,
+    pub uninitialized_params: rustc_hash::FxHashSet<SymbolId>,
     /// the register holding the resource list of the innermost scope with `using`
     /// declarations (see `Instr::AddDisposable`)
     pub using_list: Option<Reg>,
@@ -140,9 +140,9 @@ impl FnState {
             handlers: Vec::new(),
             switch_tables: Vec::new(),
             positions: Vec::new(),
-            number_consts: HashMap::new(),
-            string_consts: HashMap::new(),
-            shared_sites: HashMap::new(),
+            number_consts: FxHashMap::default(),
+            string_consts: FxHashMap::default(),
+            shared_sites: FxHashMap::default(),
             next_reg: 1,
             max_reg: 1,
             temp_base: 1,

@@ -14,7 +14,7 @@
 //! [`Instr::GetImport`] (`Loc::Import`), so they are live and share its temporal dead zone.
 //! Namespace imports (`import * as ns`) are slots the VM fills at link time.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kiln_bytecode::{FunctionKind, ImportEntry, IndirectExport, Instr, ModuleInfo, ModuleRequest};
 use oxc_ast::ast::*;
@@ -145,7 +145,7 @@ pub(crate) fn compile_module<'a>(
 ) -> R<ModuleInfo> {
     let body = &program.body;
     let mut info = ModuleInfo::default();
-    let mut import_syms: HashMap<SymbolId, u16> = HashMap::new();
+    let mut import_syms: FxHashMap<SymbolId, u16> = FxHashMap::default();
     let mut namespace_syms: Vec<(SymbolId, u16)> = Vec::new();
 
     // Requests in source order: that is the evaluation order of dependencies.
@@ -205,7 +205,7 @@ pub(crate) fn compile_module<'a>(
     }
 
     // Slots of the module environment: every top-level binding but the named imports.
-    let mut slots: HashMap<SymbolId, u16> = HashMap::new();
+    let mut slots: FxHashMap<SymbolId, u16> = FxHashMap::default();
     for sym in c.scope_symbols(root) {
         if import_syms.contains_key(&sym) {
             continue;

@@ -8,7 +8,7 @@
 //! `this`, `new.target` and `arguments` in their environment because an arrow
 //! function inside them reads them.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
@@ -51,8 +51,8 @@ pub(crate) enum ContextKey {
 
 pub(crate) struct Analysis {
     /// symbols that must live in an environment slot
-    pub captured: HashSet<SymbolId>,
-    pub needs: HashMap<ContextKey, LexicalNeeds>,
+    pub captured: FxHashSet<SymbolId>,
+    pub needs: FxHashMap<ContextKey, LexicalNeeds>,
 }
 
 impl Analysis {
@@ -78,12 +78,12 @@ pub(crate) fn function_scope_of(scoping: &Scoping, mut scope: ScopeId) -> ScopeI
 pub(crate) fn analyse(program: &Program<'_>, scoping: &Scoping) -> Analysis {
     let mut visitor = Collector {
         stack: Vec::new(),
-        field_refs: HashSet::new(),
-        needs: HashMap::new(),
+        field_refs: FxHashSet::default(),
+        needs: FxHashMap::default(),
         scoping,
         current_class: Vec::new(),
-        field_bindings: HashSet::new(),
-        eval_scopes: HashSet::new(),
+        field_bindings: FxHashSet::default(),
+        eval_scopes: FxHashSet::default(),
     };
     visitor.stack.push(Ctx {
         key: ContextKey::Scope(program.scope_id.get().unwrap_or(ScopeId::new(0))),
@@ -123,13 +123,13 @@ struct Ctx {
 
 struct Collector<'s> {
     stack: Vec<Ctx>,
-    field_refs: HashSet<ReferenceId>,
-    needs: HashMap<ContextKey, LexicalNeeds>,
+    field_refs: FxHashSet<ReferenceId>,
+    needs: FxHashMap<ContextKey, LexicalNeeds>,
     scoping: &'s Scoping,
     current_class: Vec<Option<ScopeId>>,
-    field_bindings: HashSet<SymbolId>,
+    field_bindings: FxHashSet<SymbolId>,
     /// scopes on the chain of some direct eval call: all their bindings live in environments
-    eval_scopes: HashSet<ScopeId>,
+    eval_scopes: FxHashSet<ScopeId>,
 }
 
 impl Collector<'_> {
@@ -350,9 +350,9 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
     struct Collect<'s> {
         /// (function, the scope around its declaration, name, is an `if` clause)
         functions: Vec<(SymbolId, ScopeId, String, bool)>,
-        if_clauses: HashSet<Span>,
+        if_clauses: FxHashSet<Span>,
         /// catch parameters that are a plain identifier (a var may redeclare them: B.3.4)
-        simple_catch: HashSet<SymbolId>,
+        simple_catch: FxHashSet<SymbolId>,
         scoping: &'s Scoping,
     }
     impl<'a> Visit<'a> for Collect<'_> {
@@ -399,8 +399,8 @@ pub(crate) fn skip_conflicting_block_functions(program: &Program<'_>, scoping: &
     }
     let mut collect = Collect {
         functions: Vec::new(),
-        if_clauses: HashSet::new(),
-        simple_catch: HashSet::new(),
+        if_clauses: FxHashSet::default(),
+        simple_catch: FxHashSet::default(),
         scoping,
     };
     collect.visit_program(program);
@@ -488,7 +488,7 @@ pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
     struct Collect<'s> {
         scoping: &'s Scoping,
         frames: Vec<Frame>,
-        params: HashSet<SymbolId>,
+        params: FxHashSet<SymbolId>,
         detach: Vec<(SymbolId, ReferenceId)>,
     }
     impl Collect<'_> {
@@ -565,7 +565,7 @@ pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
     let mut collect = Collect {
         scoping,
         frames: Vec::new(),
-        params: HashSet::new(),
+        params: FxHashSet::default(),
         detach: Vec::new(),
     };
     collect.visit_program(program);

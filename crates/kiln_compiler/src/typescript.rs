@@ -24,7 +24,7 @@
 //! `x`) become free names: the host provides them as globals. After that the compiler
 //! sees what the JavaScript the types were stripped from would give it.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
@@ -64,7 +64,7 @@ fn not_erasable(refused: &str, instead: &str, span: Span) -> CompileError {
 #[derive(Default)]
 pub(crate) struct TypeOnly {
     /// the binding identifiers declared only for the type checker
-    bindings: HashSet<Span>,
+    bindings: FxHashSet<Span>,
     /// the program calls something named `eval`: its code may name any import, so no
     /// import is dropped as unused
     calls_eval: bool,
@@ -104,7 +104,7 @@ impl Checker {
 }
 
 /// Collects the spans of the binding identifiers it walks over.
-struct BindingSpans<'s>(&'s mut HashSet<Span>);
+struct BindingSpans<'s>(&'s mut FxHashSet<Span>);
 
 impl<'a> Visit<'a> for BindingSpans<'_> {
     fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
@@ -386,14 +386,14 @@ const RUNTIME_DECLARATION: SymbolFlags = SymbolFlags::Variable
 pub(crate) fn erase_type_bindings(
     scoping: &mut Scoping,
     type_only: &TypeOnly,
-) -> Result<HashSet<SymbolId>, CompileError> {
+) -> Result<FxHashSet<SymbolId>, CompileError> {
     // A declaration makes a binding when it declares a value outside the type world.
     let makes_binding = |flags: SymbolFlags, span: Span| {
         flags.intersects(RUNTIME_DECLARATION)
             && !flags.contains(SymbolFlags::Ambient)
             && !type_only.bindings.contains(&span)
     };
-    let mut erased = HashSet::new();
+    let mut erased = FxHashSet::default();
     for sym in scoping.symbol_ids() {
         let flags = scoping.symbol_flags(sym);
         let redeclarations = scoping.symbol_redeclarations(sym);
