@@ -395,15 +395,15 @@ impl<'a> Compiler<'a> {
     /// `r[dst] = <binding sym>` with the TDZ check where needed.
     pub(crate) fn load_symbol(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
         if self.is_dynamic_symbol(sym) {
-            let name = self.scoping.symbol_name(sym).to_string();
-            return self.load_name(&name, Some(sym), dst, span, false);
+            let name: &'a str = self.scoping.symbol_name(sym);
+            return self.load_name(name, Some(sym), dst, span, false);
         }
         self.load_symbol_static(sym, dst, span)
     }
 
     /// `r[dst] = <binding sym>` ignoring object environments.
     pub(crate) fn load_symbol_static(&mut self, sym: SymbolId, dst: Reg, span: Span) -> R<()> {
-        let name = self.scoping.symbol_name(sym).to_string();
+        let name: &'a str = self.scoping.symbol_name(sym);
         if self.fs.uninitialized_params.contains(&sym) {
             self.pos(span);
             return self.throw_error(
@@ -415,7 +415,7 @@ impl<'a> Compiler<'a> {
         match self.loc_of(sym, span)? {
             Loc::Reg(r) => {
                 if check {
-                    let name = self.fs.str(&name)?;
+                    let name = self.fs.str(name)?;
                     self.emit(Instr::ThrowIfHole { src: r, name });
                 }
                 if r != dst {
@@ -423,14 +423,14 @@ impl<'a> Compiler<'a> {
                 }
             }
             Loc::Env { env, slot } => {
-                self.get_env(dst, env, slot, if check { Some(&name) } else { None }, span)?
+                self.get_env(dst, env, slot, if check { Some(name) } else { None }, span)?
             }
             Loc::Import(index) => {
                 self.pos(span);
                 self.emit(Instr::GetImport { dst, index });
             }
             Loc::Global => {
-                let site = self.fs.site(&name)?;
+                let site = self.fs.site(name)?;
                 self.pos(span);
                 self.emit(Instr::GetGlobal { dst, site });
             }
@@ -445,8 +445,8 @@ impl<'a> Compiler<'a> {
         }
         if let Loc::Reg(r) = self.loc_of(sym, span)? {
             if self.needs_tdz_check(sym) {
-                let name = self.scoping.symbol_name(sym).to_string();
-                let name = self.fs.str(&name)?;
+                let name: &'a str = self.scoping.symbol_name(sym);
+                let name = self.fs.str(name)?;
                 self.emit(Instr::ThrowIfHole { src: r, name });
             }
             return Ok(Some(r));
@@ -464,8 +464,8 @@ impl<'a> Compiler<'a> {
         span: Span,
     ) -> R<()> {
         if self.is_dynamic_symbol(sym) && !(init && self.is_lexical(sym)) {
-            let name = self.scoping.symbol_name(sym).to_string();
-            self.store_name(&name, Some(sym), src, init, span)?;
+            let name: &'a str = self.scoping.symbol_name(sym);
+            self.store_name(name, Some(sym), src, init, span)?;
             if init {
                 self.fs.initialized.insert(sym);
             }
@@ -482,7 +482,7 @@ impl<'a> Compiler<'a> {
         init: bool,
         span: Span,
     ) -> R<()> {
-        let name = self.scoping.symbol_name(sym).to_string();
+        let name: &'a str = self.scoping.symbol_name(sym);
         if !init && self.inner_class_names.contains_key(&sym) {
             let tmp = self.fs.alloc()?;
             self.load_symbol_static(sym, tmp, span)?;
@@ -515,7 +515,7 @@ impl<'a> Compiler<'a> {
         }
         match self.loc_of(sym, span)? {
             Loc::Global => {
-                let site = self.fs.site(&name)?;
+                let site = self.fs.site(name)?;
                 self.pos(span);
                 if init && self.is_lexical(sym) {
                     self.emit(Instr::InitGlobalLexical { src, site });

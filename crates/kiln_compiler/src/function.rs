@@ -249,7 +249,7 @@ impl FnState {
     }
 
     pub(crate) fn str(&mut self, value: &str) -> R<u16> {
-        self.string(value.encode_utf16().collect())
+        self.string(utf16(value))
     }
 
     pub(crate) fn constant(&mut self, c: Constant) -> R<u16> {
@@ -259,8 +259,7 @@ impl FnState {
     /// A property site for `name`: one per access point (one inline cache
     /// each) until the function has very many, then shared by name.
     pub(crate) fn site(&mut self, name: &str) -> R<Site> {
-        let name: Vec<u16> = name.encode_utf16().collect();
-        self.site_utf16(name)
+        self.site_utf16(utf16(name))
     }
 
     pub(crate) fn site_utf16(&mut self, name: Vec<u16>) -> R<Site> {
@@ -350,7 +349,15 @@ impl FnState {
 
 /// UTF-16 of a Rust string.
 pub(crate) fn utf16(s: &str) -> Vec<u16> {
-    s.encode_utf16().collect()
+    // Sized once (a string has no more UTF-16 units than bytes): collecting from
+    // `encode_utf16` alone grew the vector two or three times per name and literal.
+    let mut units = Vec::with_capacity(s.len());
+    if s.is_ascii() {
+        units.extend(s.bytes().map(u16::from));
+    } else {
+        units.extend(s.encode_utf16());
+    }
+    units
 }
 
 /// Decode oxc's lone-surrogate escape (`\u{FFFD}XXXX`) back to UTF-16.

@@ -478,6 +478,14 @@ pub(crate) fn unresolve(scoping: &mut Scoping, sym: SymbolId, id: ReferenceId, n
 /// become unresolved again: the compiler then reads the arguments object (or, outside any
 /// function, the global binding).
 pub(crate) fn resolve_arguments(program: &Program<'_>, scoping: &mut Scoping) {
+    // Only a binding named `arguments` can be hidden: without one (nearly every program)
+    // the walk below would find nothing.
+    if !scoping
+        .symbol_ids()
+        .any(|sym| scoping.symbol_name(sym) == "arguments")
+    {
+        return;
+    }
     struct Frame {
         scope: ScopeId,
         /// an arrow function: it has no arguments object of its own
