@@ -82,3 +82,26 @@ fn runtimes_made_in_a_row_do_not_see_each_other() {
         );
     }
 }
+
+/// The shapes and names one runtime makes stay its own, though it shares the realm
+/// template's shapes and atoms: the next runtime grows the same template shapes (an
+/// empty object's, Math's, a function's) by other names.
+#[test]
+fn shapes_and_names_made_in_one_runtime_stay_in_it() {
+    warm_up();
+    for i in 0..runtimes().min(20) {
+        let mut rt = Runtime::new();
+        let script = format!(
+            "const o = {{}}; o.p{i} = 1; Math.q{i} = 2; const f = function () {{}}; f.r{i} = 3;\
+             [Object.keys(o), Object.keys(Math), Object.keys(f), o.p{i} + Math.q{i} + f.r{i}, \
+              typeof Math.max, 'p0' in o].join(';')"
+        );
+        let out = rt.start(&script, "agent.js").unwrap();
+        let expected = format!("p{i};q{i};r{i};6;function;{}", i == 0);
+        assert_eq!(
+            out,
+            Outcome::Complete(HostValue::from(expected.as_str())),
+            "runtime {i}"
+        );
+    }
+}

@@ -468,10 +468,9 @@ impl Heap {
     /// as it was (shared storage has no spare room, so it may count a little more than
     /// the cells hold until the next collection counts them again).
     ///
-    /// The arenas and the shape table are also given a fixed room past their cells
-    /// (copies keep it): without it, a copy's first allocation moved each arena it
-    /// touched whole, several times the cost of the allocations themselves. The byte
-    /// count moves with the room.
+    /// The arenas are also given a fixed room past their cells (copies keep it): without
+    /// it, a copy's first allocation moved each arena it touched whole, several times
+    /// the cost of the allocations themselves. The byte count moves with the room.
     pub fn share_storage(&mut self) {
         for object in &mut self.objects.items {
             object.slots.share();
@@ -486,7 +485,6 @@ impl Heap {
         self.symbols.keep_headroom();
         self.bigints.keep_headroom();
         self.envs.keep_headroom();
-        self.shapes.keep_headroom();
         self.bytes = (self.bytes + self.overhead_bytes()).saturating_sub(before);
     }
 

@@ -15,7 +15,6 @@
 //!    elements, the array's length is `elements.len()`.
 //! 4. An accessor property's value is an [`ObjectKind::Accessor`] object.
 
-pub mod cow_vec;
 pub mod dense;
 pub mod shape;
 pub mod slots;
@@ -23,7 +22,6 @@ pub mod slots;
 use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
-pub use cow_vec::CowVec;
 pub use dense::DenseElements;
 use rustc_hash::FxHashMap;
 use shape::{MAX_SHAPED_PROPERTIES, ShapeId};

@@ -9,8 +9,23 @@
 //! a property, redefining attributes, many properties) switch to dictionary
 //! mode: their shape becomes [`ShapeId::DICTIONARY`], which no cache accepts,
 //! and their properties move to a per-object table.
+//!
+//! # Copies of a realm template
+//!
+//! A new VM copies the table of a realm built once per thread (`Vm::new`). Once built,
+//! the template's shapes and roots move into storage its copies share
+//! ([`ShapeTable::share`]), so a copy of the table costs the same however many shapes
+//! the realm has. A copy keeps the shapes and roots it makes itself, and its own
+//! transitions for a shared shape it adds one to (`grown`).
+//!
+//! # Invariants
+//!
+//! 1. Shape `i` is `shared.shapes[i]`, or else `shapes[i - shared.shapes.len()]`.
+//! 2. The shared shapes are never changed: a transition added to a shared shape goes to
+//!    `grown`, whose entry starts as a copy of the shared transitions; a key table built
+//!    for a shared shape is frozen.
 
-use super::{Attrs, CowVec, PropertyKey};
+use super::{Attrs, PropertyKey};
 use crate::heap::{ObjectId, SymbolId};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -45,6 +60,13 @@ pub struct Shape {
     table: OnceCell<Rc<KeyTable>>,
 }
 
+/// The shapes and roots a realm template had when it was shared.
+#[derive(Default)]
+struct SharedShapes {
+    shapes: Vec<Shape>,
+    roots: FxHashMap<Option<ObjectId>, ShapeId>,
+}
+
 /// The shapes made from a shape by adding one property. Most shapes have at most one,
 /// kept inline, so that building an object's chain allocates nothing per shape.
 #[derive(Clone, Default)]
@@ -52,8 +74,7 @@ enum Transitions {
     #[default]
     None,
     One(Transition),
-    /// shared with the realm template the table was copied from until one is added
-    Many(CowVec<Transition>),
+    Many(Vec<Transition>),
 }
 
 /// A transition: the key and attributes added, and the shape they lead to.
@@ -72,7 +93,7 @@ impl Transitions {
     fn push(&mut self, transition: Transition) {
         *self = match std::mem::take(self) {
             Transitions::None => Transitions::One(transition),
-            Transitions::One(first) => Transitions::Many(vec![first, transition].into()),
+            Transitions::One(first) => Transitions::Many(vec![first, transition]),
             Transitions::Many(mut all) => {
                 all.push(transition);
                 Transitions::Many(all)
@@ -135,7 +156,13 @@ impl KeyTable {
 }
 
 pub struct ShapeTable {
+    /// the template's shapes and roots (see the module documentation)
+    shared: Rc<SharedShapes>,
+    /// the shapes made since the table was shared (invariant 1)
     shapes: Vec<Shape>,
+    /// the transitions of shared shapes that had one added since (invariant 2)
+    grown: FxHashMap<ShapeId, Transitions>,
+    /// the roots made since the table was shared
     roots: FxHashMap<Option<ObjectId>, ShapeId>,
     recent: RecentLookups,
 }
@@ -192,14 +219,12 @@ impl Default for ShapeTable {
     }
 }
 
-/// A copy keeps the table's spare capacity, as the heap's arenas do (see
-/// `heap::Arena`'s `Clone`).
 impl Clone for ShapeTable {
     fn clone(&self) -> Self {
-        let mut shapes = Vec::with_capacity(self.shapes.capacity());
-        shapes.extend_from_slice(&self.shapes);
         ShapeTable {
-            shapes,
+            shared: Rc::clone(&self.shared),
+            shapes: self.shapes.clone(),
+            grown: self.grown.clone(),
             roots: self.roots.clone(),
             recent: self.recent.clone(),
         }
@@ -207,20 +232,17 @@ impl Clone for ShapeTable {
 }
 
 impl ShapeTable {
-    /// Make the capacity exactly the shapes plus the heap's headroom (a realm template).
-    pub fn keep_headroom(&mut self) {
-        let capacity = self.shapes.len() + crate::heap::headroom(self.shapes.len());
-        crate::heap::set_capacity(&mut self.shapes, capacity);
-    }
-
-    /// Bytes the table holds: every shape, its transitions and its lookup table once built.
+    /// Bytes the table holds: every shape, its transitions and its lookup table once built
+    /// (what it shares with a realm template counts as its own).
     pub fn owned_bytes(&self) -> usize {
         let lookup = size_of::<(PropertyKey, (u32, Attrs))>() + 1;
-        self.shapes.capacity() * size_of::<Shape>()
-            + self.roots.capacity() * (size_of::<(Option<ObjectId>, ShapeId)>() + 1)
-            + self
-                .shapes
-                .iter()
+        let root = size_of::<(Option<ObjectId>, ShapeId)>() + 1;
+        (self.shared.shapes.len() + self.shapes.capacity()) * size_of::<Shape>()
+            + (self.shared.roots.capacity() + self.roots.capacity()) * root
+            + (self.grown.values())
+                .map(Transitions::owned_bytes)
+                .sum::<usize>()
+            + (self.shared.shapes.iter().chain(&self.shapes))
                 .map(|s| {
                     s.transitions.owned_bytes()
                         // a shared table is counted once, at its tip
@@ -246,45 +268,74 @@ impl ShapeTable {
             table: OnceCell::new(),
         };
         ShapeTable {
+            shared: Rc::default(),
             shapes: vec![dictionary],
+            grown: FxHashMap::default(),
             roots: FxHashMap::default(),
             recent: RecentLookups::default(),
         }
     }
 
+    /// The transitions out of shape `id`, with those added to a shared shape (invariant 2).
+    fn transitions_of(&self, id: ShapeId) -> &Transitions {
+        if !self.grown.is_empty()
+            && let Some(grown) = self.grown.get(&id)
+        {
+            return grown;
+        }
+        &self.get(id).transitions
+    }
+
+    /// Whether shape `id` is shared with a realm template.
+    fn is_shared(&self, id: ShapeId) -> bool {
+        (id.0 as usize) < self.shared.shapes.len()
+    }
+
+    /// The root shape for `proto`, if it was made.
+    fn existing_root(&self, proto: Option<ObjectId>) -> Option<ShapeId> {
+        let own = self.roots.get(&proto);
+        own.or_else(|| self.shared.roots.get(&proto)).copied()
+    }
+
+    /// Shape `id` (invariant 1).
     #[inline(always)]
     pub fn get(&self, id: ShapeId) -> &Shape {
-        &self.shapes[id.0 as usize]
+        let i = id.0 as usize;
+        match self.shared.shapes.get(i) {
+            Some(shape) => shape,
+            None => &self.shapes[i - self.shared.shapes.len()],
+        }
     }
 
     /// The empty shape for objects whose prototype is `proto`.
     pub fn root(&mut self, proto: Option<ObjectId>) -> ShapeId {
-        if let Some(&id) = self.roots.get(&proto) {
+        if let Some(id) = self.existing_root(proto) {
             return id;
         }
-        let id = self.push(Shape {
+        let root = Shape {
             parent: None,
             key: None,
             len: 0,
             proto,
             transitions: Transitions::None,
             table: OnceCell::new(),
-        });
+        };
+        let id = self.push(root);
         self.roots.insert(proto, id);
         id
     }
 
     fn push(&mut self, shape: Shape) -> ShapeId {
         self.shapes.push(shape);
-        ShapeId(self.shapes.len() as u32 - 1)
+        ShapeId(self.count() as u32 - 1)
     }
 
     /// The shape that adds `key` with `attrs` to `from` (the new property's slot is `from.len`).
     pub fn add(&mut self, from: ShapeId, key: PropertyKey, attrs: Attrs) -> ShapeId {
-        let parent = &self.shapes[from.0 as usize];
-        if let Some(to) = parent.transitions.find(key, attrs) {
+        if let Some(to) = self.transitions_of(from).find(key, attrs) {
             return to;
         }
+        let parent = self.get(from);
         // A shape grown from one with a table gets its table from the parent's: objects
         // built property by property (prototypes, large literals) look up each key
         // before adding it, and rebuilding every table from the chain is quadratic.
@@ -301,16 +352,23 @@ impl ShapeTable {
             table,
         };
         let to = self.push(shape);
-        self.shapes[from.0 as usize]
-            .transitions
-            .push((key, attrs, to));
+        let transition = (key, attrs, to);
+        if self.is_shared(from) {
+            let shared = &self.shared.shapes[from.0 as usize].transitions;
+            (self.grown.entry(from))
+                .or_insert_with(|| shared.clone())
+                .push(transition);
+        } else {
+            let own = from.0 as usize - self.shared.shapes.len();
+            self.shapes[own].transitions.push(transition);
+        }
         to
     }
 
     /// The transitions out of `from`: each key and attributes added, and the shape made.
     /// A transition adds a key `from` does not have.
     pub fn transitions(&self, from: ShapeId) -> &[(PropertyKey, Attrs, ShapeId)] {
-        match &self.shapes[from.0 as usize].transitions {
+        match self.transitions_of(from) {
             Transitions::None => &[],
             Transitions::One(t) => std::slice::from_ref(t),
             Transitions::Many(all) => all,
@@ -375,13 +433,16 @@ impl ShapeTable {
         shape
             .table
             .get_or_init(|| {
-                KeyTable::new(
+                let table = KeyTable::new(
                     self.keys(id)
                         .into_iter()
                         .enumerate()
                         .map(|(i, (k, a))| (k, (i as u32, a)))
                         .collect(),
-                )
+                );
+                // a shared shape's table is shared too (invariant 2)
+                table.frozen.set(self.is_shared(id));
+                table
             })
             .get(key, shape.len)
     }
@@ -390,7 +451,8 @@ impl ShapeTable {
     /// collector keeps these alive as it keeps atoms: an object's symbol-keyed property
     /// must not end up under a new symbol that reused a freed one's slot.
     pub fn symbol_keys(&self) -> impl Iterator<Item = SymbolId> + '_ {
-        self.shapes.iter().filter_map(|shape| match shape.key {
+        let shapes = self.shared.shapes.iter().chain(&self.shapes);
+        shapes.filter_map(|shape| match shape.key {
             Some((PropertyKey::Symbol(symbol), _)) => Some(symbol),
             _ => None,
         })
@@ -412,25 +474,33 @@ impl ShapeTable {
     }
 
     pub fn count(&self) -> usize {
-        self.shapes.len()
+        self.shared.shapes.len() + self.shapes.len()
     }
 
-    /// Move every shape's transitions into blocks that copies of this table share, and
+    /// Move every shape and root into storage that copies of this table share, and
     /// freeze its key tables (a realm template's table, once built).
     pub fn share(&mut self) {
-        for shape in &mut self.shapes {
-            if let Transitions::Many(all) = &mut shape.transitions {
-                all.share();
-            }
-            if let Some(table) = shape.table.get() {
-                table.frozen.set(true);
-            }
+        let mut shapes = self.shared.shapes.clone();
+        for (id, transitions) in self.grown.drain() {
+            shapes[id.0 as usize].transitions = transitions;
         }
+        shapes.append(&mut self.shapes);
+        for table in shapes.iter().filter_map(|s| s.table.get()) {
+            table.frozen.set(true);
+        }
+        let mut roots = self.shared.roots.clone();
+        roots.extend(self.roots.drain());
+        self.shapes.shrink_to_fit();
+        self.roots.shrink_to_fit();
+        self.shared = Rc::new(SharedShapes { shapes, roots });
     }
 
     /// How shape `id` was made (for a snapshot); None for [`ShapeId::DICTIONARY`].
     pub fn origin(&self, id: ShapeId) -> Option<ShapeOrigin> {
-        let shape = self.shapes.get(id.0 as usize)?;
+        if id.0 as usize >= self.count() {
+            return None;
+        }
+        let shape = self.get(id);
         match (shape.parent, shape.key) {
             (Some(parent), Some((key, attrs))) => Some(ShapeOrigin::Child(parent, key, attrs)),
             _ if id == ShapeId::DICTIONARY => None,
@@ -442,10 +512,10 @@ impl ShapeTable {
     /// false if they are inconsistent (a parent not made before its child, a repeat).
     pub fn extend(&mut self, origins: &[ShapeOrigin]) -> bool {
         for origin in origins {
-            let expected = ShapeId(self.shapes.len() as u32);
+            let expected = ShapeId(self.count() as u32);
             let made = match *origin {
                 ShapeOrigin::Root(proto) => {
-                    if self.roots.contains_key(&proto) {
+                    if self.existing_root(proto).is_some() {
                         return false;
                     }
                     self.root(proto)

@@ -6,7 +6,7 @@
 //! values live in the object itself, so making such an object allocates nothing beyond
 //! its arena entry and reading a slot follows no pointer. A larger object keeps a vector;
 //! a realm template's vectors move into shared blocks that copies share until their first
-//! write ([`Slots::share`], as [`super::CowVec`] does for shape transitions).
+//! write ([`Slots::share`]).
 //!
 //! # Invariants
 //!
