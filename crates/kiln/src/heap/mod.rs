@@ -28,7 +28,7 @@ pub mod stress;
 pub mod string;
 
 use crate::object::shape::ShapeTable;
-use crate::object::{Object, ObjectKind};
+use crate::object::{Object, ObjectKind, Slots};
 use crate::value::{Kind, Value};
 use num_bigint::BigInt;
 use std::mem::size_of;
@@ -97,11 +97,20 @@ pub struct Symbol {
     pub registered: bool,
 }
 
-/// A heap environment holding the captured variables of one scope.
+/// A heap environment holding the captured variables of one scope. Most scopes capture
+/// a few variables, which live in the environment itself: making one allocates nothing
+/// beyond its arena entry.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     pub parent: Option<EnvId>,
-    pub slots: Box<[Value]>,
+    pub slots: Slots,
+}
+
+impl Env {
+    /// Bytes the environment accounts for, its arena entry and any vector it holds.
+    fn size(&self) -> usize {
+        size_of::<Env>() + self.slots.heap_bytes()
+    }
 }
 
 /// What can live in an [`Arena`]: a cell with a cheap placeholder for free slots.
@@ -509,12 +518,7 @@ impl Heap {
                 .flatten()
                 .map(bigint_size)
                 .sum::<usize>()
-            + self
-                .envs
-                .slots()
-                .flatten()
-                .map(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>())
-                .sum::<usize>()
+            + self.envs.slots().flatten().map(Env::size).sum::<usize>()
             + self.overhead_bytes()
             + self.external
             + self.held.0.get();
@@ -650,19 +654,17 @@ impl Heap {
     }
 
     pub fn alloc_env(&mut self, parent: Option<EnvId>, size: usize) -> EnvId {
-        self.bytes += size_of::<Env>() + size * size_of::<Value>();
-        EnvId(self.envs.alloc(
-            Env {
-                parent,
-                slots: vec![Value::HOLE; size].into_boxed_slice(),
-            },
-            &mut self.bytes,
-        ))
+        let env = Env {
+            parent,
+            slots: Slots::filled(size, Value::HOLE),
+        };
+        self.bytes += env.size();
+        EnvId(self.envs.alloc(env, &mut self.bytes))
     }
 
     pub fn clone_env(&mut self, env: EnvId) -> EnvId {
         let copy = self.envs.get(env.0).clone();
-        self.bytes += size_of::<Env>() + copy.slots.len() * size_of::<Value>();
+        self.bytes += copy.size();
         EnvId(self.envs.alloc(copy, &mut self.bytes))
     }
 
@@ -1015,9 +1017,7 @@ impl Heap {
             .sweep(|s| size_of::<JsStr>() + s.payload_bytes());
         let symbols = self.symbols.sweep(|_| size_of::<Symbol>());
         let bigints = self.bigints.sweep(bigint_size);
-        let envs = self
-            .envs
-            .sweep(|e| size_of::<Env>() + e.slots.len() * size_of::<Value>());
+        let envs = self.envs.sweep(Env::size);
         self.bytes = objects
             + strings
             + symbols

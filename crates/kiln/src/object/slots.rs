@@ -82,6 +82,18 @@ impl Slots {
         }
     }
 
+    /// `n` slots holding `value`.
+    pub fn filled(n: usize, value: Value) -> Self {
+        if n <= INLINE_SLOTS {
+            Slots::Inline {
+                len: n as u8,
+                values: [value; INLINE_SLOTS],
+            }
+        } else {
+            Slots::Owned(vec![value; n])
+        }
+    }
+
     /// Slots holding `values`.
     pub fn from_slice(values: &[Value]) -> Self {
         let mut slots = Slots::with_capacity(values.len());
@@ -184,6 +196,16 @@ mod tests {
         assert_eq!(slots[0], Value::int(9));
         assert!(Slots::with_capacity(INLINE_SLOTS).heap_bytes() == 0);
         assert!(!Slots::from(values(INLINE_SLOTS as i32)).owns_vector());
+    }
+
+    #[test]
+    fn filled_slots_stay_in_the_holder_up_to_the_inline_count() {
+        let few = Slots::filled(INLINE_SLOTS, Value::HOLE);
+        assert_eq!((few.len(), few.heap_bytes()), (INLINE_SLOTS, 0));
+        assert!(few.iter().all(|v| v.is_hole()));
+        let many = Slots::filled(INLINE_SLOTS + 1, Value::int(1));
+        assert!(many.owns_vector());
+        assert_eq!(&many[..], &[Value::int(1); INLINE_SLOTS + 1][..]);
     }
 
     #[test]

@@ -813,7 +813,7 @@ fn env(r: &mut Reader<'_>) -> Read<Env> {
     let slots = r.list(1, value)?;
     Ok(Env {
         parent,
-        slots: slots.into_boxed_slice(),
+        slots: slots.into(),
     })
 }
 
