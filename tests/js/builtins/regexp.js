@@ -65,3 +65,7 @@ print(c.compile('b', 'i') === c, c.source, c.flags, c.lastIndex) // expect: true
 class Sub extends RegExp {}
 try { new Sub('a').compile('b') } catch (e) { print(e.name) } // expect: TypeError
 print(RegExp[Symbol.species] === RegExp, Object.prototype.toString.call(/x/)) // expect: true [object RegExp]
+
+// replace with a template without `$`: the template as it is, for every match
+print('a-b--c'.replace(/-/g, '+'), 'abc'.replace(/(?:)/g, '-'), 'x1y22'.replace(/(\d)+/g, '#')) // expect: a+b++c -a-b-c- x#y#
+print('aaa'.replace(/a/y, 'b'), 'héllo'.replace(/l/gu, ''), 'ab'.replace(/(?<n>b)/g, '[$<n>]')) // expect: baa héo a[b]

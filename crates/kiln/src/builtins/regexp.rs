@@ -30,6 +30,7 @@ use crate::object::shape::ShapeId;
 use crate::object::{Attrs, NativeFn, ObjectKind, PropertyKey};
 use crate::realm::{Atoms, RealmId};
 use crate::value::Value;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -1427,46 +1428,17 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     held.set(&mut vm.heap, copies + length * size_of::<u16>());
     let mut accumulated: Vec<u16> = Vec::with_capacity(length);
     let mut next_source_position = 0usize;
+    // A template without `$` is its own replacement: a match seen only as positions
+    // needs no matched string, captures or substitution.
+    let literal = !functional && !template.contains(&u16::from(b'$'));
     for found in results {
-        let (matched, position, captures, named) = match found {
-            Found::Record(m) => {
-                let matched = substring_of(vm, s, m.start, m.end);
-                vm.roots.push(Value::string(matched));
-                let captures = capture_strings(vm, s, &m);
-                (matched, m.start, captures, Value::UNDEFINED)
+        let (position, matched_len, replacement) = match found {
+            Found::Record(m) if literal => (m.start, m.end - m.start, Cow::Borrowed(&template[..])),
+            found => {
+                let (position, matched_len, replacement) =
+                    replacement_for(vm, found, &string, s, replace_value, functional, &template)?;
+                (position, matched_len, Cow::Owned(replacement))
             }
-            Found::Array(result) => match_result_parts(vm, result, length)?,
-        };
-        let matched_len = vm.heap.string_len(matched) as usize;
-        let replacement: Vec<u16> = if functional {
-            let mut call_args = Vec::with_capacity(captures.len() + 4);
-            call_args.push(Value::string(matched));
-            call_args.extend_from_slice(&captures);
-            call_args.push(Value::number(position as f64));
-            call_args.push(Value::string(s));
-            if !named.is_undefined() {
-                call_args.push(named);
-            }
-            let r = vm.call(replace_value, Value::UNDEFINED, &call_args)?;
-            let r = vm.to_string(r)?;
-            vm.heap.units_vec(r)
-        } else {
-            let named = if named.is_undefined() {
-                named
-            } else {
-                Value::object(vm.to_object(named)?)
-            };
-            vm.roots.push(named);
-            let matched_units = vm.heap.units_vec(matched);
-            get_substitution(
-                vm,
-                &matched_units,
-                &string,
-                position,
-                &captures,
-                named,
-                &template,
-            )?
         };
         if position >= next_source_position {
             let kept = string.get(next_source_position..position).unwrap_or(&[]);
@@ -1488,6 +1460,61 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         accumulated.extend_from_slice(tail);
     }
     Ok(Value::string(vm.heap.alloc_units(&accumulated)))
+}
+
+/// Steps 14.a-14.o of @@replace for one match: its position, its length and its
+/// replacement (the replacer's result or the template's substitution).
+fn replacement_for(
+    vm: &mut Vm,
+    found: Found,
+    string: &[u16],
+    s: StringId,
+    replace_value: Value,
+    functional: bool,
+    template: &[u16],
+) -> JsResult<(usize, usize, Vec<u16>)> {
+    let length = string.len();
+    let (matched, position, captures, named) = match found {
+        Found::Record(m) => {
+            let matched = substring_of(vm, s, m.start, m.end);
+            vm.roots.push(Value::string(matched));
+            let captures = capture_strings(vm, s, &m);
+            (matched, m.start, captures, Value::UNDEFINED)
+        }
+        Found::Array(result) => match_result_parts(vm, result, length)?,
+    };
+    let matched_len = vm.heap.string_len(matched) as usize;
+    let replacement: Vec<u16> = if functional {
+        let mut call_args = Vec::with_capacity(captures.len() + 4);
+        call_args.push(Value::string(matched));
+        call_args.extend_from_slice(&captures);
+        call_args.push(Value::number(position as f64));
+        call_args.push(Value::string(s));
+        if !named.is_undefined() {
+            call_args.push(named);
+        }
+        let r = vm.call(replace_value, Value::UNDEFINED, &call_args)?;
+        let r = vm.to_string(r)?;
+        vm.heap.units_vec(r)
+    } else {
+        let named = if named.is_undefined() {
+            named
+        } else {
+            Value::object(vm.to_object(named)?)
+        };
+        vm.roots.push(named);
+        let matched_units = vm.heap.units_vec(matched);
+        get_substitution(
+            vm,
+            &matched_units,
+            string,
+            position,
+            &captures,
+            named,
+            template,
+        )?
+    };
+    Ok((position, matched_len, replacement))
 }
 
 /// One match of a replace: an exec result, or positions when no one can see the result.
