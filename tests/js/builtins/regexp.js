@@ -69,3 +69,6 @@ print(RegExp[Symbol.species] === RegExp, Object.prototype.toString.call(/x/)) //
 // replace with a template without `$`: the template as it is, for every match
 print('a-b--c'.replace(/-/g, '+'), 'abc'.replace(/(?:)/g, '-'), 'x1y22'.replace(/(\d)+/g, '#')) // expect: a+b++c -a-b-c- x#y#
 print('aaa'.replace(/a/y, 'b'), 'héllo'.replace(/l/gu, ''), 'ab'.replace(/(?<n>b)/g, '[$<n>]')) // expect: baa héo a[b]
+// nothing matched: the string itself; the template is still converted first
+let converted = 0;
+print('abc'.replace(/x/g, { toString() { converted++; return '$&'; } }), converted) // expect: abc 1

@@ -1361,18 +1361,12 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     // 3-4. Let S be ? ToString(string).
     let s = vm.to_string(vm.arg(args, 0))?;
     vm.roots.push(Value::string(s));
-    let string = vm.heap.units_vec(s);
-    let length = string.len();
     // 5-6. A non-callable replaceValue becomes a string template.
     let mut replace_value = vm.arg(args, 1);
     let functional = vm.is_callable(replace_value);
-    let template = if functional {
-        Vec::new()
-    } else {
-        let t = vm.to_string(replace_value)?;
-        replace_value = Value::string(t);
-        vm.heap.units_vec(t)
-    };
+    if !functional {
+        replace_value = Value::string(vm.to_string(replace_value)?);
+    }
     vm.roots.push(replace_value);
     // 7-10. Read the flags; a global search starts at 0.
     let flags = flags_of(vm, rx)?;
@@ -1420,8 +1414,18 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
             step_past_empty_match(vm, rx, s, unicode)?;
         }
     }
-    // 13-15. Build the result. A replacer function may collect while the copy of the
-    // string and the result are held: they stay counted across collections.
+    // 13-15. Build the result: the string itself when nothing matched. A replacer
+    // function may collect while the copy of the string and the result are held: they
+    // stay counted across collections.
+    if results.is_empty() {
+        return Ok(Value::string(s));
+    }
+    let string = vm.heap.units_vec(s);
+    let length = string.len();
+    let template = match replace_value.as_string() {
+        Some(t) if !functional => vm.heap.units_vec(t),
+        _ => Vec::new(),
+    };
     let mut held = vm.heap.hold_bytes();
     let copies = (length + template.len()) * size_of::<u16>();
     vm.check_room(copies + length * size_of::<u16>())?;
