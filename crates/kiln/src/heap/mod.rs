@@ -471,8 +471,8 @@ impl Heap {
         Ok(())
     }
 
-    /// Move every object's slots, every flat string's units and every shape's transitions
-    /// into storage that copies of this heap share. A realm template does this once built:
+    /// Move every object's and environment's slots, every flat string's units and the
+    /// shape table's shapes into storage that copies of this heap share. A realm template does this once built:
     /// cloning it then allocates per arena and table, not per cell. The byte count stays
     /// as it was (shared storage has no spare room, so it may count a little more than
     /// the cells hold until the next collection counts them again).
@@ -483,6 +483,9 @@ impl Heap {
     pub fn share_storage(&mut self) {
         for object in &mut self.objects.items {
             object.slots.share();
+        }
+        for env in &mut self.envs.items {
+            env.slots.share();
         }
         for string in &mut self.strings.items {
             string.share();
