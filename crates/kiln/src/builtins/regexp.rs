@@ -1422,10 +1422,10 @@ fn symbol_replace(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
     }
     let string = vm.heap.units_vec(s);
     let length = string.len();
-    let template = match replace_value.as_string() {
-        Some(t) if !functional => vm.heap.units_vec(t),
-        _ => Vec::new(),
-    };
+    // a replacer function is an object: only a template is a string here
+    let template = replace_value
+        .as_string()
+        .map_or_else(Vec::new, |t| vm.heap.units_vec(t));
     let mut held = vm.heap.hold_bytes();
     let copies = (length + template.len()) * size_of::<u16>();
     vm.check_room(copies + length * size_of::<u16>())?;
