@@ -465,7 +465,7 @@ impl Vm {
                         if let (Some(f), Some(o)) = (f.as_object(), o.as_object())
                             && let ObjectKind::Closure(c) = &mut self.heap.object_mut(f).kind
                         {
-                            c.home_object = Some(o);
+                            c.set_home_object(o);
                         }
                     }
                     Instr::SetClassFields { class, init } => {
@@ -473,7 +473,7 @@ impl Vm {
                         if let (Some(c), Some(i)) = (c.as_object(), i.as_object())
                             && let ObjectKind::Closure(closure) = &mut self.heap.object_mut(c).kind
                         {
-                            closure.fields = Some(i);
+                            closure.set_fields(i);
                         }
                     }
                     Instr::InitClassFields => {
@@ -2669,7 +2669,7 @@ impl Vm {
         let key = self.to_property_key(k)?;
         if let Some(fobj) = f.as_object() {
             if let ObjectKind::Closure(c) = &mut self.heap.object_mut(fobj).kind {
-                c.home_object = Some(obj);
+                c.set_home_object(obj);
             }
             // Methods are named after their key ("get x" for accessors) unless the compiler named them.
             let prefix = match kind {
@@ -2757,7 +2757,7 @@ impl Vm {
     fn home_object(&self) -> Option<ObjectId> {
         let callee = self.frames.last()?.callee;
         match &self.heap.object(callee).kind {
-            ObjectKind::Closure(c) => c.home_object,
+            ObjectKind::Closure(c) => c.home_object(),
             _ => None,
         }
     }

@@ -130,12 +130,7 @@ impl Vm {
         };
         let length = Value::int(code.code.length as i32);
         let name = Value::string(code.name);
-        let closure = ObjectKind::Closure(Box::new(Closure {
-            code,
-            env,
-            home_object,
-            fields: None,
-        }));
+        let closure = ObjectKind::Closure(Closure::new(code, env, home_object, None));
         if proto == self.intrinsics.function_prototype {
             let with_prototype = kind == FunctionKind::Normal;
             let sloppy = with_prototype && !strict;
@@ -550,7 +545,7 @@ impl Vm {
     /// Run the field initialiser of class constructor `f` on `this`.
     pub(crate) fn initialize_fields(&mut self, f: ObjectId, this: Value) -> JsResult<()> {
         let init = match &self.heap.object(f).kind {
-            ObjectKind::Closure(c) => c.fields,
+            ObjectKind::Closure(c) => c.fields(),
             _ => None,
         };
         if let Some(init) = init {

@@ -199,14 +199,65 @@ pub struct NativeFunction {
 }
 
 /// A compiled JavaScript function closed over an environment.
+///
+/// It lives in its object, not in a box of its own: making a function then allocates
+/// nothing beyond its arena entry. To fit without making every object larger, it is no
+/// larger than the largest other [`ObjectKind`] (24 bytes), so its two rarely set object
+/// references take four bytes each.
 #[derive(Clone, Debug)]
 pub struct Closure {
     pub code: Rc<CodeBlock>,
     pub env: Option<EnvId>,
     /// the object whose prototype `super` refers to
-    pub home_object: Option<ObjectId>,
+    home_object: MaybeObject,
     /// class constructors: the instance field initialiser
-    pub fields: Option<ObjectId>,
+    fields: MaybeObject,
+}
+
+impl Closure {
+    pub fn new(
+        code: Rc<CodeBlock>,
+        env: Option<EnvId>,
+        home_object: Option<ObjectId>,
+        fields: Option<ObjectId>,
+    ) -> Closure {
+        Closure {
+            code,
+            env,
+            home_object: MaybeObject::from(home_object),
+            fields: MaybeObject::from(fields),
+        }
+    }
+    pub fn home_object(&self) -> Option<ObjectId> {
+        self.home_object.get()
+    }
+    pub fn set_home_object(&mut self, home_object: ObjectId) {
+        self.home_object = MaybeObject::from(Some(home_object));
+    }
+    pub fn fields(&self) -> Option<ObjectId> {
+        self.fields.get()
+    }
+    pub fn set_fields(&mut self, fields: ObjectId) {
+        self.fields = MaybeObject::from(Some(fields));
+    }
+}
+
+/// An `Option<ObjectId>` in four bytes: `u32::MAX` is none. No object has that id: the
+/// arena would need four billion entries first, far past any heap limit.
+#[derive(Clone, Copy, Debug)]
+struct MaybeObject(u32);
+
+impl MaybeObject {
+    const NONE: u32 = u32::MAX;
+    fn get(self) -> Option<ObjectId> {
+        (self.0 != Self::NONE).then_some(ObjectId(self.0))
+    }
+}
+
+impl From<Option<ObjectId>> for MaybeObject {
+    fn from(id: Option<ObjectId>) -> MaybeObject {
+        MaybeObject(id.map_or(Self::NONE, |id| id.0))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -224,6 +275,9 @@ pub enum IterationKind {
     Entries,
 }
 
+// A closure is held unboxed only while that leaves every object its size (see [`Closure`]).
+const _: () = assert!(size_of::<ObjectKind>() == 32);
+
 /// Per-kind data of an object.
 #[derive(Clone, Debug, Default)]
 pub enum ObjectKind {
@@ -233,7 +287,7 @@ pub enum ObjectKind {
     Array {
         length_writable: bool,
     },
-    Closure(Box<Closure>),
+    Closure(Closure),
     /// shared (`Rc`) so that copying a realm template copies no native function record;
     /// a record with data is changed through `Rc::make_mut`
     Native(Rc<NativeFunction>),
@@ -393,7 +447,6 @@ impl Object {
 
     fn kind_bytes(&self) -> usize {
         match &self.kind {
-            ObjectKind::Closure(_) => std::mem::size_of::<Closure>(),
             ObjectKind::Native(n) => 32 + n.data.len() * 8,
             ObjectKind::Bound(b) => 32 + b.args.len() * 8,
             ObjectKind::Map(m)
@@ -446,8 +499,8 @@ impl Object {
                 if let Some(e) = c.env {
                     envs.push(e);
                 }
-                out.extend(c.home_object.map(Value::object));
-                out.extend(c.fields.map(Value::object));
+                out.extend(c.home_object().map(Value::object));
+                out.extend(c.fields().map(Value::object));
             }
             ObjectKind::Native(n) => out.extend_from_slice(&n.data),
             ObjectKind::Bound(b) => {

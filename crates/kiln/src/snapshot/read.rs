@@ -311,12 +311,12 @@ impl<'a> PayloadReader<'a> {
             1 => ObjectKind::Array {
                 length_writable: self.r.bool()?,
             },
-            2 => ObjectKind::Closure(Box::new(Closure {
-                code: self.code(vm)?,
-                env: self.opt_env()?,
-                home_object: self.opt_object()?,
-                fields: self.opt_object()?,
-            })),
+            2 => ObjectKind::Closure(Closure::new(
+                self.code(vm)?,
+                self.opt_env()?,
+                self.opt_object()?,
+                self.opt_object()?,
+            )),
             3 => {
                 let func = self
                     .registry

@@ -349,8 +349,8 @@ impl<'a> PayloadWriter<'a> {
                 self.w.u8(2);
                 self.code(&c.code)?;
                 self.w.option(c.env, |w, e| w.u32(e.0));
-                self.w.option(c.home_object, |w, o| w.u32(o.0));
-                self.w.option(c.fields, |w, o| w.u32(o.0));
+                self.w.option(c.home_object(), |w, o| w.u32(o.0));
+                self.w.option(c.fields(), |w, o| w.u32(o.0));
             }
             ObjectKind::Native(n) => {
                 self.w.u8(3);
