@@ -87,11 +87,10 @@ macro_rules! le_field {
             fn write(&self, w: &mut Writer) {
                 w.0.extend_from_slice(&self.to_le_bytes());
             }
+            // (inlined: operands are most of what a decoder reads)
+            #[inline]
             fn read(r: &mut Reader) -> Result<Self, DecodeError> {
-                let bytes = r.take(std::mem::size_of::<$t>())?;
-                let mut array = [0u8; std::mem::size_of::<$t>()];
-                array.copy_from_slice(bytes);
-                Ok(<$t>::from_le_bytes(array))
+                Ok(<$t>::from_le_bytes(r.array()?))
             }
         }
     )*};
@@ -577,13 +576,35 @@ impl Reader<'_> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&[u8], DecodeError> {
         if self.bytes.len() - self.at < n {
-            return Err(self.error("unexpected end of input"));
+            return Err(self.end_of_input());
         }
         let slice = &self.bytes[self.at..self.at + n];
         self.at += n;
         Ok(slice)
+    }
+
+    /// The next `N` bytes.
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self
+            .bytes
+            .get(self.at..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(&bytes) => {
+                self.at += N;
+                Ok(bytes)
+            }
+            None => Err(self.end_of_input()),
+        }
+    }
+
+    #[cold]
+    fn end_of_input(&self) -> DecodeError {
+        self.error("unexpected end of input")
     }
 
     /// A count of items each at least `item_bytes` long: more than the bytes left could
@@ -616,7 +637,11 @@ impl Reader<'_> {
 
     fn units(&mut self) -> Result<Vec<u16>, DecodeError> {
         let n = self.count(2)?;
-        (0..n).map(|_| u16::read(self)).collect()
+        let bytes = self.take(2 * n)?;
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|unit| u16::from_le_bytes([unit[0], unit[1]]))
+            .collect())
     }
 
     fn list<T>(
