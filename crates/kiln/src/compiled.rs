@@ -9,15 +9,18 @@
 //! function and module indices in range, and no backward jump but `Loop`, the safe point
 //! that meters loops), so malformed bytecode is refused before any runtime sees it.
 
-use crate::interpreter::compiler_output;
+use crate::interpreter::{SharedScript, compiler_output};
 use crate::runtime::{ErrorKind, ErrorReport, SourceLocation};
 use kiln_bytecode::{ScriptKind, ValidScript};
+use std::sync::Arc;
 
 /// A module's compiled code: its bytecode, constants and module tables, with its source
-/// text (for error messages and `Function.prototype.toString`).
+/// text (for error messages and `Function.prototype.toString`). Clones share the code, and
+/// so do the runtimes that load it: loading it makes only each runtime's own part (interned
+/// names, constants as values, inline caches).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompiledModule {
-    script: ValidScript,
+    script: Arc<SharedScript>,
 }
 
 impl CompiledModule {
@@ -42,15 +45,12 @@ impl CompiledModule {
             })?;
         crate::builtins::regexp::literal_errors(&script)
             .map_err(|message| syntax_error(format!("{message} ({key})"), None))?;
-        Ok(CompiledModule {
-            script: compiler_output(script),
-        })
+        Ok(CompiledModule::shared(compiler_output(script)))
     }
 
     /// The specifiers the module imports statically, in source order.
     pub fn requests(&self) -> impl Iterator<Item = &str> {
         self.script
-            .script()
             .module
             .iter()
             .flat_map(|m| m.requests.iter().map(|r| r.specifier.as_str()))
@@ -60,7 +60,7 @@ impl CompiledModule {
     /// `kiln_bytecode::FORMAT_ID`, which the host records beside them). Code with direct
     /// `eval` cannot be written.
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        kiln_bytecode::serial::encode(self.script.script()).map_err(|e| e.to_string())
+        kiln_bytecode::serial::encode(&self.script.to_script()).map_err(|e| e.to_string())
     }
 
     /// A module from bytes [`CompiledModule::to_bytes`] wrote with the same format
@@ -75,11 +75,17 @@ impl CompiledModule {
             ValidScript::new(script).map_err(|e| format!("invalid compiled module: {e}"))?;
         crate::builtins::regexp::literal_errors(script.script())
             .map_err(|e| format!("invalid compiled module: {e}"))?;
-        Ok(CompiledModule { script })
+        Ok(CompiledModule::shared(script))
     }
 
-    pub(crate) fn into_script(self) -> ValidScript {
-        self.script
+    fn shared(script: ValidScript) -> CompiledModule {
+        CompiledModule {
+            script: Arc::new(SharedScript::new(script)),
+        }
+    }
+
+    pub(crate) fn script(&self) -> &SharedScript {
+        &self.script
     }
 }
 
@@ -134,6 +140,44 @@ mod tests {
         ])));
         rt.run_module("main.js", "").unwrap();
         assert_eq!(rt.eval("result").unwrap(), "hello kiln 1 true x1");
+    }
+
+    /// Hands out clones of one compiled module.
+    struct Shared(CompiledModule);
+
+    impl ModuleLoader for Shared {
+        fn resolve(&mut self, specifier: &str, _referrer: &str) -> Result<String, String> {
+            Ok(specifier.to_string())
+        }
+        fn load(&mut self, key: &str) -> Result<String, String> {
+            Err(format!("{key} has no source here"))
+        }
+        fn load_compiled(&mut self, _key: &str) -> Option<CompiledModule> {
+            Some(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn runtimes_loading_one_compiled_module_share_its_code_not_its_state() {
+        let module = CompiledModule::compile(
+            "let count = 0;\nglobalThis.bump = () => ++count;\nglobalThis.fail = () => {\n  throw new Error('no');\n};",
+            "counter.js",
+        )
+        .unwrap();
+        let mut first = Runtime::new();
+        first.set_module_loader(Box::new(Shared(module.clone())));
+        first.run_module("counter.js", "").unwrap();
+        let mut second = Runtime::new();
+        second.set_module_loader(Box::new(Shared(module)));
+        second.run_module("counter.js", "").unwrap();
+        assert_eq!(first.eval("bump(); bump()").unwrap(), "2");
+        assert_eq!(second.eval("bump()").unwrap(), "1");
+        assert_eq!(
+            second
+                .eval("try { fail() } catch (e) { e.stack.split('\\n')[1].trim() }")
+                .unwrap(),
+            "at counter.js:4:9"
+        );
     }
 
     #[test]

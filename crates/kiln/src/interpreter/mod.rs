@@ -38,6 +38,7 @@ use kiln_bytecode::{Constant, FunctionCode, Script, ScriptKind, ValidScript};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The arguments of a native call: a window on the VM stack.
 #[derive(Clone, Copy, Debug)]
@@ -190,7 +191,8 @@ impl PolymorphicEntries {
 /// A function's code ready to run: the bytecode plus materialised constants
 /// and its inline caches.
 pub struct CodeBlock {
-    pub(crate) code: FunctionCode,
+    /// shared by every VM that loaded the same [`SharedScript`]
+    pub(crate) code: Arc<FunctionCode>,
     /// the function's name, interned when the script is loaded
     pub(crate) name: StringId,
     /// index into `Vm::scripts`
@@ -224,7 +226,8 @@ impl std::fmt::Debug for CodeBlock {
 
 /// A loaded script: its source (for messages and `toString`) and its functions.
 pub struct LoadedScript {
-    pub source: Rc<str>,
+    /// shared with the [`SharedScript`] it was loaded from, as are the line tables
+    pub source: Arc<str>,
     pub name: Rc<str>,
     pub kind: ScriptKind,
     /// the realm it was loaded in
@@ -232,10 +235,62 @@ pub struct LoadedScript {
     /// how it was compiled (a snapshot records this and compiles the source again)
     pub recipe: Recipe,
     /// byte offset of each line start
-    pub line_starts: Vec<u32>,
+    pub line_starts: Arc<[u32]>,
     /// see [`utf16_marks`]
-    pub utf16_marks: Vec<(u32, u32)>,
+    pub utf16_marks: Arc<[(u32, u32)]>,
     pub blocks: Vec<Rc<CodeBlock>>,
+}
+
+/// A validated script in the form VMs load it: its functions shared (each VM that loads it
+/// refers to the same bytecode), and what every load needs from its source (line table,
+/// UTF-16 marks, the bytes it keeps) computed once.
+///
+/// # Invariants
+/// 1. Made only from a [`ValidScript`] ([`SharedScript::new`]), its functions unchanged:
+///    the interpreter relies on their validation as it does on a `ValidScript`'s.
+#[derive(Debug, PartialEq)]
+pub struct SharedScript {
+    pub(crate) kind: ScriptKind,
+    source: Arc<str>,
+    source_name: Box<str>,
+    pub(crate) module: Option<Box<kiln_bytecode::ModuleInfo>>,
+    functions: Box<[Arc<FunctionCode>]>,
+    line_starts: Arc<[u32]>,
+    utf16_marks: Arc<[(u32, u32)]>,
+    /// [`script_bytes`] of the script
+    bytes: usize,
+}
+
+impl SharedScript {
+    pub fn new(script: ValidScript) -> SharedScript {
+        let script = script.into_script();
+        let bytes = script_bytes(&script);
+        let mut line_starts = vec![0u32];
+        line_starts
+            .extend(memchr::memchr_iter(b'\n', script.source.as_bytes()).map(|i| i as u32 + 1));
+        let utf16_marks = utf16_marks(&script.source);
+        SharedScript {
+            kind: script.kind,
+            source: script.source.into(),
+            source_name: script.source_name.into(),
+            module: script.module,
+            functions: script.functions.into_iter().map(Arc::new).collect(),
+            line_starts: line_starts.into(),
+            utf16_marks: utf16_marks.into(),
+            bytes,
+        }
+    }
+
+    /// The script as the compiler gave it (a copy, for writing it out as bytes).
+    pub fn to_script(&self) -> Script {
+        Script {
+            kind: self.kind,
+            functions: self.functions.iter().map(|f| f.as_ref().clone()).collect(),
+            source: self.source.to_string(),
+            source_name: self.source_name.to_string(),
+            module: self.module.clone(),
+        }
+    }
 }
 
 /// Bytes between the marks of [`utf16_marks`].
@@ -790,29 +845,30 @@ impl Vm {
 
     /// Load a compiled script; `recipe` says how it was compiled from its source.
     pub fn load_compiled(&mut self, script: ValidScript, recipe: Recipe) -> Rc<CodeBlock> {
-        let script = script.into_script();
+        self.load_shared(&SharedScript::new(script), recipe)
+    }
+
+    /// Load a script whose functions other VMs may run too: each block shares its
+    /// function's code, and only what is the VM's own (interned names, constants as
+    /// values, inline caches) is made here.
+    pub(crate) fn load_shared(&mut self, script: &SharedScript, recipe: Recipe) -> Rc<CodeBlock> {
         // Loaded code stays for the VM's life: counted once, and at every collection.
-        let bytes = script_bytes(&script);
-        self.code_bytes += bytes;
-        self.heap.note_growth(bytes);
+        self.code_bytes += script.bytes;
+        self.heap.note_growth(script.bytes);
         let script_index = self.scripts.len() as u32;
-        let source: Rc<str> = script.source.into();
-        let mut line_starts = vec![0u32];
-        line_starts.extend(source.match_indices('\n').map(|(i, _)| i as u32 + 1));
-        let utf16_marks = utf16_marks(&source);
         let blocks = script
             .functions
-            .into_iter()
-            .map(|code| Rc::new(self.make_block(code, script_index)))
+            .iter()
+            .map(|code| Rc::new(self.make_block(code.clone(), script_index)))
             .collect();
         self.scripts.push(LoadedScript {
-            source,
-            name: script.source_name.into(),
+            source: script.source.clone(),
+            name: script.source_name.as_ref().into(),
             kind: script.kind,
             realm: self.realm,
             recipe,
-            line_starts,
-            utf16_marks,
+            line_starts: script.line_starts.clone(),
+            utf16_marks: script.utf16_marks.clone(),
             blocks,
         });
         self.scripts[script_index as usize].blocks[0].clone()
@@ -825,7 +881,7 @@ impl Vm {
         self.reserve_bytes(source_len.saturating_mul(COMPILER_BYTES_PER_SOURCE_BYTE))
     }
 
-    fn make_block(&mut self, code: FunctionCode, script: u32) -> CodeBlock {
+    fn make_block(&mut self, code: Arc<FunctionCode>, script: u32) -> CodeBlock {
         let constants = code
             .constants
             .iter()

@@ -208,8 +208,9 @@ impl Vm {
             (None, ModuleInfo::default())
         } else {
             self.reserve_compilation(source.len())?;
-            let compiled = match precompiled {
-                Some(module) => module.into_script(),
+            let loaded_from_source;
+            let compiled = match &precompiled {
+                Some(module) => module.script(),
                 None => {
                     let script =
                         match kiln_compiler::compile(&source, &key, ScriptKind::Module, true) {
@@ -223,16 +224,12 @@ impl Vm {
                     if let Err(message) = crate::builtins::regexp::literal_errors(&script) {
                         return Err(self.syntax_error(format!("{message} ({key})")));
                     }
-                    super::compiler_output(script)
+                    loaded_from_source = super::SharedScript::new(super::compiler_output(script));
+                    &loaded_from_source
                 }
             };
-            let info = compiled
-                .script()
-                .module
-                .as_deref()
-                .cloned()
-                .unwrap_or_default();
-            self.load_compiled(compiled, super::Recipe::Compile { strict: true });
+            let info = compiled.module.as_deref().cloned().unwrap_or_default();
+            self.load_shared(compiled, super::Recipe::Compile { strict: true });
             (Some(self.scripts.len() as u32 - 1), info)
         };
         let env_size = if json { 1 } else { info.env_size as usize };
