@@ -298,6 +298,7 @@ atoms!(
     raw = "raw",
     errors = "errors",
     anonymous = "anonymous",
+    bound_prefix = "bound ",
     default = "default",
     lowercase_object = "[object Object]",
     exec = "exec",

@@ -175,11 +175,9 @@ fn bind(vm: &mut Vm, this: Value, args: Args) -> JsResult<Value> {
         Attrs::CONFIGURABLE_ONLY,
     );
     let name = vm.get(this, PropertyKey::String(vm.atoms.name))?;
-    let name = match name.as_string() {
-        Some(s) => vm.heap.string_to_rust(s),
-        None => String::new(),
-    };
-    let bound_name = vm.string_value(&format!("bound {name}"));
+    let name = name.as_string().unwrap_or(vm.atoms.empty);
+    // a rope: a chain of binds makes one string cell per link, not names of every length
+    let bound_name = vm.concat_strings(vm.atoms.bound_prefix, name)?;
     vm.define_builtin(
         bound,
         PropertyKey::String(vm.atoms.name),
