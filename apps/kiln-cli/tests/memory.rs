@@ -325,6 +325,13 @@ const CASES: &[Case] = &[
         at_256: Budget("OutOfFuel"),
     },
     case(
+        // each waits on a promise that never settles, kept alive by the array: the heap
+        // fills with live cells, near the limit, without a collection at every safe point
+        "async_functions_kept_waiting",
+        "const keep = []; for (;;) keep.push((async () => { await new Promise(() => {}); })());",
+        HEAP,
+    ),
+    case(
         "closures_keep_their_scope",
         "const keep = []; for (;;) { const big = new Array(1000).fill(1); keep.push(() => big); }",
         HEAP,
@@ -342,6 +349,18 @@ const CASES: &[Case] = &[
     case(
         "symbols_kept",
         "const keep = []; for (;;) keep.push(Symbol('s'));",
+        HEAP,
+    ),
+    case(
+        // every key is a new atom: the atom table grows with the registry
+        "registered_symbols_forever",
+        "for (let i = 0; ; i++) Symbol.for('key' + i);",
+        HEAP,
+    ),
+    case(
+        // each name is "bound " and the previous one
+        "a_chain_of_binds",
+        "let f = function () {}; for (;;) f = f.bind(null);",
         HEAP,
     ),
     // ---- weak collections ----

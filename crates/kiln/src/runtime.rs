@@ -356,9 +356,6 @@ impl Runtime {
     /// last execution's rejection is forgotten).
     fn fresh_budgets(&mut self) {
         self.vm.reset_meter();
-        self.vm
-            .heap
-            .limit_next_collection(self.vm.limits.max_heap_bytes);
         self.vm.host.calls_made = 0;
         self.vm.rejection_origin = None;
     }
@@ -376,6 +373,10 @@ impl Runtime {
             ));
         }
         let _stack = self.large_stack.then(kiln_compiler::LargeStack::assume);
+        // the limit may have changed since the last run (`limits_mut`)
+        self.vm
+            .heap
+            .limit_next_collection(self.vm.limits.max_heap_bytes);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
             Ok(result) => result,
             Err(panic) => {

@@ -192,25 +192,45 @@ impl<T: Cell> Arena<T> {
         }
     }
 
-    /// Store `item`; when the arena's storage grows, add the bytes of its new spare slots
-    /// to `grown` (the item itself is counted by the caller).
-    fn alloc(&mut self, item: T, grown: &mut usize) -> u32 {
+    /// Store `item`, which accounts for `size` bytes with its slot. The slot is counted in
+    /// `bytes` already, as a spare one or among those the arena grows by now, so `bytes`
+    /// gains the rest of `size` and the slots' new storage; `filled` gains the slot.
+    #[inline]
+    fn alloc(&mut self, item: T, size: usize, bytes: &mut usize, filled: &mut usize) -> u32 {
         #[cfg(feature = "gc-stress")]
         self.poison.note_alloc();
+        *bytes += size - size_of::<T>();
+        *filled += size_of::<T>();
         if let Some(i) = self.free.pop() {
             self.items[i as usize] = item;
             self.live[i as usize] = true;
             i
         } else {
-            let capacity = self.items.capacity();
+            if self.items.len() == self.items.capacity() {
+                self.grow(bytes);
+            }
             self.items.push(item);
             self.live.push(true);
             self.marks.push(false);
-            if self.items.capacity() != capacity {
-                *grown += (self.items.capacity() - capacity) * (size_of::<T>() + 2);
-            }
             (self.items.len() - 1) as u32
         }
+    }
+
+    /// Make room for more slots, adding their storage to `bytes`.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, bytes: &mut usize) {
+        let storage = self.storage_bytes();
+        self.items.reserve(1);
+        let capacity = self.items.capacity();
+        set_capacity(&mut self.live, capacity);
+        set_capacity(&mut self.marks, capacity);
+        *bytes += self.storage_bytes() - storage;
+    }
+
+    /// The slots' storage and their live and mark bits.
+    fn storage_bytes(&self) -> usize {
+        self.items.capacity() * size_of::<T>() + self.live.capacity() + self.marks.capacity()
     }
 
     /// Bytes the arena holds beyond its live entries' own sizes: free and spare slots,
@@ -357,16 +377,22 @@ pub struct Heap {
     /// inline caches record it and miss once it moves
     pub proto_epoch: u32,
     atoms: AtomTable,
-    /// bytes of live entries at the last collection plus allocations since
+    /// bytes of live entries and spare slots at the last collection plus allocations
+    /// since: a new cell's slot is counted once, as the spare slot it fills
     bytes: usize,
+    /// bytes of the arena slots filled since the last collection: with `bytes`, the
+    /// volume allocated that paces collections, whether or not it grew the arenas
+    filled: usize,
     /// bytes the VM holds outside the heap (value stack, frames, job queue, loaded code),
     /// as it last reported them ([`Heap::set_external`]); part of `bytes`
     external: usize,
     /// bytes native code holds in buffers across calls into JavaScript ([`HeldBytes`]);
     /// part of `bytes`, also after a collection
     held: HeldCounter,
-    /// collect when `bytes` passes this
+    /// collect when `bytes + filled` passes this (the heap grew by what it holds)
     next_gc: usize,
+    /// collect when `bytes` passes this (half the room left under the limit is taken)
+    next_gc_for_room: usize,
     /// the VM's heap limit, as last given to [`Heap::limit_next_collection`]: storage the
     /// heap sizes ahead of need (holey arrays) is sized within it
     limit: usize,
@@ -409,7 +435,9 @@ impl Heap {
             bytes: 0,
             external: 0,
             held: HeldCounter::default(),
+            filled: 0,
             next_gc: MIN_GC_THRESHOLD,
+            next_gc_for_room: usize::MAX,
             limit: usize::MAX,
             work: 0,
             collections: 0,
@@ -466,7 +494,7 @@ impl Heap {
             {
                 return Err("two atoms have the same contents");
             }
-            self.atoms.insert(hash, id);
+            self.bytes += self.atoms.insert(hash, id);
         }
         Ok(())
     }
@@ -528,15 +556,17 @@ impl Heap {
         self.schedule_collection();
     }
 
-    /// Collect next once the heap has grown by as many bytes as it holds, not counting
-    /// the arenas' free and spare slots. Those are counted against the limit, but an
-    /// allowance in proportion to them would let each cycle's garbage, which grows the
-    /// arenas, raise the next cycle's allowance: a program with a small live set grew
-    /// its arenas to the number of objects made between two collections, several times
-    /// its live set.
+    /// Collect next once as many bytes were allocated as the heap holds, not counting
+    /// the arenas' free and spare slots, or once half the room under the limit is taken.
+    /// Spare slots are counted against the limit, but an allowance in proportion to them
+    /// would let each cycle's garbage, which grows the arenas, raise the next cycle's
+    /// allowance: a program with a small live set grew its arenas to the number of
+    /// objects made between two collections, several times its live set.
     fn schedule_collection(&mut self) {
         let held = self.bytes.saturating_sub(self.arenas_spare_bytes());
+        self.filled = 0;
         self.next_gc = self.bytes.saturating_add(held).max(MIN_GC_THRESHOLD);
+        self.limit_next_collection(self.limit);
     }
 
     /// The arenas' free and spare slots and their bookkeeping.
@@ -570,11 +600,17 @@ impl Heap {
     /// the limit is enforced on live bytes rather than on garbage: a request for storage
     /// (a string being built, an argument list), which is refused without a collection
     /// when it does not fit, finds at most half of that room taken by garbage (called
-    /// after each collection and when a run starts).
+    /// when a run starts, and by each collection). Cells made in spare slots take none of
+    /// the room, which counts their slots already: a heap whose arenas have room near the
+    /// limit fills it without collecting at every safe point.
     pub fn limit_next_collection(&mut self, limit: usize) {
         self.limit = limit;
         let room = limit.saturating_sub(self.bytes);
-        self.next_gc = self.next_gc.min(self.bytes.saturating_add(room / 2 + 1));
+        // at most one past the limit: a count over it always wants a collection
+        self.next_gc_for_room = self
+            .bytes
+            .saturating_add(room / 2 + 1)
+            .min(limit.saturating_add(1));
     }
 
     /// Whether `n` more bytes fit under the heap limit now.
@@ -596,14 +632,15 @@ impl Heap {
         self.bytes
     }
 
-    /// True when enough was allocated that the next safe point should collect.
+    /// True when enough was allocated that the next safe point should collect, or the
+    /// count is over the limit.
     #[inline(always)]
     pub fn wants_collection(&self) -> bool {
         #[cfg(feature = "gc-stress")]
         if self.stress.due(self.allocated()) {
             return true;
         }
-        self.bytes >= self.next_gc
+        self.bytes + self.filled >= self.next_gc || self.bytes >= self.next_gc_for_room
     }
 
     /// Cells allocated ever, in every arena (what the stress mode's trigger counts).
@@ -636,24 +673,36 @@ impl Heap {
     // ---- allocation ----
 
     pub fn alloc_object(&mut self, object: Object) -> ObjectId {
-        self.bytes += object_size(&object);
-        ObjectId(self.objects.alloc(object, &mut self.bytes))
+        let size = object_size(&object);
+        ObjectId(
+            self.objects
+                .alloc(object, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     pub fn alloc_string(&mut self, s: JsStr) -> StringId {
-        self.bytes += size_of::<JsStr>() + s.payload_bytes();
+        let size = size_of::<JsStr>() + s.payload_bytes();
         self.work += s.payload_bytes();
-        StringId(self.strings.alloc(s, &mut self.bytes))
+        StringId(
+            self.strings
+                .alloc(s, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     pub fn alloc_symbol(&mut self, s: Symbol) -> SymbolId {
-        self.bytes += size_of::<Symbol>();
-        SymbolId(self.symbols.alloc(s, &mut self.bytes))
+        let size = size_of::<Symbol>();
+        SymbolId(
+            self.symbols
+                .alloc(s, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     pub fn alloc_bigint(&mut self, b: BigInt) -> BigIntId {
-        self.bytes += bigint_size(&b);
-        BigIntId(self.bigints.alloc(b, &mut self.bytes))
+        let size = bigint_size(&b);
+        BigIntId(
+            self.bigints
+                .alloc(b, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     pub fn alloc_env(&mut self, parent: Option<EnvId>, size: usize) -> EnvId {
@@ -661,14 +710,20 @@ impl Heap {
             parent,
             slots: Slots::filled(size, Value::HOLE),
         };
-        self.bytes += env.size();
-        EnvId(self.envs.alloc(env, &mut self.bytes))
+        let size = env.size();
+        EnvId(
+            self.envs
+                .alloc(env, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     pub fn clone_env(&mut self, env: EnvId) -> EnvId {
         let copy = self.envs.get(env.0).clone();
-        self.bytes += copy.size();
-        EnvId(self.envs.alloc(copy, &mut self.bytes))
+        let size = copy.size();
+        EnvId(
+            self.envs
+                .alloc(copy, size, &mut self.bytes, &mut self.filled),
+        )
     }
 
     // ---- access ----
@@ -879,7 +934,7 @@ impl Heap {
         let mut s = JsStr::from_view(units);
         s.is_atom = true;
         let id = self.alloc_string(s);
-        self.atoms.insert(hash, id);
+        self.bytes += self.atoms.insert(hash, id);
         id
     }
 
@@ -933,7 +988,7 @@ impl Heap {
             }
         }
         self.strings.get_mut(id.0).is_atom = true;
-        self.atoms.insert(hash, id);
+        self.bytes += self.atoms.insert(hash, id);
         id
     }
 
@@ -1224,18 +1279,21 @@ impl Cell for Env {
     }
 }
 
-/// A BigInt's arena entry and the allocator's block for its digits (64-bit limbs behind
-/// an 8-byte header, in 16-byte steps of at least 32 bytes): a small BigInt's block is as
-/// large as its entry, and counting only its bits let an array of them hold 1.5 times
-/// the heap limit.
-fn bigint_size(b: &BigInt) -> usize {
-    let limbs = b.bits().div_ceil(64) as usize;
-    let block = if limbs == 0 {
+/// The allocator's block for `bytes` of storage: an 8-byte header, in 16-byte steps of
+/// at least 32 bytes. A small allocation's block is much larger than what it stores, so
+/// a cell's boxed state is counted as its block.
+pub(crate) fn malloc_block(bytes: usize) -> usize {
+    if bytes == 0 {
         0
     } else {
-        (limbs * 8 + 8).next_multiple_of(16).max(32)
-    };
-    size_of::<BigInt>() + block
+        (bytes + 8).next_multiple_of(16).max(32)
+    }
+}
+
+/// A BigInt's arena entry and the allocator's block for its digits: counting only its
+/// bits let an array of small BigInts hold 1.5 times the heap limit.
+fn bigint_size(b: &BigInt) -> usize {
+    size_of::<BigInt>() + malloc_block(b.bits().div_ceil(64) as usize * 8)
 }
 
 /// The estimated size of an object and everything it owns.
@@ -1309,6 +1367,49 @@ mod tests {
         let atom = heap.intern_string(inner);
         assert!(matches!(heap.strings.get(atom.0).data, StrData::Latin1(_)));
         assert_eq!(heap.string_to_rust(atom), text[15..55]);
+    }
+
+    // the stress mode quarantines freed slots and collects at every safe point
+    #[cfg(not(feature = "gc-stress"))]
+    #[test]
+    fn cells_in_spare_slots_take_none_of_the_room_under_the_limit() {
+        let mut heap = Heap::new();
+        let kept: Vec<ObjectId> = (0..10_000)
+            .map(|_| heap.alloc_object(Object::default()))
+            .collect();
+        for &o in &kept[..5_000] {
+            heap.mark_object(o);
+        }
+        heap.finish_collection();
+        // 5,000 free slots, and room for 4 KiB under the limit
+        heap.limit_next_collection(heap.bytes() + 4096);
+        let before = heap.bytes();
+        for _ in 0..5_000 {
+            heap.alloc_object(Object::default());
+        }
+        assert_eq!(heap.bytes(), before, "the slots were counted already");
+        assert!(!heap.wants_collection());
+        // a cell that owns storage takes room
+        let mut big = Object::default();
+        big.slots = Slots::filled(1_000, Value::UNDEFINED);
+        heap.alloc_object(big);
+        assert!(heap.wants_collection());
+    }
+
+    #[test]
+    fn the_running_count_matches_a_recount() {
+        let mut heap = Heap::new();
+        heap.recount();
+        for i in 0..1_000 {
+            heap.alloc_object(Object::default());
+            heap.alloc_str(&format!("string number {i}"));
+            heap.alloc_env(None, i % 7);
+            // the atom table's growth is counted as it grows
+            heap.intern(&format!("atom {i}"));
+        }
+        let counted = heap.bytes();
+        heap.recount();
+        assert_eq!(heap.bytes(), counted);
     }
 
     #[test]

@@ -378,7 +378,10 @@ impl AtomTable {
             .flat_map(move |_| self.collisions.get(&hash).into_iter().flatten().copied());
         first.into_iter().chain(others)
     }
-    pub fn insert(&mut self, hash: u64, id: StringId) {
+    /// Add an atom; returns the bytes by which [`AtomTable::owned_bytes`] grew when a map
+    /// grew, so that the heap counts them before the next collection does.
+    pub fn insert(&mut self, hash: u64, id: StringId) -> usize {
+        let before = self.maps_bytes();
         match self.first.entry(hash) {
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(id);
@@ -387,16 +390,24 @@ impl AtomTable {
                 self.collisions.entry(hash).or_default().push(id)
             }
         }
+        3 * (self.maps_bytes() - before)
     }
-    /// Bytes the table's two maps hold.
+    /// Bytes the table's maps hold, and those of the maps they become when they next
+    /// grow (twice as large): a guest that makes atoms grows them, and while a map grows
+    /// its old and new storage exist together, so the room for both must be counted
+    /// before the growth, not after it.
     pub fn owned_bytes(&self) -> usize {
-        self.first.capacity() * (size_of::<(u64, StringId)>() + 1)
-            + self.collisions.capacity() * (size_of::<(u64, Vec<StringId>)>() + 1)
+        3 * self.maps_bytes()
             + self
                 .collisions
                 .values()
                 .map(|v| v.capacity() * size_of::<StringId>())
                 .sum::<usize>()
+    }
+    /// The two maps' entries and control bytes.
+    fn maps_bytes(&self) -> usize {
+        self.first.capacity() * (size_of::<(u64, StringId)>() + 1)
+            + self.collisions.capacity() * (size_of::<(u64, Vec<StringId>)>() + 1)
     }
 
     pub fn len(&self) -> usize {

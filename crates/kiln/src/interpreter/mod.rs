@@ -1255,9 +1255,14 @@ impl Vm {
         }
         self.heap.set_external(self.external_bytes());
         self.heap.finish_collection();
-        self.heap.limit_next_collection(self.limits.max_heap_bytes);
-        // HostEnqueueFinalizationRegistryCleanupJob, one job per dead cell
-        for (func, arg) in std::mem::take(&mut self.heap.finalized) {
+        // HostEnqueueFinalizationRegistryCleanupJob, one job per dead cell; the queue's
+        // growth is counted now, so that the limit check after this collection sees it
+        let finalized = std::mem::take(&mut self.heap.finalized);
+        let capacity = self.jobs.capacity();
+        self.jobs.reserve(finalized.len());
+        self.heap
+            .note_growth((self.jobs.capacity() - capacity) * size_of::<Job>());
+        for (func, arg) in finalized {
             self.jobs.push_back(Job::Call {
                 func,
                 this: Value::UNDEFINED,
@@ -1276,10 +1281,11 @@ impl Vm {
         self.charge(fuel)
     }
 
-    /// Allocation pressure asks for a collection, or the heap is over its limit.
+    /// Allocation pressure asks for a collection, or the heap is over its limit (the
+    /// heap is given the limit whenever the runtime is entered).
     #[inline(always)]
     pub(crate) fn collection_due(&self) -> bool {
-        self.heap.wants_collection() || self.heap.bytes() > self.limits.max_heap_bytes
+        self.heap.wants_collection()
     }
 
     /// Collect, then end the run if the heap is still over its limit. Only at safe points.

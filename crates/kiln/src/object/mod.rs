@@ -19,7 +19,7 @@ pub mod dense;
 pub mod shape;
 pub mod slots;
 
-use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId};
+use crate::heap::{BigIntId, EnvId, Heap, ObjectId, StringId, SymbolId, malloc_block};
 use crate::interpreter::CodeBlock;
 use crate::value::Value;
 pub use dense::DenseElements;
@@ -433,6 +433,7 @@ impl Object {
     }
 
     /// Bytes this object owns outside its table entry.
+    #[inline]
     pub fn owned_bytes(&self) -> usize {
         let elements = match &self.elements {
             Elements::Dense(v) => v.capacity() * 8,
@@ -447,6 +448,11 @@ impl Object {
 
     fn kind_bytes(&self) -> usize {
         match &self.kind {
+            ObjectKind::Promise(p) => {
+                malloc_block(size_of::<crate::builtins::promise::PromiseState>())
+                    + (p.fulfill_reactions.capacity() + p.reject_reactions.capacity())
+                        * size_of::<ObjectId>()
+            }
             ObjectKind::Native(n) => 32 + n.data.len() * 8,
             ObjectKind::Bound(b) => 32 + b.args.len() * 8,
             ObjectKind::Map(m)
@@ -454,7 +460,10 @@ impl Object {
             | ObjectKind::WeakMap(m)
             | ObjectKind::WeakSet(m) => m.owned_bytes(),
             ObjectKind::ForInIterator(f) => f.keys.capacity() * 8 + f.visited.capacity() * 16,
-            ObjectKind::Generator(g) => g.owned_bytes(),
+            ObjectKind::Generator(g) => {
+                malloc_block(size_of::<crate::interpreter::generator::GeneratorState>())
+                    + g.owned_bytes()
+            }
             ObjectKind::Internal(v) => v.len() * 8,
             ObjectKind::ArrayBuffer(b) => 32 + b.owned_bytes(),
             ObjectKind::TypedArray(_) => 32,

@@ -95,6 +95,7 @@ impl Slots {
     }
 
     /// Slots holding `values`.
+    #[inline]
     pub fn from_slice(values: &[Value]) -> Self {
         let mut slots = Slots::with_capacity(values.len());
         for &v in values {
