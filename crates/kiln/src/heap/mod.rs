@@ -1390,9 +1390,10 @@ mod tests {
         assert_eq!(heap.bytes(), before, "the slots were counted already");
         assert!(!heap.wants_collection());
         // a cell that owns storage takes room
-        let mut big = Object::default();
-        big.slots = Slots::filled(1_000, Value::UNDEFINED);
-        heap.alloc_object(big);
+        heap.alloc_object(Object {
+            slots: Slots::filled(1_000, Value::UNDEFINED),
+            ..Object::default()
+        });
         assert!(heap.wants_collection());
     }
 
