@@ -105,7 +105,8 @@ mod tests {
     use super::CompiledModule;
     use crate::{ErrorKind, ModuleLoader, Runtime};
 
-    struct Precompiled(Vec<(String, Vec<u8>)>);
+    /// Hands out clones of compiled modules by key.
+    struct Precompiled(Vec<(String, CompiledModule)>);
 
     impl ModuleLoader for Precompiled {
         fn resolve(&mut self, specifier: &str, _referrer: &str) -> Result<String, String> {
@@ -115,8 +116,8 @@ mod tests {
             Err(format!("{key} has no source here"))
         }
         fn load_compiled(&mut self, key: &str) -> Option<CompiledModule> {
-            let (_, bytes) = self.0.iter().find(|(k, _)| k == key)?;
-            CompiledModule::from_bytes(bytes).ok()
+            let (_, module) = self.0.iter().find(|(k, _)| k == key)?;
+            Some(module.clone())
         }
     }
 
@@ -134,27 +135,13 @@ mod tests {
         .unwrap();
         assert_eq!(main.requests().collect::<Vec<_>>(), ["lib.js"]);
         let mut rt = Runtime::new();
+        let from_bytes = |m: CompiledModule| CompiledModule::from_bytes(&m.to_bytes().unwrap());
         rt.set_module_loader(Box::new(Precompiled(vec![
-            ("lib.js".into(), lib.to_bytes().unwrap()),
-            ("main.js".into(), main.to_bytes().unwrap()),
+            ("lib.js".into(), from_bytes(lib).unwrap()),
+            ("main.js".into(), from_bytes(main).unwrap()),
         ])));
         rt.run_module("main.js", "").unwrap();
         assert_eq!(rt.eval("result").unwrap(), "hello kiln 1 true x1");
-    }
-
-    /// Hands out clones of one compiled module.
-    struct Shared(CompiledModule);
-
-    impl ModuleLoader for Shared {
-        fn resolve(&mut self, specifier: &str, _referrer: &str) -> Result<String, String> {
-            Ok(specifier.to_string())
-        }
-        fn load(&mut self, key: &str) -> Result<String, String> {
-            Err(format!("{key} has no source here"))
-        }
-        fn load_compiled(&mut self, _key: &str) -> Option<CompiledModule> {
-            Some(self.0.clone())
-        }
     }
 
     #[test]
@@ -165,10 +152,13 @@ mod tests {
         )
         .unwrap();
         let mut first = Runtime::new();
-        first.set_module_loader(Box::new(Shared(module.clone())));
+        first.set_module_loader(Box::new(Precompiled(vec![(
+            "counter.js".into(),
+            module.clone(),
+        )])));
         first.run_module("counter.js", "").unwrap();
         let mut second = Runtime::new();
-        second.set_module_loader(Box::new(Shared(module)));
+        second.set_module_loader(Box::new(Precompiled(vec![("counter.js".into(), module)])));
         second.run_module("counter.js", "").unwrap();
         assert_eq!(first.eval("bump(); bump()").unwrap(), "2");
         assert_eq!(second.eval("bump()").unwrap(), "1");

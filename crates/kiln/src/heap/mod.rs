@@ -600,7 +600,7 @@ impl Heap {
     /// the limit is enforced on live bytes rather than on garbage: a request for storage
     /// (a string being built, an argument list), which is refused without a collection
     /// when it does not fit, finds at most half of that room taken by garbage (called
-    /// when a run starts, and by each collection). Cells made in spare slots take none of
+    /// whenever the runtime is entered, and by each collection). Cells made in spare slots take none of
     /// the room, which counts their slots already: a heap whose arenas have room near the
     /// limit fills it without collecting at every safe point.
     pub fn limit_next_collection(&mut self, limit: usize) {
