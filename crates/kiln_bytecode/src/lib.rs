@@ -668,9 +668,20 @@ pub enum EvalBindingKind {
     Const,
     /// a function expression's own name: assignment is ignored (TypeError in strict code)
     SelfName,
-    /// the slot holds an object whose properties are bindings (`with`, eval-declared vars);
-    /// `name` is empty
+    /// the slot holds a `with` object, whose properties are bindings and which is the
+    /// `this` of a plain call to a function found on it; `name` is empty
     Object,
+    /// the slot holds a function's var object: the vars sloppy direct evals added to it, as
+    /// properties. A declarative environment in the specification, so a plain call to a
+    /// function found there gets an undefined `this`; `name` is empty
+    VarObject,
+}
+
+impl EvalBindingKind {
+    /// The slot holds an object whose properties are bindings (a `with` or a var object).
+    pub fn is_object(self) -> bool {
+        matches!(self, EvalBindingKind::Object | EvalBindingKind::VarObject)
+    }
 }
 
 /// An exception handler: covers `start..end` (instruction indices).

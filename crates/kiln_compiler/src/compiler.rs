@@ -754,7 +754,7 @@ impl<'a> Compiler<'a> {
         if let (Some(env), Some(slot), Some(function)) = (env, vars_slot, scope) {
             self.fs.vars_loc = Some(Loc::Env { env, slot });
             if let Some(names) = self.env_names.get_mut(&env) {
-                names.push(EnvEntry::Object(slot));
+                names.push(EnvEntry::VarObject(slot));
             }
             self.dyn_scopes.push(DynScope {
                 env,

@@ -24,8 +24,10 @@ use crate::function::{FnState, Loc, R};
 #[derive(Clone, Debug)]
 pub(crate) enum EnvEntry {
     Symbol(SymbolId, u16),
-    /// an object environment (with object, eval var object)
+    /// a `with` object
     Object(u16),
+    /// a function's object of eval-declared vars
+    VarObject(u16),
     /// a binding of the eval caller's scope
     Outer(EvalBinding),
 }
@@ -141,7 +143,7 @@ impl<'a> Compiler<'a> {
                 let entries = self.env_names.get(&id).map(Vec::as_slice).unwrap_or(&[]);
                 for e in entries {
                     if let EnvEntry::Outer(b) = e
-                        && b.kind != EvalBindingKind::Object
+                        && !b.kind.is_object()
                         && b.name == name
                         && !(hidden_lexicals == Some(depth)
                             && matches!(b.kind, EvalBindingKind::Let | EvalBindingKind::Const))
@@ -158,7 +160,7 @@ impl<'a> Compiler<'a> {
                 }
                 for e in entries {
                     if let EnvEntry::Outer(b) = e
-                        && b.kind == EvalBindingKind::Object
+                        && b.kind.is_object()
                     {
                         objects.push((id, b.slot));
                     }
@@ -314,15 +316,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// Whether the object environment at (`env`, `slot`) holds a function's eval-declared
-    /// vars rather than a `with` object. In eval code only the caller's own var object is
-    /// known: an outer function's, reached through the caller, passes for a `with` object.
+    /// vars rather than a `with` object (in eval code: as the caller's scope records it).
     fn is_var_object(&self, env: u32, slot: u16) -> bool {
         self.dyn_scopes
             .iter()
             .any(|d| d.env == env && d.slot == slot && matches!(d.kind, DynKind::Vars { .. }))
-            || self.eval_ctx.as_ref().is_some_and(|ctx| {
-                ctx.scope.var_object.is_some_and(|(depth, s)| {
-                    s == slot && ctx.ids.get(depth as usize) == Some(&env)
+            || self.env_names.get(&env).is_some_and(|entries| {
+                entries.iter().any(|e| match e {
+                    EnvEntry::VarObject(s) => *s == slot,
+                    EnvEntry::Outer(b) => b.slot == slot && b.kind == EvalBindingKind::VarObject,
+                    _ => false,
                 })
             })
     }
@@ -491,6 +494,11 @@ impl<'a> Compiler<'a> {
                         name: String::new(),
                         slot,
                         kind: EvalBindingKind::Object,
+                    },
+                    EnvEntry::VarObject(slot) => EvalBinding {
+                        name: String::new(),
+                        slot,
+                        kind: EvalBindingKind::VarObject,
                     },
                     EnvEntry::Symbol(sym, slot) => EvalBinding {
                         name: self.scoping.symbol_name(sym).to_string(),
@@ -669,7 +677,7 @@ impl<'a> Compiler<'a> {
                         EvalBindingKind::Let | EvalBindingKind::Const
                             if in_parameters && var_depth == Some(depth) => {}
                         EvalBindingKind::Let | EvalBindingKind::Const => conflict = true,
-                        EvalBindingKind::Object => {}
+                        EvalBindingKind::Object | EvalBindingKind::VarObject => {}
                         _ => found_var = true,
                     }
                 }

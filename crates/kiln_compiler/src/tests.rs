@@ -607,6 +607,15 @@ fn direct_eval_records_its_scope() {
         .collect();
     assert!(names.contains(&"a") && names.contains(&"b"), "{names:?}");
     assert!(scope.in_function && scope.this.is_some() && scope.var_object.is_some());
+    // the var object's slot is recorded as one, not as a `with` object
+    let (depth, slot) = scope.var_object.expect("a var object");
+    assert!(
+        scope.envs[depth as usize]
+            .bindings
+            .iter()
+            .any(|b| b.slot == slot && b.kind == kiln_bytecode::EvalBindingKind::VarObject),
+        "{scope:?}"
+    );
     let call = f
         .instructions
         .get(scope.pc as usize)
