@@ -14,7 +14,7 @@ mod local;
 /// registration (the crate's tests) see it used.
 pub use local::housekeep;
 
-use kiln_bridge::{Command, Isolation, Session};
+use kiln_bridge::{Isolation, Session};
 use napi::bindgen_prelude::{Buffer, FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Result, Status};
@@ -88,17 +88,15 @@ impl NativeSession {
         self.id
     }
 
-    /// Sends one encoded command.
+    /// Sends one encoded command; a worker process is given the bytes as they are.
     #[napi]
     pub fn send(&self, command: Buffer) -> Result<()> {
-        let command = Command::decode(&command)
-            .map_err(|e| Error::new(Status::InvalidArg, format!("a malformed command: {e}")))?;
         let session = self
             .session
             .as_ref()
             .ok_or_else(|| Error::new(Status::GenericFailure, "the session is closed"))?;
         session
-            .send(command)
+            .send_encoded(&command)
             .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
     }
 

@@ -124,16 +124,15 @@ impl Tenancy {
         place.ended |= ends;
     }
 
-    /// Write `command` to the session's worker, unless the session ended (the worker
-    /// may serve another session by now).
-    fn send(&self, command: &Command) -> Result<(), SendError> {
+    /// Write the encoded command `frame` to the session's worker, unless the session
+    /// ended (the worker may serve another session by now).
+    fn send(&self, frame: &[u8]) -> Result<(), SendError> {
         let mut place = lock(&self.place);
         if place.ended {
             return Err(SendError("the session has ended".into()));
         }
-        let frame = command.encode();
         let written = if place.process.alive.load(Ordering::SeqCst) {
-            write_frame(&mut *lock(&place.process.stdin), &frame)
+            write_frame(&mut *lock(&place.process.stdin), frame)
                 .map_err(|e| SendError(format!("the worker process cannot be reached: {e}")))
         } else {
             Err(SendError("the worker process exited".into()))
@@ -142,7 +141,7 @@ impl Tenancy {
             // a worker that dies before its first event hands the session, this command
             // included, to a fresh worker
             Some(replay) => {
-                replay.push(frame);
+                replay.push(frame.to_vec());
                 Ok(())
             }
             None => written,
@@ -218,30 +217,35 @@ impl Lease {
         }
     }
 
-    /// Deliver `command`: to the session's worker, taking one for `Start` or `Load`;
-    /// before then, answer it here as the worker would.
-    pub(crate) fn send(&self, command: &Command) -> Result<(), SendError> {
+    /// Deliver the encoded command `frame` as it is: to the session's worker, taking one
+    /// for `Start` or `Load`; before then, answer it here as the worker would. The worker
+    /// decodes it (and answers a malformed one with `Failed`), so a host that encodes its
+    /// own commands has them encoded once and decoded once.
+    pub(crate) fn send(&self, frame: &[u8]) -> Result<(), SendError> {
         let mut hold = lock(&self.hold);
         let interrupted = match &mut *hold {
-            Hold::Leased(tenancy) => return tenancy.send(command),
+            Hold::Leased(tenancy) => return tenancy.send(frame),
             Hold::Ended => return Err(SendError("the session has ended".into())),
             Hold::Unleased { interrupted } => interrupted,
         };
-        match command {
-            Command::Start(_) | Command::Load(_) => {
-                let interrupted = *interrupted;
-                let tenancy = lease(&self.pool, self.sink.clone())?;
-                *hold = Hold::Leased(tenancy.clone());
-                tenancy.send(command)?;
-                if interrupted {
-                    tenancy.send(&Command::Interrupt)?;
-                }
+        if Command::bytes_begin_session(frame) {
+            let interrupted = *interrupted;
+            let tenancy = lease(&self.pool, self.sink.clone())?;
+            *hold = Hold::Leased(tenancy.clone());
+            tenancy.send(frame)?;
+            if interrupted {
+                tenancy.send(&Command::Interrupt.encode())?;
             }
+            return Ok(());
+        }
+        let command =
+            Command::decode(frame).map_err(|e| SendError(format!("a malformed command: {e}")))?;
+        match command {
             // as on a worker thread, an interrupt that comes first stops the guest once
             // it starts
             Command::Interrupt => *interrupted = true,
             command => {
-                let (event, ends) = unstarted(command);
+                let (event, ends) = unstarted(&command);
                 if ends {
                     *hold = Hold::Ended;
                 }

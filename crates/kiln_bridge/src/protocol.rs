@@ -249,6 +249,14 @@ impl Event {
     }
 }
 
+impl Command {
+    /// Whether encoded command bytes start or load an execution (read from the tag
+    /// alone).
+    pub fn bytes_begin_session(bytes: &[u8]) -> bool {
+        matches!(bytes.first(), Some(&(START | LOAD)))
+    }
+}
+
 // Command tags
 const START: u8 = 1;
 const LOAD: u8 = 2;

@@ -114,7 +114,23 @@ impl Session {
                     })
                     .map_err(|_| SendError("the worker thread stopped".into())),
             },
-            Route::Process(lease) => lease.send(&command),
+            Route::Process(lease) => lease.send(&command.encode()),
+        }
+    }
+
+    /// Deliver a command already encoded ([`Command::encode`]). To a worker process the
+    /// bytes go as they are, so a host that encodes its own commands (the Node package)
+    /// pays for one encoding and one decoding, not two of each; to a worker thread they
+    /// are decoded here. Malformed bytes are an error here, or a `Failed` event from the
+    /// worker process.
+    pub fn send_encoded(&self, bytes: &[u8]) -> Result<(), SendError> {
+        match &self.route {
+            Route::Process(lease) => lease.send(bytes),
+            Route::Thread { .. } => {
+                let command = Command::decode(bytes)
+                    .map_err(|e| SendError(format!("a malformed command: {e}")))?;
+                self.send(command)
+            }
         }
     }
 

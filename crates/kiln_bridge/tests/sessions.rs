@@ -607,6 +607,48 @@ fn garbage_commands_do_not_harm_a_worker() {
 }
 
 #[test]
+fn encoded_commands_are_delivered_and_malformed_ones_refused() {
+    for isolation in isolations() {
+        let host = Host::open(&isolation);
+        // refused before the start, wherever the guest runs
+        assert!(host.session.send_encoded(&[99, 1, 2]).is_err());
+        let start = Command::Start(Box::new(Start {
+            source: "const x = await tools.get(); x * input.n".into(),
+            filename: "agent.js".into(),
+            settings: Settings::default(),
+            capabilities: capabilities(&[("tools.get", Mode::Async)]),
+            inputs: vec![("input".into(), HostValue::object([("n", 3.into())]))],
+        }));
+        host.session
+            .send_encoded(&start.encode())
+            .expect("delivered");
+        let calls = host.suspended();
+        let answer = Command::Answer {
+            id: calls[0].id,
+            result: Ok(14.into()),
+        };
+        host.session
+            .send_encoded(&answer.encode())
+            .expect("delivered");
+        assert_eq!(host.next(), Event::Complete(42.into()));
+
+        // after the start, a worker process checks the bytes itself and fails the
+        // session; a worker thread's session refuses them here
+        let host = Host::start(
+            &isolation,
+            "await tools.get()",
+            Settings::default(),
+            &[("tools.get", Mode::Async)],
+        );
+        host.suspended();
+        match host.session.send_encoded(&[99, 1, 2]) {
+            Ok(()) => assert_eq!(host.failed().kind, "Engine"),
+            Err(e) => assert!(e.0.contains("malformed"), "{e}"),
+        }
+    }
+}
+
+#[test]
 fn sessions_closed_or_dropped_before_they_start_hold_no_worker() {
     let scratch = Scratch::new("unstarted");
     let isolation = scratch.pool("kiln-unstarted");
