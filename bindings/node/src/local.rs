@@ -171,17 +171,6 @@ impl LocalSession {
     /// command that finds no guest to act on (not started yet, or over) is answered as
     /// a worker thread's session answers it.
     fn resume(&mut self, answer: Answer) -> Option<Event> {
-        if self.local.running() {
-            return self.local.resume(answer);
-        }
-        let message = if self.local.over() {
-            "the execution is over"
-        } else {
-            "the session has not started"
-        };
-        Some(match answer {
-            Answer::Dump(_) => Event::Dumped(Err(Failure::new("Snapshot", "nothing to dump"))),
-            _ => Event::Failed(Failure::new("Host", message)),
-        })
+        self.local.resume_or_refuse(answer)
     }
 }

@@ -45,11 +45,16 @@ pub mod coroutine;
 pub mod local;
 mod process;
 pub mod protocol;
+#[cfg(unix)]
+mod serve;
 mod session;
 mod worker;
 
+#[cfg(not(unix))]
 pub use process::serve as serve_worker_process;
 pub use protocol::{Command, Event};
+#[cfg(unix)]
+pub use serve::serve as serve_worker_process;
 pub use session::{Isolation, SendError, Session};
 pub use worker::{Sink, prepare, restore};
 

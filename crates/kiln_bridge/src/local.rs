@@ -251,6 +251,23 @@ impl LocalGuest {
         }
     }
 
+    /// As [`resume`](Self::resume), for an answer that may find no guest to act on (not
+    /// begun yet, or over): it is refused as a worker thread's session refuses it.
+    pub fn resume_or_refuse(&mut self, answer: Answer) -> Option<Event> {
+        if self.running() {
+            return self.resume(answer);
+        }
+        let message = if self.over {
+            "the execution is over"
+        } else {
+            "the session has not started"
+        };
+        Some(match answer {
+            Answer::Dump(_) => Event::Dumped(Err(Failure::new("Snapshot", "nothing to dump"))),
+            _ => Event::Failed(Failure::new("Host", message)),
+        })
+    }
+
     /// Ends the execution: a guest still going is stopped, unwinds to its end on its own
     /// stack and retires its runtime, and its stack is left for the next guest on this
     /// thread.

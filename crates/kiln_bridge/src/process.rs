@@ -22,16 +22,21 @@
 //! fails with kind `Engine`, naming how the last one exited.
 
 use crate::protocol::{Command, Event, Failure};
-use crate::session::{SendError, WORKER_STACK_BYTES};
-use crate::worker::{Envelope, Link, Sink, Worker, lock, unstarted};
-use kiln::HostReply;
+use crate::session::SendError;
+use crate::worker::{Sink, lock, unstarted};
 use rustc_hash::FxHashMap;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
+#[cfg(not(unix))]
+use {
+    crate::session::WORKER_STACK_BYTES,
+    crate::worker::{Envelope, Link, Worker},
+    kiln::HostReply,
+    std::sync::mpsc::{Sender, channel},
+};
 
 /// The largest frame either side accepts (a snapshot or a value of up to 1 GiB).
 const MAX_FRAME: usize = 1 << 30;
@@ -42,7 +47,7 @@ const MAX_IDLE: usize = 8;
 /// Fresh workers a session may move to when its worker dies before its first event.
 const MOVES: u32 = 1;
 
-fn write_frame(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_frame(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
     let len = u32::try_from(bytes.len())
         .map_err(|_| std::io::Error::other("a message larger than 4 GiB"))?;
     out.write_all(&len.to_le_bytes())?;
@@ -51,7 +56,7 @@ fn write_frame(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The next frame, or None at the end of the input.
-fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_frame(input: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
     let mut len = [0u8; 4];
     match input.read_exact(&mut len) {
         Ok(()) => {}
@@ -406,7 +411,9 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 }
 
 /// The worker process's loop: read commands from standard input, serve one session at a
-/// time, write events to standard output. Returns when the input ends.
+/// time, write events to standard output. Returns when the input ends. (On Unix the
+/// guest runs on the reading thread instead: `serve.rs`.)
+#[cfg(not(unix))]
 pub fn serve() -> std::io::Result<()> {
     let stdout = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
     let sink: Sink = Arc::new(move |bytes| {
@@ -437,6 +444,7 @@ pub fn serve() -> std::io::Result<()> {
 }
 
 /// The session a worker process serves now, as its input reader sees it.
+#[cfg(not(unix))]
 #[derive(Default)]
 struct Current {
     id: u64,
@@ -444,6 +452,7 @@ struct Current {
     replies: Option<Sender<HostReply>>,
 }
 
+#[cfg(not(unix))]
 impl Current {
     fn route(&mut self, command: Command, sink: &Sink, envelopes: &Sender<Envelope>) {
         match command {

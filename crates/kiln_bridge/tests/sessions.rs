@@ -649,6 +649,38 @@ fn encoded_commands_are_delivered_and_malformed_ones_refused() {
 }
 
 #[test]
+fn a_guest_that_computes_long_still_hears_its_host() {
+    // a worker process looks at its input while the guest computes: the answers that
+    // arrive meanwhile wait, an interrupt does not
+    for isolation in isolations() {
+        let host = Host::start(
+            &isolation,
+            "const [a, b] = [tools.get(1), tools.get(2)]; const x = await a;
+             let n = 0; for (let i = 0; i < 3e6; i++) n += i % 3;
+             [x, await b, n]",
+            Settings::default(),
+            &[("tools.get", Mode::Async)],
+        );
+        let calls = host.suspended();
+        assert_eq!(calls.len(), 2);
+        for call in &calls {
+            host.send(Command::Answer {
+                id: call.id,
+                result: Ok(call.args[0].clone()),
+            });
+        }
+        let mut event = host.next();
+        if event == (Event::Suspended { calls: vec![] }) {
+            event = host.next();
+        }
+        assert_eq!(
+            event,
+            Event::Complete(HostValue::Array(vec![1.into(), 2.into(), 3_000_000.into()]))
+        );
+    }
+}
+
+#[test]
 fn sessions_closed_or_dropped_before_they_start_hold_no_worker() {
     let scratch = Scratch::new("unstarted");
     let isolation = scratch.pool("kiln-unstarted");
