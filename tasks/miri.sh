@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The interpreter's one `unsafe`: the dispatch loop reads registers and instructions
+# The interpreter's `unsafe`: a call writes its frame into the frame vector's spare
+# capacity, and the dispatch loop reads registers and instructions
 # without bounds checks, on the ground that loaded code passed validation
 # (ARCHITECTURE.md, "Where `unsafe` lives"). Its test runs every kind of frame change
 # under Miri, which checks each such read. Miri comes with the nightly toolchain

@@ -374,7 +374,7 @@ impl Inspector<'_> {
     fn function(&mut self, o: ObjectId) -> String {
         let name = self.vm.function_name(o);
         let code_kind = match &self.vm.heap.object(o).kind {
-            ObjectKind::Closure(c) => Some(c.code.code.kind),
+            ObjectKind::Closure(c) => Some(c.code.kind),
             _ => None,
         };
         if code_kind.is_some_and(|k| k.is_class_constructor()) {

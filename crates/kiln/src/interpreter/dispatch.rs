@@ -47,7 +47,7 @@ impl Vm {
             // else that pushes onto the stack truncates it back to where it began.
             assert!(
                 pc < instructions.len()
-                    && base + code.code.register_count.max(1) as usize <= self.stack.len(),
+                    && base + code.register_count.max(1) as usize <= self.stack.len(),
                 "a frame is entered outside its code or registers"
             );
 
@@ -63,10 +63,10 @@ impl Vm {
                     self.frames.last_mut().expect("frame").pc = pc as u32
                 };
             }
-            // Evaluate a fallible generic path; on a throw, unwind and resume at a handler.
-            macro_rules! tri {
+            // Evaluate a fallible path whose throw unwinds from the position the running
+            // frame has recorded, resuming at a handler.
+            macro_rules! or_unwind {
                 ($e:expr) => {{
-                    sync!();
                     match $e {
                         Ok(v) => v,
                         Err(_) => match self.unwind_exception() {
@@ -74,6 +74,23 @@ impl Vm {
                             Ok(Flow::Exit(e)) => return Ok(e),
                             Err(t) => return Err(t),
                         },
+                    }
+                }};
+            }
+            // Evaluate a fallible generic path; on a throw, unwind and resume at a handler.
+            macro_rules! tri {
+                ($e:expr) => {{
+                    sync!();
+                    or_unwind!($e)
+                }};
+            }
+            // Return from the running frame. Its position is not recorded first: the frame
+            // is popped, and a pop that reads back a just-stored pc stalls on the store.
+            macro_rules! leave {
+                ($e:expr) => {{
+                    match or_unwind!($e) {
+                        Flow::Continue => continue 'frames,
+                        Flow::Exit(e) => return Ok(e),
                     }
                 }};
             }
@@ -136,12 +153,12 @@ impl Vm {
                     Instr::LoadHole { dst } => reg!(dst) = Value::HOLE,
                     Instr::LoadThis { dst } => {
                         let this = reg!(0);
-                        reg!(dst) = if this.is_object() || code.code.strict && !this.is_hole() {
+                        reg!(dst) = if this.is_object() || code.strict && !this.is_hole() {
                             this
                         } else {
                             // OrdinaryCallBindThis boxes a primitive `this` once per call:
                             // keep the wrapper so every `this` of the call is that object.
-                            let coerced = tri!(self.coerce_this(this, code.code.strict));
+                            let coerced = tri!(self.coerce_this(this, code.strict));
                             reg!(0) = coerced;
                             coerced
                         };
@@ -225,13 +242,13 @@ impl Vm {
                     Instr::GetBinding { dst, obj, site } => {
                         let o = reg!(obj);
                         let key = code.sites[site as usize];
-                        let v = tri!(self.object_env_get(o, key, code.code.strict));
+                        let v = tri!(self.object_env_get(o, key, code.strict));
                         reg!(dst) = v;
                     }
                     Instr::SetBinding { obj, src, site } => {
                         let (o, v) = (reg!(obj), reg!(src));
                         let key = code.sites[site as usize];
-                        tri!(self.object_env_set(o, key, v, code.code.strict));
+                        tri!(self.object_env_set(o, key, v, code.strict));
                     }
                     Instr::SetFunctionName { func, key } => {
                         let (f, k) = (reg!(func), reg!(key));
@@ -328,7 +345,7 @@ impl Vm {
                     Instr::SetIndex { obj, key, src } => {
                         let (o, k, v) = (reg!(obj), reg!(key), reg!(src));
                         if !self.set_element_fast(o, k, v) {
-                            tri!(self.set_index_slow(o, k, v, code.code.strict));
+                            tri!(self.set_index_slow(o, k, v, code.strict));
                         }
                     }
                     Instr::DefineNamed { obj, src, site } => {
@@ -353,7 +370,7 @@ impl Vm {
                     }
                     Instr::Delete { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
-                        let r = tri!(self.delete_value(o, k, code.code.strict));
+                        let r = tri!(self.delete_value(o, k, code.strict));
                         reg!(dst) = Value::bool(r);
                     }
                     Instr::LoadSuperBase { dst } => {
@@ -367,7 +384,7 @@ impl Vm {
                     }
                     Instr::SetSuper { base, key, src } => {
                         let (b, k, v, this) = (reg!(base), reg!(key), reg!(src), reg!(0));
-                        tri!(self.set_super(b, k, v, this, code.code.strict));
+                        tri!(self.set_super(b, k, v, this, code.strict));
                     }
                     Instr::GetPrivate { dst, obj, key } => {
                         let (o, k) = (reg!(obj), reg!(key));
@@ -820,13 +837,9 @@ impl Vm {
                     }
                     Instr::Return { src } => {
                         let v = reg!(src);
-                        sync!();
-                        flow!(self.return_from_frame(v));
+                        leave!(self.return_from_frame(v))
                     }
-                    Instr::ReturnUndefined => {
-                        sync!();
-                        flow!(self.return_from_frame(Value::UNDEFINED));
-                    }
+                    Instr::ReturnUndefined => leave!(self.return_from_frame(Value::UNDEFINED)),
                     Instr::ReturnDerived { src } => {
                         let v = reg!(src);
                         let this = reg!(0);
@@ -867,7 +880,7 @@ impl Vm {
                         let values = tri!(self.spread_values(list));
                         let r = if f == Value::object(self.intrinsics.eval) {
                             let arg = values.first().copied().unwrap_or(Value::UNDEFINED);
-                            self.direct_eval(arg, code.code.strict)
+                            self.direct_eval(arg, code.strict)
                         } else {
                             self.call(f, this, &values)
                         };
@@ -896,7 +909,7 @@ impl Vm {
                             } else {
                                 Value::UNDEFINED
                             };
-                            let r = tri!(self.direct_eval(arg, code.code.strict));
+                            let r = tri!(self.direct_eval(arg, code.strict));
                             reg!(dst) = r;
                             continue;
                         }
@@ -1207,7 +1220,7 @@ impl Vm {
         }
         if let Some(fobj) = f.as_object()
             && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
-            && !c.code.code.kind.is_class_constructor()
+            && !c.code.kind.is_class_constructor()
         {
             let code = c.code.clone();
             let env = c.env;
@@ -1266,7 +1279,7 @@ impl Vm {
     /// async functions the promise their call returns.
     pub(crate) fn enter_frame(&mut self) -> JsResult<()> {
         self.safe_point(super::meter::CALL_COST)?;
-        let kind = self.frames.last().expect("frame").code.code.kind;
+        let kind = self.frames.last().expect("frame").code.kind;
         if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
             let state =
                 self.new_generator_state(SuspendKind::Async, self.intrinsics.object_prototype);
@@ -1359,8 +1372,8 @@ impl Vm {
         if replaceable
             && let Some(fobj) = f.as_object()
             && let ObjectKind::Closure(c) = &self.heap.object(fobj).kind
-            && !c.code.code.kind.is_class_constructor()
-            && !c.code.code.kind.is_async()
+            && !c.code.kind.is_class_constructor()
+            && !c.code.kind.is_async()
         {
             let code = c.code.clone();
             let env = c.env;
@@ -1421,20 +1434,29 @@ impl Vm {
 
     /// Pop the running frame, delivering `value` to its caller.
     fn return_from_frame(&mut self, value: Value) -> JsResult<Flow> {
-        // `pop_frame`, written out: returning the frame from a helper costs a copy here.
-        let frame = self.frames.pop().expect("frame");
-        if frame.caller_realm != self.realm {
-            self.enter_realm(frame.caller_realm);
+        // `pop_frame`, written out: the fields it needs are read in place and the frame is
+        // dropped where it lies, instead of copied out whole.
+        let frame = self.frames.last().expect("frame");
+        let (base, ret, construct, generator, caller_realm) = (
+            frame.base as usize,
+            frame.ret,
+            frame.construct,
+            frame.generator,
+            frame.caller_realm,
+        );
+        self.frames.truncate(self.frames.len() - 1);
+        if caller_realm != self.realm {
+            self.enter_realm(caller_realm);
         }
         let mut value = value;
-        if frame.construct && !value.is_object() {
-            value = self.stack[frame.base as usize];
+        if construct && !value.is_object() {
+            value = self.stack[base];
         }
-        if let Some(generator) = frame.generator {
+        if let Some(generator) = generator {
             value = self.finish_suspendable(generator, Ok(value))?;
         }
-        self.stack.truncate(frame.base as usize);
-        Ok(self.deliver(frame.ret, value))
+        self.stack.truncate(base);
+        Ok(self.deliver(ret, value))
     }
 
     fn deliver(&mut self, ret: ReturnTo, value: Value) -> Flow {
@@ -1591,7 +1613,7 @@ impl Vm {
     /// `InitialYield`: package the running frame as a generator object and return it.
     fn initial_yield(&mut self) -> Flow {
         let frame = self.frames.last().expect("frame");
-        let kind = frame.code.code.kind;
+        let kind = frame.code.kind;
         let callee = frame.callee;
         let ret = frame.ret;
         let (suspend_kind, default_proto) = if kind == FunctionKind::AsyncGenerator {
@@ -2383,7 +2405,7 @@ impl Vm {
                 && self.chain_lacks(o.proto, key);
             let epoch = self.heap.proto_epoch;
             let ok = self.set(receiver, key, value, receiver)?;
-            if !ok && code.code.strict {
+            if !ok && code.strict {
                 let k = self.key_to_display(key);
                 return Err(self.type_error(format!(
                     "Cannot assign to read only property '{k}' of object"
@@ -2410,7 +2432,7 @@ impl Vm {
             return Ok(());
         }
         let ok = self.set(receiver, key, value, receiver)?;
-        if !ok && code.code.strict {
+        if !ok && code.strict {
             let k = self.key_to_display(key);
             return Err(self.type_error(format!("Cannot create property '{k}' on primitive")));
         }
@@ -2936,7 +2958,7 @@ impl Vm {
         let frame = self.frames.last().expect("frame");
         let env = frame.env;
         // Arrows see the home object of the function they are written in.
-        let home = if block.code.kind.is_arrow() {
+        let home = if block.kind.is_arrow() {
             self.home_object()
         } else {
             None
@@ -2998,7 +3020,7 @@ impl Vm {
     fn create_arguments(&mut self, mapped: bool) -> ObjectId {
         let frame = self.frames.last().expect("frame");
         let (at, argc) = (frame.args_at as usize, frame.argc as usize);
-        let params = frame.code.code.param_count as usize;
+        let params = frame.code.param_count as usize;
         let env = frame.env;
         let callee = frame.callee;
         let values = self.stack[at..at + argc].to_vec();

@@ -32,8 +32,8 @@ impl Vm {
             return Err(self.stack_overflow());
         }
         let base = self.stack.len();
-        let registers = code.code.register_count.max(1) as usize;
-        let params = code.code.param_count as usize;
+        let registers = code.register_count.max(1) as usize;
+        let params = code.param_count as usize;
         self.stack.resize(base + registers, Value::UNDEFINED);
         self.stack[base] = this;
         let copied = argc.min(params).min(registers - 1);
@@ -49,7 +49,12 @@ impl Vm {
         if code.realm != caller_realm {
             self.enter_realm(code.realm);
         }
-        self.frames.push(Frame {
+        // The frame is written straight into the vector's storage. Built as a value and
+        // pushed, it would be assembled on the native stack in narrow stores and copied
+        // in wide loads, which wait for those stores on every call.
+        self.frames.reserve(1);
+        let len = self.frames.len();
+        self.frames.spare_capacity_mut()[0].write(Frame {
             code,
             pc: 0,
             base: base as u32,
@@ -64,6 +69,8 @@ impl Vm {
             generator: None,
             caller_realm,
         });
+        // SAFETY: the slot at `len`, within the capacity, was initialised just above.
+        unsafe { self.frames.set_len(len + 1) };
         Ok(())
     }
 
@@ -118,8 +125,8 @@ impl Vm {
         env: Option<EnvId>,
         home_object: Option<ObjectId>,
     ) -> ObjectId {
-        let kind = code.code.kind;
-        let strict = code.code.strict;
+        let kind = code.kind;
+        let strict = code.strict;
         let proto = match kind {
             FunctionKind::Generator => self.intrinsics.generator_function_prototype,
             FunctionKind::Async | FunctionKind::AsyncArrow => {
@@ -278,7 +285,7 @@ impl Vm {
     pub fn is_constructor(&self, v: Value) -> bool {
         let Some(o) = v.as_object() else { return false };
         match &self.heap.object(o).kind {
-            ObjectKind::Closure(c) => c.code.code.kind.is_constructor(),
+            ObjectKind::Closure(c) => c.code.kind.is_constructor(),
             ObjectKind::Native(n) => n.constructor,
             ObjectKind::Bound(b) => self.is_constructor(Value::object(b.target)),
             ObjectKind::Proxy { constructor, .. } => *constructor,
@@ -359,7 +366,7 @@ impl Vm {
                 let (this, construct) = if constructing {
                     self.prepare_construct(fobj, &code, new_target)?
                 } else {
-                    if code.code.kind.is_class_constructor() {
+                    if code.kind.is_class_constructor() {
                         // The error is made in the callee's context, so of its realm.
                         let name = self.function_name(fobj);
                         let caller_realm = self.enter_realm(code.realm);
@@ -394,7 +401,7 @@ impl Vm {
                 }
                 // An async function gets its state and promise before its first instruction;
                 // when it awaits, the call returns that promise.
-                let kind = self.frames.last().expect("frame").code.code.kind;
+                let kind = self.frames.last().expect("frame").code.kind;
                 let promise = if matches!(kind, FunctionKind::Async | FunctionKind::AsyncArrow) {
                     if let Err(t) = self.enter_frame() {
                         let frame = self.pop_frame();
@@ -499,7 +506,7 @@ impl Vm {
         code: &CodeBlock,
         new_target: Value,
     ) -> JsResult<(Value, bool)> {
-        match code.code.kind {
+        match code.kind {
             FunctionKind::DerivedConstructor => Ok((Value::HOLE, false)),
             FunctionKind::Normal | FunctionKind::ClassConstructor => {
                 let proto = self.prototype_from_constructor(new_target, |i| i.object_prototype)?;

@@ -168,7 +168,7 @@ impl Vm {
             return Ok(());
         }
         let global = self.intrinsics.global;
-        let strict = code.code.strict;
+        let strict = code.strict;
         if strict && !self.has_property(global, key)? {
             let n = self.key_to_display(key);
             return Err(self.reference_error(format!("{n} is not defined")));

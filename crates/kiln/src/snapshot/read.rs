@@ -634,7 +634,7 @@ impl<'a> PayloadReader<'a> {
         let values = self.values()?;
         let args_at = self.r.u32()?;
         if pc as usize >= code.code.instructions.len()
-            || values.len() < code.code.register_count as usize
+            || values.len() < code.register_count as usize
             || args_at as usize > values.len()
         {
             return Err(corrupt("a suspended frame does not fit its code"));
