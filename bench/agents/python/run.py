@@ -1,9 +1,10 @@
 """The agent scripts of bench/agents, run from Python: Kiln's Python package against
 PyPI's `quickjs` (QuickJS, C) and `mini-racer` (V8 with its JIT), with the same tools,
-inputs and checks.
+inputs and checks; and, as a cross-language reference, `pydantic-monty` (Monty, a
+Python sandbox in Rust) on Python translations of a few of the scripts.
 
     node bench/agents/record.mjs                 # the scripts, tool answers and results
-    python bench/agents/python/run.py [--lanes kiln,quickjs,mini-racer] [--scripts a,b]
+    python bench/agents/python/run.py [--lanes kiln,quickjs,mini-racer,monty] [--scripts a,b]
                                       [--samples 5] [--inner 5]
 
 `record.mjs` writes build/bench/agents/recording.json: each script's source, inputs,
@@ -26,6 +27,16 @@ How each lane runs one execution, in a fresh context (agent runs share nothing):
   not wait, so nothing is lost).
 - mini-racer: `MiniRacer()`; the same wrapper over an async Python function given with
   `wrap_py_function`, the promise awaited on the running event loop.
+- monty (a cross-language reference: Python code, not the same JavaScript): the script's
+  hand translation in monty/NAME.py (only latency, fanout-4, fanout-20, orders-1k and
+  paginate have one; the other scripts show "–"), run by `pydantic_monty.AsyncMonty`:
+  one pool of one worker process, kept for the whole run, and a fresh session
+  (`pool.checkout()`, fresh globals) per execution, `await session.feed_run(code,
+  inputs=..., external_lookup=...)`. A tool `tools.getUser` is the async Python
+  function `getUser` there, called with the same arguments and returning the same
+  values; a fan-out is `asyncio.gather`, concurrent on the host as in the kiln lane.
+  The translations round as the JavaScript does (`Math.round(x)` is
+  `math.floor(x + 0.5)`) so that the results are node's, checked the same way.
 
 Every result is compared with node's (`json.loads` of both, so property order and
 1 vs 1.0 do not matter); a lane that fails or differs is reported, never timed.
@@ -33,7 +44,9 @@ Every result is compared with node's (`json.loads` of both, so property order an
 The round trips: `start` -> suspended at one host call -> `resume` -> complete
 (`kiln.start`), the same with the suspended execution dumped to bytes and loaded back
 (`Suspended.dump`/`kiln.load`), and on the peers the same one-call script run to
-completion, the nearest they offer.
+completion, the nearest they offer; on monty `feed_start` -> `AsyncFunctionSnapshot` ->
+`resume` -> `MontyComplete` in a fresh session, and the same with the snapshot dumped
+and loaded into another fresh session (`snapshot.dump()`/`session.load_snapshot`).
 """
 
 from __future__ import annotations
@@ -59,6 +72,8 @@ RECORDING = ROOT / "build" / "bench" / "agents" / "recording.json"
 KILN_LIMITS = dict(fuel=10**12, heap_bytes=2**31, call_depth=1000, compute_ms=120_000, host_calls=100_000)
 
 ROUND_TRIP_SOURCE = "const r = await tools.echo(input.x);\nreturn r + 1;\n"
+MONTY_ROUND_TRIP_SOURCE = 'r = echo(input["x"])\nr + 1\n'
+MONTY_SCRIPTS = Path(__file__).resolve().parent / "monty"
 ROUND_TRIP_KEY = b"kiln-bench-agents-snapshot-key-0"
 
 
@@ -270,12 +285,77 @@ class MiniRacerLane:
         return await self._run(prelude, wrap(ROUND_TRIP_SOURCE), lambda name, args: json.dumps(json.loads(args)[0]))
 
 
+class MontyLane:
+    """A cross-language reference: Monty runs a Python translation of the script
+    (monty/NAME.py), not the JavaScript the other lanes run."""
+
+    name = "monty"
+
+    def __init__(self) -> None:
+        import pydantic_monty
+
+        self.monty = pydantic_monty
+        self.pool: Any = None
+        self.sources = {p.stem: p.read_text() for p in sorted(MONTY_SCRIPTS.glob("*.py"))}
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        return f"pydantic-monty {version('pydantic-monty')} (Python translations: a cross-language reference)"
+
+    def supports(self, script: Script) -> bool:
+        return script.name in self.sources
+
+    async def _pool(self) -> Any:
+        if self.pool is None:
+            pool = self.monty.AsyncMonty(min_processes=1, max_processes=1)
+            await pool.__aenter__()
+            self.pool = pool
+        return self.pool
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await self.pool.__aexit__(None, None, None)
+            self.pool = None
+
+    async def run(self, script: Script) -> Any:
+        tools = {name.split(".")[-1]: fn for name, fn in script.python_tools().items()}
+        pool = await self._pool()
+        async with pool.checkout() as session:
+            return await session.feed_run(self.sources[script.name], inputs=script.inputs, external_lookup=tools)
+
+    async def _start(self, session: Any, x: int) -> Any:
+        state = await session.feed_start(MONTY_ROUND_TRIP_SOURCE, inputs={"input": {"x": x}})
+        if not isinstance(state, self.monty.AsyncFunctionSnapshot) or state.function_name != "echo":
+            raise RuntimeError(f"expected a call to echo, got {state!r}")
+        return state
+
+    async def _finish(self, state: Any) -> Any:
+        done = await state.resume({"return_value": state.args[0]})
+        if not isinstance(done, self.monty.MontyComplete):
+            raise RuntimeError(f"expected completion, got {done!r}")
+        return done.output
+
+    async def round_trip(self, x: int) -> Any:
+        pool = await self._pool()
+        async with pool.checkout() as session:
+            return await self._finish(await self._start(session, x))
+
+    async def round_trip_snapshot(self, x: int) -> Any:
+        pool = await self._pool()
+        async with pool.checkout() as session:
+            data = (await self._start(session, x)).dump()
+        async with pool.checkout() as session:
+            return await self._finish(await session.load_snapshot(data))
+
+
 LANES: Dict[str, Callable[[], Any]] = {
     "kiln": lambda: KilnLane("thread"),
     "kiln-process": lambda: KilnLane("process"),
     "kiln-sync": KilnSyncLane,
     "quickjs": QuickJsLane,
     "mini-racer": MiniRacerLane,
+    "monty": MontyLane,
 }
 
 
@@ -350,6 +430,12 @@ def report(lane_names: List[str], rows: Dict[str, Dict[str, Dict[str, Any]]], ve
     for script, results in rows.items():
         cells = [format_cell(results[n]) if n in results else "–" for n in lane_names]
         lines.append(f"| {script} | " + " | ".join(cells) + " |")
+    if "monty" in lane_names:
+        lines.append("")
+        lines.append(
+            "monty is a cross-language reference: it runs Python translations of the scripts it has "
+            "(bench/agents/python/monty/), not the JavaScript the other lanes run."
+        )
     lines.append("")
     lines.append("Median / p95 ms per execution. Geometric mean of the medians, Kiln's time / the peer's, over the scripts both ran:")
     lines.append("")
@@ -369,7 +455,7 @@ def report(lane_names: List[str], rows: Dict[str, Dict[str, Dict[str, Any]]], ve
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lanes", default="kiln,quickjs,mini-racer")
+    parser.add_argument("--lanes", default="kiln,quickjs,mini-racer,monty")
     parser.add_argument("--scripts", default="")
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--inner", type=int, default=5)
@@ -398,7 +484,11 @@ async def main() -> None:
     rows: Dict[str, Dict[str, Dict[str, Any]]] = {}
     for script in scripts:
         rows[script.name] = await measure(
-            lanes, script.name, lambda lane, s=script: (lambda: lane.run(s)), lambda v, s=script: v == s.expected, args
+            lanes,
+            script.name,
+            lambda lane, s=script: (lambda: lane.run(s)) if getattr(lane, "supports", lambda _: True)(s) else None,
+            lambda v, s=script: v == s.expected,
+            args,
         )
     x = 41
     rows["start → suspend → resume"] = await measure(
@@ -411,6 +501,10 @@ async def main() -> None:
         lambda v: v == x + 1,
         args,
     )
+
+    for lane in lanes:
+        if hasattr(lane, "close"):
+            await lane.close()
 
     text = report(lane_names, rows, versions, args)
     print(text)
