@@ -27,25 +27,8 @@ impl CompiledModule {
     /// Compile the module `source`, named `key` (the key its loader resolves it to).
     /// A syntax error is an [`ErrorKind::Syntax`] report.
     pub fn compile(source: &str, key: &str) -> Result<CompiledModule, ErrorReport> {
-        let script =
-            kiln_compiler::compile(source, key, ScriptKind::Module, true).map_err(|e| {
-                syntax_error(
-                    format!("{} ({key}:{}:{})", e.message, e.line, e.column),
-                    Some(SourceLocation {
-                        file: key.to_string(),
-                        line: e.line,
-                        column: e.column,
-                        source_line: source
-                            .lines()
-                            .nth(e.line.saturating_sub(1) as usize)
-                            .unwrap_or_default()
-                            .to_string(),
-                    }),
-                )
-            })?;
-        crate::builtins::regexp::literal_errors(&script)
-            .map_err(|message| syntax_error(format!("{message} ({key})"), None))?;
-        Ok(CompiledModule::shared(compiler_output(script)))
+        let script = compile_checked(source, key, ScriptKind::Module, true)?;
+        Ok(CompiledModule::shared(script))
     }
 
     /// The specifiers the module imports statically, in source order.
@@ -89,6 +72,102 @@ impl CompiledModule {
     }
 }
 
+/// An agent script compiled once, to start in any number of runtimes
+/// ([`crate::Runtime::start_compiled`]) without parsing or compiling it again: for a host
+/// that runs the same script many times (an agent's tool loop, a warm pool). Clones share
+/// the code, and so do the runtimes that start it; each start makes only the runtime's
+/// own part (interned names, constants as values, inline caches).
+///
+/// It is not bytes and never leaves the process: a snapshot of an execution started from
+/// it stores the source and name, as one started by [`crate::Runtime::start`] does, and
+/// the restore compiles them again.
+///
+/// ```
+/// use kiln::{CompiledScript, HostValue, Outcome, Runtime};
+///
+/// let script = CompiledScript::compile_agent("return 6 * 7", "agent.js").unwrap();
+/// let mut rt = Runtime::new();
+/// assert_eq!(rt.start_compiled(&script).unwrap(), Outcome::Complete(HostValue::Number(42.0)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompiledScript {
+    script: Arc<SharedScript>,
+    /// bytes of the source, for the compilation a start stands for
+    source_len: usize,
+}
+
+impl CompiledScript {
+    /// Compile the agent script `source` named `name` as [`crate::Runtime::start`] would
+    /// (a `name` ending in `.ts`, `.mts` or `.cts` makes it TypeScript, its types
+    /// stripped). A syntax error is the [`ErrorKind::Syntax`] report `start` gives for the
+    /// same source; an internal error of the compiler is an [`ErrorKind::Engine`] report.
+    pub fn compile_agent(source: &str, name: &str) -> Result<CompiledScript, ErrorReport> {
+        let compiled = std::panic::catch_unwind(|| {
+            compile_checked(source, name, ScriptKind::Agent, false).map(SharedScript::new)
+        });
+        match compiled {
+            Ok(script) => Ok(CompiledScript {
+                script: Arc::new(script?),
+                source_len: source.len(),
+            }),
+            Err(panic) => Err(ErrorReport::host(
+                ErrorKind::Engine,
+                format!("internal error in Kiln: {}", panic_text(panic.as_ref())),
+            )),
+        }
+    }
+
+    pub(crate) fn script(&self) -> &SharedScript {
+        &self.script
+    }
+
+    pub(crate) fn source_len(&self) -> usize {
+        self.source_len
+    }
+}
+
+/// `kiln_compiler::compile`, then the check of regular expression literals `Vm::load`
+/// makes, each failure the [`ErrorKind::Syntax`] report a runtime gives for it.
+fn compile_checked(
+    source: &str,
+    name: &str,
+    kind: ScriptKind,
+    strict: bool,
+) -> Result<ValidScript, ErrorReport> {
+    let script = kiln_compiler::compile(source, name, kind, strict).map_err(|e| {
+        syntax_error(
+            format!("{} ({name}:{}:{})", e.message, e.line, e.column),
+            Some(source_location(source, name, e.line, e.column)),
+        )
+    })?;
+    crate::builtins::regexp::literal_errors(&script)
+        .map_err(|message| syntax_error(format!("{message} ({name})"), None))?;
+    Ok(compiler_output(script))
+}
+
+/// What a caught panic says.
+pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+/// Where a compile error is, with the line of `source` it is on.
+pub(crate) fn source_location(source: &str, file: &str, line: u32, column: u32) -> SourceLocation {
+    SourceLocation {
+        file: file.to_string(),
+        line,
+        column,
+        source_line: source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
 fn syntax_error(message: String, location: Option<SourceLocation>) -> ErrorReport {
     ErrorReport {
         kind: ErrorKind::Syntax,
@@ -102,8 +181,12 @@ fn syntax_error(message: String, location: Option<SourceLocation>) -> ErrorRepor
 
 #[cfg(test)]
 mod tests {
-    use super::CompiledModule;
-    use crate::{ErrorKind, ModuleLoader, Runtime};
+    use super::{CompiledModule, CompiledScript};
+    use crate::snapshot::Snapshot;
+    use crate::{
+        ErrorKind, ErrorReport, HostReply, HostValue, Limits, ModuleLoader, Options, Outcome,
+        Runtime,
+    };
 
     /// Hands out clones of compiled modules by key.
     struct Precompiled(Vec<(String, CompiledModule)>);
@@ -168,6 +251,139 @@ mod tests {
                 .unwrap(),
             "at counter.js:4:9"
         );
+    }
+
+    /// `source` started from source and from a compiled script in fresh runtimes (with
+    /// the capability `get`, which defers), each step's result side by side.
+    fn both_ways(source: &str, name: &str) -> [Result<Outcome, ErrorReport>; 2] {
+        let make = || {
+            let mut rt = Runtime::new();
+            rt.register_deferrable("get", |_| HostReply::Defer);
+            rt
+        };
+        let from_source = make().start(source, name);
+        let compiled = CompiledScript::compile_agent(source, name);
+        let from_compiled = compiled.and_then(|script| make().start_compiled(&script));
+        [from_source, from_compiled]
+    }
+
+    #[test]
+    fn a_compiled_agent_script_gives_what_its_source_gives() {
+        let cases = [
+            (
+                "const xs = [1, 2, 3]; xs.map(x => x * 2).join()",
+                "agent.js",
+            ),
+            (
+                "if (1 > 0) return { done: true, n: 2n ** 3n }; 0",
+                "agent.js",
+            ),
+            (
+                "const n: number = 20 as number; let s!: string; n! + 1",
+                "agent.ts",
+            ),
+            (
+                "const r = await Promise.resolve(4); r + (await get('x'))",
+                "agent.js",
+            ),
+            ("function f() {\n  null.x;\n}\nf()", "trace.js"),
+            ("eval('var v = 3; v * 2')", "eval.js"),
+            ("throw new TypeError('bad input')", "throw.js"),
+            ("let x = ;", "bad.js"),
+            ("const a = 1;\nconst b = a +;", "bad.ts"),
+            ("enum Color { Red }", "enum.ts"),
+            ("/(/.test('x')", "regex.js"),
+            ("export const x = 1", "export.js"),
+        ];
+        for (source, name) in cases {
+            let [from_source, from_compiled] = both_ways(source, name);
+            assert_eq!(from_compiled, from_source, "{name}: {source}");
+        }
+        let [Err(trace), _] = both_ways("function f() {\n  null.x;\n}\nf()", "trace.js") else {
+            panic!("a TypeError was expected");
+        };
+        assert_eq!(trace.kind, ErrorKind::Exception);
+        assert!(trace.stack.contains("at f (trace.js:2:"), "{}", trace.stack);
+        let [Err(syntax), _] = both_ways("const a = 1;\nconst b = a +;", "bad.ts") else {
+            panic!("a SyntaxError was expected");
+        };
+        assert_eq!(syntax.kind, ErrorKind::Syntax);
+        let place = syntax.location.unwrap();
+        assert_eq!(
+            (place.line, place.source_line.as_str()),
+            (2, "const b = a +;")
+        );
+    }
+
+    #[test]
+    fn a_compiled_start_counts_the_compilation_against_the_heap_limit_as_start_does() {
+        let source = format!("const s = '{}'; s.length", "x".repeat(4096));
+        let options = || Options {
+            limits: Limits {
+                max_heap_bytes: 64 * 1024,
+                ..Limits::default()
+            },
+            ..Options::default()
+        };
+        let script = CompiledScript::compile_agent(&source, "big.js").unwrap();
+        let from_source = Runtime::with_options(options())
+            .unwrap()
+            .start(&source, "big.js");
+        let from_compiled = Runtime::with_options(options())
+            .unwrap()
+            .start_compiled(&script);
+        assert_eq!(from_source.as_ref().unwrap_err().kind, ErrorKind::HeapLimit);
+        assert_eq!(from_compiled, from_source);
+    }
+
+    #[test]
+    fn runtimes_starting_one_compiled_script_share_its_code_not_its_state() {
+        let script = CompiledScript::compile_agent(
+            "globalThis.count = (globalThis.count ?? 0) + 1; let local = count * 10; local",
+            "count.js",
+        )
+        .unwrap();
+        let mut first = Runtime::new();
+        let mut second = Runtime::new();
+        let number = |n: f64| Ok(Outcome::Complete(HostValue::Number(n)));
+        assert_eq!(first.start_compiled(&script), number(10.0));
+        assert_eq!(first.start_compiled(&script.clone()), number(20.0));
+        assert_eq!(second.start_compiled(&script), number(10.0));
+    }
+
+    #[test]
+    fn a_snapshot_of_a_compiled_start_restores_as_one_of_a_source_start() {
+        let source = "const a = await get('a');\nfunction late() {\n  throw new Error('late ' + a);\n}\ntry { late() } catch (e) { e.stack.split('\\n')[1].trim() + ' ' + eval('a + 1') }";
+        let make = || {
+            let mut rt = Runtime::with_options(Options {
+                random_seed: Some(7),
+                ..Options::default()
+            })
+            .unwrap();
+            rt.register_async("get");
+            rt
+        };
+        let mut from_source = make();
+        let Ok(Outcome::Suspended(calls)) = from_source.start(source, "agent.ts") else {
+            panic!("the script waits for get");
+        };
+        let mut from_compiled = make();
+        let script = CompiledScript::compile_agent(source, "agent.ts").unwrap();
+        assert_eq!(
+            from_compiled.start_compiled(&script),
+            Ok(Outcome::Suspended(calls.clone()))
+        );
+        // (the bytes differ in the compute time spent and the snapshot's identity)
+        for mut suspended in [from_source, from_compiled] {
+            let bytes = suspended.snapshot(None).unwrap();
+            let snapshot = Snapshot::open(&bytes, None).unwrap();
+            let mut restored = Runtime::restore(&snapshot, Options::default()).unwrap();
+            restored.register_async("get");
+            assert_eq!(
+                restored.resume(calls[0].id, Ok("x".into())),
+                Ok(Outcome::Complete("at late (agent.ts:3:9) x1".into()))
+            );
+        }
     }
 
     #[test]

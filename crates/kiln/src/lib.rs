@@ -19,7 +19,7 @@ pub mod snapshot;
 pub mod value;
 
 pub use builtins::shared_memory::SharedBlock;
-pub use compiled::CompiledModule;
+pub use compiled::{CompiledModule, CompiledScript};
 pub use host::{CallId, CallReporting, ConsoleLevel, HostError, HostReply, HostValue, PendingCall};
 pub use inspect::inspect_value as inspect;
 pub use interpreter::Limits;

@@ -4,11 +4,12 @@ mod call;
 
 use crate::builtins::promise::Status;
 use crate::builtins::shared_memory::SharedBlock;
+use crate::compiled::CompiledScript;
 use crate::host::{
     AnswerError, BoundaryOptions, CallId, CallReporting, CapabilityKind, ConsoleLevel, HostError,
     HostReply, HostValue, PendingCall, SyncCapability,
 };
-use crate::interpreter::{Limits, Termination, Vm};
+use crate::interpreter::{Limits, Recipe, Termination, Vm};
 use crate::object::{NativeFn, ObjectKind, PropertyKey};
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotErrorKind};
 use crate::value::Value;
@@ -108,7 +109,7 @@ impl ErrorReport {
     }
 
     /// A report for a host-side failure (no guest value involved).
-    fn host(kind: ErrorKind, message: String) -> Self {
+    pub(crate) fn host(kind: ErrorKind, message: String) -> Self {
         ErrorReport {
             kind,
             name: kind.name().to_string(),
@@ -381,11 +382,7 @@ impl Runtime {
             Ok(result) => result,
             Err(panic) => {
                 self.poisoned = true;
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let what = crate::compiled::panic_text(panic.as_ref());
                 Err(ErrorReport::host(
                     ErrorKind::Engine,
                     format!("internal error in Kiln: {what}"),
@@ -407,20 +404,22 @@ impl Runtime {
             Err(_) => {
                 let mut report = self.report(ErrorKind::Syntax);
                 if let Some((line, column)) = self.vm.compile_error_at.take() {
-                    report.location = Some(Box::new(SourceLocation {
-                        file: name.to_string(),
-                        line,
-                        column,
-                        source_line: source
-                            .lines()
-                            .nth(line.saturating_sub(1) as usize)
-                            .unwrap_or_default()
-                            .to_string(),
-                    }));
+                    report.location = Some(Box::new(crate::compiled::source_location(
+                        source, name, line, column,
+                    )));
                 }
                 return Err(report);
             }
         };
+        self.run_block_and_jobs(block, kind)
+    }
+
+    /// Run a loaded top-level block (of a script of `kind`), then the jobs.
+    fn run_block_and_jobs(
+        &mut self,
+        block: Rc<crate::interpreter::CodeBlock>,
+        kind: ScriptKind,
+    ) -> Result<Value, ErrorReport> {
         let run = match kind {
             ScriptKind::Agent => self.vm.run_agent_script(block),
             _ => self.vm.run_top_level(block),
@@ -724,7 +723,63 @@ impl Runtime {
         self.end_execution();
         self.fresh_budgets();
         self.vm.meter.start_clock();
-        let result = match self.run_script_and_jobs(source, name, ScriptKind::Agent) {
+        let result = self.run_script_and_jobs(source, name, ScriptKind::Agent);
+        self.begin_execution(result)
+    }
+
+    /// [`CompiledScript::compile_agent`] as this runtime's [`Runtime::start`] compiles:
+    /// on this thread whatever the source's size when the runtime has a large stack
+    /// ([`Runtime::set_large_stack`]), instead of on Kiln's compiler thread.
+    pub fn compile_agent(&self, source: &str, name: &str) -> Result<CompiledScript, ErrorReport> {
+        let _stack = self.large_stack.then(kiln_compiler::LargeStack::assume);
+        CompiledScript::compile_agent(source, name)
+    }
+
+    /// Start an execution of an agent script compiled ahead of time: what
+    /// [`Runtime::start`] does with the script's source and name, without parsing or
+    /// compiling it again. Results, errors (the heap limit counts the compilation it
+    /// stands for, as `start` does), stack traces and snapshots are those of `start`; only
+    /// a syntax error cannot happen here, since [`CompiledScript::compile_agent`] reported
+    /// it already.
+    ///
+    /// ```
+    /// use kiln::{CompiledScript, HostValue, Outcome, Runtime};
+    ///
+    /// let script = CompiledScript::compile_agent("const n: number = input * 2; n + 1", "agent.ts")
+    ///     .unwrap();
+    /// for input in [1.0, 20.0] {
+    ///     let mut rt = Runtime::new();
+    ///     rt.set_global("input", &HostValue::Number(input)).unwrap();
+    ///     let done = rt.start_compiled(&script).unwrap();
+    ///     assert_eq!(done, Outcome::Complete(HostValue::Number(input * 2.0 + 1.0)));
+    /// }
+    /// ```
+    pub fn start_compiled(&mut self, script: &CompiledScript) -> Result<Outcome, ErrorReport> {
+        self.guarded(|rt| {
+            rt.end_execution();
+            rt.fresh_budgets();
+            rt.vm.meter.start_clock();
+            // `Vm::load` reserves room for the compilation before compiling
+            let result = match rt.vm.reserve_compilation(script.source_len()) {
+                Ok(()) => {
+                    let block = rt
+                        .vm
+                        .load_shared(script.script(), Recipe::Compile { strict: false });
+                    rt.run_block_and_jobs(block, ScriptKind::Agent)
+                }
+                Err(_) => Err(rt.report(ErrorKind::Syntax)),
+            };
+            rt.begin_execution(result)
+        })
+    }
+
+    /// The execution whose result `started` is (the completion of an agent script and
+    /// its jobs) goes on, or ends the step with its error.
+    fn begin_execution(
+        &mut self,
+        started: Result<Value, ErrorReport>,
+    ) -> Result<Outcome, ErrorReport> {
+        let result = match started {
             Ok(value) => {
                 self.execution = Some(value);
                 self.vm.pinned.push(value);
