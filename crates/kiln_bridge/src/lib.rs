@@ -45,6 +45,7 @@ pub mod coroutine;
 pub mod local;
 mod process;
 pub mod protocol;
+pub mod script_cache;
 #[cfg(unix)]
 mod serve;
 mod session;

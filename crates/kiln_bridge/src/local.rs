@@ -317,7 +317,7 @@ fn execute(suspender: &Suspender<Answer, Request>, execution: Execution, stop: &
                 &start.capabilities,
             );
             runtime.set_call_reporting(CallReporting::New);
-            let step = runtime.start(&start.source, &start.filename);
+            let step = crate::script_cache::start(&mut runtime, &start.source, &start.filename);
             (runtime, step)
         }
         Begin::Load(load) => {
