@@ -92,8 +92,6 @@ impl CompiledModule {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompiledScript {
     script: Arc<SharedScript>,
-    /// bytes of the source, for the compilation a start stands for
-    source_len: usize,
 }
 
 impl CompiledScript {
@@ -108,7 +106,6 @@ impl CompiledScript {
         match compiled {
             Ok(script) => Ok(CompiledScript {
                 script: Arc::new(script?),
-                source_len: source.len(),
             }),
             Err(panic) => Err(ErrorReport::host(
                 ErrorKind::Engine,
@@ -121,8 +118,9 @@ impl CompiledScript {
         &self.script
     }
 
-    pub(crate) fn source_len(&self) -> usize {
-        self.source_len
+    /// The source the script was compiled from.
+    pub fn source(&self) -> &str {
+        self.script.source()
     }
 }
 

@@ -760,7 +760,7 @@ impl Runtime {
             rt.fresh_budgets();
             rt.vm.meter.start_clock();
             // `Vm::load` reserves room for the compilation before compiling
-            let result = match rt.vm.reserve_compilation(script.source_len()) {
+            let result = match rt.vm.reserve_compilation(script.source().len()) {
                 Ok(()) => {
                     let block = rt
                         .vm

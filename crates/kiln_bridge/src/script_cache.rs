@@ -22,7 +22,6 @@ pub const MAX_SOURCE_BYTES: usize = 4 * 1024 * 1024;
 struct Entry {
     /// [`key_hash`] of the source and file name
     hash: u64,
-    source: Box<str>,
     filename: Box<str>,
     script: CompiledScript,
 }
@@ -59,10 +58,9 @@ impl Cache {
     ) -> Option<CompiledScript> {
         let hash = key_hash(source, filename);
         // the latest entries are the likeliest: look from the end
-        let found = self
-            .entries
-            .iter()
-            .rposition(|e| e.hash == hash && *e.source == *source && *e.filename == *filename);
+        let found = self.entries.iter().rposition(|e| {
+            e.hash == hash && e.script.source() == source && *e.filename == *filename
+        });
         if let Some(at) = found {
             let entry = self.entries.remove(at);
             let script = entry.script.clone();
@@ -77,12 +75,11 @@ impl Cache {
             || self.source_bytes + source.len() > self.max_source_bytes
         {
             let oldest = self.entries.remove(0);
-            self.source_bytes -= oldest.source.len();
+            self.source_bytes -= oldest.script.source().len();
         }
         self.source_bytes += source.len();
         self.entries.push(Entry {
             hash,
-            source: source.into(),
             filename: filename.into(),
             script: script.clone(),
         });
@@ -155,7 +152,7 @@ mod tests {
             c.borrow()
                 .entries
                 .iter()
-                .map(|e| e.source.to_string())
+                .map(|e| e.script.source().to_string())
                 .collect()
         });
         assert_eq!(kept, [cases[1].0, cases[0].0, cases[2].0]);
@@ -176,7 +173,11 @@ mod tests {
     fn the_cache_forgets_the_least_recently_started_beyond_its_bounds() {
         let mut cache = Cache::new(3, 20);
         let kept = |cache: &Cache| -> Vec<String> {
-            cache.entries.iter().map(|e| e.source.to_string()).collect()
+            cache
+                .entries
+                .iter()
+                .map(|e| e.script.source().to_string())
+                .collect()
         };
         fn get(cache: &mut Cache, source: &str, filename: &str) -> Option<CompiledScript> {
             cache.get(source, filename, || {

@@ -287,6 +287,11 @@ impl SharedScript {
         }
     }
 
+    /// The source it was compiled from.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
     /// The script as the compiler gave it (a copy, for writing it out as bytes).
     pub fn to_script(&self) -> Script {
         Script {
