@@ -47,12 +47,30 @@ function describe(value) {
   return 'an object that is not a plain object or array';
 }
 
+/**
+ * The buffer, view and set of seen objects that writers start from, one at a time: most
+ * messages are small, and a writer of its own costs a buffer, a DataView and a Set,
+ * more than writing a small answer does. A writer that finds it taken (a message
+ * written while another is) starts on its own.
+ */
+const SCRATCH_BYTES = 4096;
+/** the largest buffer kept as the scratch after a writer outgrew it */
+const SCRATCH_KEEP = 1 << 16;
+let scratch = newScratch(SCRATCH_BYTES);
+
+function newScratch(size) {
+  const buf = Buffer.allocUnsafeSlow(size);
+  return { buf, view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), seen: new Set() };
+}
+
 class Writer {
   constructor() {
-    this.buf = Buffer.allocUnsafe(256);
-    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    const own = scratch ?? newScratch(256);
+    scratch = null;
+    this.buf = own.buf;
+    this.view = own.view;
+    this.seen = own.seen;
     this.pos = 0;
-    this.seen = new Set();
   }
 
   reserve(n) {
@@ -212,8 +230,30 @@ class Writer {
     this.seen.add(v);
   }
 
+  /**
+   * The bytes written; the writer is done. A buffer small enough to be the next
+   * writers' scratch is copied out of.
+   */
   take() {
-    return this.buf.subarray(0, this.pos);
+    const { buf, pos } = this;
+    if (buf.length > SCRATCH_KEEP) {
+      this.release();
+      return buf.subarray(0, pos);
+    }
+    const bytes = Buffer.allocUnsafe(pos);
+    buf.copy(bytes, 0, 0, pos);
+    this.release();
+    return bytes;
+  }
+
+  /** Gives the buffer back as the scratch (when it is not too large); the writer is done. */
+  release() {
+    if (this.buf === undefined) return;
+    if (this.buf.length <= SCRATCH_KEEP && (scratch === null || scratch.buf.length < this.buf.length)) {
+      this.seen.clear();
+      scratch = { buf: this.buf, view: this.view, seen: this.seen };
+    }
+    this.buf = undefined;
   }
 }
 

@@ -28,6 +28,17 @@ const DEFER = 2;
 
 const LEVELS = ['log', 'info', 'debug', 'warn', 'error'];
 
+/** The bytes `write` writes; its writer is given back even when a value is refused. */
+function message(write) {
+  const w = new Writer();
+  try {
+    write(w);
+    return w.take();
+  } finally {
+    w.release();
+  }
+}
+
 /** Writes the settings of an execution (limits are whole numbers or -1 for the default). */
 function writeSettings(w, s) {
   const l = s.limits;
@@ -77,49 +88,49 @@ function optBlob(w, bytes) {
  * path starts at the input's name.
  */
 function start(source, filename, settings, capabilities, inputs) {
-  const w = new Writer();
-  w.u8(START);
-  w.str(source);
-  w.str(filename);
-  writeSettings(w, settings);
-  writeCapabilities(w, capabilities);
-  w.u32(inputs.length);
-  for (const [name, value] of inputs) {
-    w.str(name);
-    try {
-      w.value(value);
-    } catch (e) {
-      if (e instanceof BoundaryRefusal) e.parts.push(`.${name}`);
-      throw e;
+  return message((w) => {
+    w.u8(START);
+    w.str(source);
+    w.str(filename);
+    writeSettings(w, settings);
+    writeCapabilities(w, capabilities);
+    w.u32(inputs.length);
+    for (const [name, value] of inputs) {
+      w.str(name);
+      try {
+        w.value(value);
+      } catch (e) {
+        if (e instanceof BoundaryRefusal) e.parts.push(`.${name}`);
+        throw e;
+      }
     }
-  }
-  return w.take();
+  });
 }
 
 function load(snapshot, key, settings, capabilities) {
-  const w = new Writer();
-  w.u8(LOAD);
-  w.blob(snapshot);
-  optBlob(w, key);
-  writeSettings(w, settings);
-  writeCapabilities(w, capabilities);
-  return w.take();
+  return message((w) => {
+    w.u8(LOAD);
+    w.blob(snapshot);
+    optBlob(w, key);
+    writeSettings(w, settings);
+    writeCapabilities(w, capabilities);
+  });
 }
 
 function replyReturn(value) {
-  const w = new Writer();
-  w.u8(REPLY);
-  w.u8(RETURN);
-  w.value(value);
-  return w.take();
+  return message((w) => {
+    w.u8(REPLY);
+    w.u8(RETURN);
+    w.value(value);
+  });
 }
 
 function replyThrow(error) {
-  const w = new Writer();
-  w.u8(REPLY);
-  w.u8(THROW);
-  writeHostError(w, error);
-  return w.take();
+  return message((w) => {
+    w.u8(REPLY);
+    w.u8(THROW);
+    writeHostError(w, error);
+  });
 }
 
 function replyDefer() {
@@ -127,21 +138,21 @@ function replyDefer() {
 }
 
 function answerValue(id, value) {
-  const w = new Writer();
-  w.u8(ANSWER);
-  w.f64(id);
-  w.u8(RETURN);
-  w.value(value);
-  return w.take();
+  return message((w) => {
+    w.u8(ANSWER);
+    w.f64(id);
+    w.u8(RETURN);
+    w.value(value);
+  });
 }
 
 function answerError(id, error) {
-  const w = new Writer();
-  w.u8(ANSWER);
-  w.f64(id);
-  w.u8(THROW);
-  writeHostError(w, error);
-  return w.take();
+  return message((w) => {
+    w.u8(ANSWER);
+    w.f64(id);
+    w.u8(THROW);
+    writeHostError(w, error);
+  });
 }
 
 /**
@@ -163,10 +174,10 @@ function answers(commands) {
 }
 
 function dump(key) {
-  const w = new Writer();
-  w.u8(DUMP);
-  optBlob(w, key);
-  return w.take();
+  return message((w) => {
+    w.u8(DUMP);
+    optBlob(w, key);
+  });
 }
 
 function readCall(r) {

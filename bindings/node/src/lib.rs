@@ -15,7 +15,7 @@ mod local;
 pub use local::housekeep;
 
 use kiln_bridge::{Isolation, Session};
-use napi::bindgen_prelude::{Buffer, FnArgs, Function};
+use napi::bindgen_prelude::{Buffer, BufferSlice, FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Result, Status};
 use napi_derive::napi;
@@ -90,7 +90,7 @@ impl NativeSession {
 
     /// Sends one encoded command; a worker process is given the bytes as they are.
     #[napi]
-    pub fn send(&self, command: Buffer) -> Result<()> {
+    pub fn send(&self, command: BufferSlice) -> Result<()> {
         let session = self
             .session
             .as_ref()

@@ -22,8 +22,8 @@ use kiln::Runtime;
 use kiln_bridge::local::{Answer, Begin, Execution, LocalGuest};
 use kiln_bridge::protocol::Failure;
 use kiln_bridge::{Command, Event};
-use napi::bindgen_prelude::Buffer;
-use napi::{Error, Result, Status};
+use napi::bindgen_prelude::BufferSlice;
+use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 use std::cell::RefCell;
 use std::mem::ManuallyDrop;
@@ -101,8 +101,16 @@ impl LocalSession {
     }
 
     /// Acts on one encoded command; the event the step ends with, or null at a pause.
+    ///
+    /// The command is read where it lies and the event is copied into a buffer node
+    /// owns: a small message costs less that way than a reference held on the one and
+    /// a finaliser registered for the other.
     #[napi]
-    pub fn send(&mut self, command: Buffer) -> Result<Option<Buffer>> {
+    pub fn send<'env>(
+        &mut self,
+        env: &'env Env,
+        command: BufferSlice,
+    ) -> Result<Option<BufferSlice<'env>>> {
         let command = Command::decode(&command)
             .map_err(|e| Error::new(Status::InvalidArg, format!("a malformed command: {e}")))?;
         let event = match command {
@@ -121,13 +129,15 @@ impl LocalSession {
                 Some(Event::Closed)
             }
         };
-        Ok(event.map(|e| e.encode().into()))
+        event.map(|e| event_bytes(env, &e)).transpose()
     }
 
     /// Continues a guest that paused; the next event, or null at the next pause.
     #[napi]
-    pub fn proceed(&mut self) -> Option<Buffer> {
-        self.resume(Answer::Nothing).map(|e| e.encode().into())
+    pub fn proceed<'env>(&mut self, env: &'env Env) -> Result<Option<BufferSlice<'env>>> {
+        self.resume(Answer::Nothing)
+            .map(|e| event_bytes(env, &e))
+            .transpose()
     }
 
     /// Stops the guest at its next safe point: the step it is in (or the next one)
@@ -141,6 +151,20 @@ impl LocalSession {
     #[napi]
     pub fn close(&mut self) {
         self.local.close();
+    }
+}
+
+/// Events up to this size are copied into a buffer node allocates; larger ones are
+/// handed over as they are (a copy would cost more than the finaliser that frees them).
+const COPIED_EVENT_BYTES: usize = 64 * 1024;
+
+/// `event` encoded, as a buffer.
+fn event_bytes<'env>(env: &'env Env, event: &Event) -> Result<BufferSlice<'env>> {
+    let bytes = event.encode();
+    if bytes.len() <= COPIED_EVENT_BYTES {
+        BufferSlice::copy_from(env, bytes)
+    } else {
+        BufferSlice::from_data(env, bytes)
     }
 }
 
