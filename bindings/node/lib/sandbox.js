@@ -255,6 +255,7 @@ class Conversation {
     this.answers = [];
     if (isolation === null) {
       this.local = new addon.LocalSession();
+      localRunning++;
       this.queue = [];
       this.pumping = false;
       this.paused = false;
@@ -402,6 +403,7 @@ class Conversation {
     this.closed = true;
     if (this.local !== undefined) {
       this.local.close();
+      localRunning--;
       housekeepWhenIdle();
     } else {
       this.native.close();
@@ -415,16 +417,20 @@ class Conversation {
   }
 }
 
+/** In-process sessions open (not closed yet). */
+let localRunning = 0;
+
 /**
  * After an in-process session ends: once node's loop has nothing else to do this turn,
- * the addon makes the next session's runtime and drops ended ones (off the runs' path).
+ * the addon makes runtimes for the next sessions and drops ended ones (off the runs'
+ * path): two when no in-process session is open, one while some are.
  */
 let housekeeping;
 function housekeepWhenIdle() {
   if (housekeeping !== undefined) return;
   housekeeping = setImmediate(() => {
     housekeeping = undefined;
-    addon.housekeep();
+    addon.housekeep(localRunning);
   });
   housekeeping.unref();
 }

@@ -15,8 +15,8 @@
 //!
 //! The runtime never leaves this thread (napi objects stay on the thread that made
 //! them). Making and dropping one is most of a small script's cost, so the package
-//! calls [`housekeep`] when node's loop is idle: it makes the next session's runtime and
-//! drops those of ended sessions.
+//! calls [`housekeep`] when node's loop is idle: it makes runtimes for the next sessions
+//! and drops those of ended sessions.
 
 use kiln::Runtime;
 use kiln_bridge::local::{Answer, Begin, Execution, LocalGuest};
@@ -36,34 +36,41 @@ const PAUSE: Duration = Duration::from_millis(5);
 /// drops its own.
 const MAX_ENDED: usize = 4;
 
+/// Runtimes `housekeep` keeps made while no in-process session runs: the first two runs
+/// of a burst (or two started together) both start on one. While sessions run, it keeps
+/// one, so that a run pays for at most one runtime made in its turns.
+const SPARES_IDLE: usize = 2;
+
 thread_local! {
-    /// A runtime `housekeep` made while node was idle, for the next `Start`.
+    /// Runtimes `housekeep` made while node was idle, for the next `Start`s.
     /// (`ManuallyDrop` here and below: a runtime left when the thread ends is not
     /// dropped by the thread's destructors, which may run after the engine's own
     /// thread-local state is gone; it goes with the thread's memory.)
-    static SPARE_RUNTIME: RefCell<Option<ManuallyDrop<Runtime>>> = const { RefCell::new(None) };
+    static SPARE_RUNTIMES: RefCell<Vec<ManuallyDrop<Runtime>>> = const { RefCell::new(Vec::new()) };
     /// Runtimes of ended sessions, for `housekeep` to drop while node is idle.
     static ENDED: RefCell<Vec<ManuallyDrop<Runtime>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Work that can wait until node is idle, so that it is not on a run's path: drops the
-/// runtimes of ended sessions and makes the runtime the next session starts on. Making
-/// and dropping a runtime is most of what a small script costs.
+/// runtimes of ended sessions and makes runtimes for the next sessions to start on, two
+/// when `running` is 0 (no in-process session is running) and one otherwise. Making and
+/// dropping a runtime is most of what a small script costs.
 #[napi]
-pub fn housekeep() {
+pub fn housekeep(running: u32) {
     let ended = ENDED.with(|ended| std::mem::take(&mut *ended.borrow_mut()));
     for runtime in ended {
         drop(ManuallyDrop::into_inner(runtime));
     }
-    if SPARE_RUNTIME.with(|spare| spare.borrow().is_none()) {
+    let wanted = if running == 0 { SPARES_IDLE } else { 1 };
+    while SPARE_RUNTIMES.with(|spares| spares.borrow().len()) < wanted {
         let runtime = ManuallyDrop::new(Runtime::new());
-        SPARE_RUNTIME.with(|spare| *spare.borrow_mut() = Some(runtime));
+        SPARE_RUNTIMES.with(|spares| spares.borrow_mut().push(runtime));
     }
 }
 
-/// The runtime `housekeep` made for the next session, or a new one.
+/// A runtime `housekeep` made for the next sessions, or a new one.
 fn spare_runtime() -> Runtime {
-    let spare = SPARE_RUNTIME.with(|spare| spare.borrow_mut().take());
+    let spare = SPARE_RUNTIMES.with(|spares| spares.borrow_mut().pop());
     spare.map_or_else(Runtime::new, ManuallyDrop::into_inner)
 }
 
