@@ -248,7 +248,7 @@ macro_rules! atoms {
 
         impl Atoms {
             pub fn new(heap: &mut Heap) -> Self {
-                Atoms { $($field: heap.intern($text),)* }
+                Atoms { $($field: heap.intern_static($text),)* }
             }
         }
     };
@@ -326,7 +326,7 @@ macro_rules! well_known_symbols {
             pub fn new(heap: &mut Heap) -> Self {
                 WellKnownSymbols {
                     $($field: {
-                        let description = Some(heap.intern($desc));
+                        let description = Some(heap.intern_static($desc));
                         heap.alloc_symbol(Symbol { description, is_private: false, registered: false })
                     },)*
                 }

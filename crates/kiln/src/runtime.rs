@@ -496,7 +496,8 @@ impl Runtime {
     /// Define a global function implemented in Rust.
     pub fn register_function(&mut self, name: &str, func: NativeFn, length: u32) {
         let global = self.vm.intrinsics.global;
-        self.vm.define_native(global, name, func, length);
+        let name = self.vm.heap.intern(name);
+        self.vm.define_native_atom(global, name, func, length);
     }
 
     /// Give the guest a synchronous capability: a closure of up to four typed

@@ -79,7 +79,7 @@ fn set_name_and_message(vm: &mut Vm, proto: ObjectId, name: &str) {
 
 fn native_error(
     vm: &mut Vm,
-    name: &str,
+    name: &'static str,
     func: crate::object::NativeFn,
     length: u32,
 ) -> (ObjectId, ObjectId) {

@@ -73,7 +73,7 @@ pub fn init(vm: &mut Vm) {
     vm.define_native(from_sync, "throw", from_sync_throw, 1);
 }
 
-fn link(vm: &mut Vm, fn_proto: ObjectId, proto: ObjectId, fn_tag: &str, tag: &str) {
+fn link(vm: &mut Vm, fn_proto: ObjectId, proto: ObjectId, fn_tag: &'static str, tag: &'static str) {
     vm.define_builtin(
         fn_proto,
         PropertyKey::String(vm.atoms.prototype),

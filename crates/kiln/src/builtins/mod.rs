@@ -50,12 +50,12 @@ pub fn init(vm: &mut Vm) {
     vm.intrinsics.object_prototype = object_prototype;
     let function_prototype = vm.heap.new_object(
         Some(object_prototype),
-        ObjectKind::Native(std::rc::Rc::new(crate::object::NativeFunction {
+        ObjectKind::Native(crate::object::NativeFunction {
             func: function::function_prototype_call,
             constructor: false,
             data: Box::new([]),
             realm: vm.realm,
-        })),
+        }),
     );
     vm.intrinsics.function_prototype = function_prototype;
     vm.shapes = function_shapes(vm, function_prototype, object_prototype, Value::UNDEFINED);
@@ -174,8 +174,8 @@ fn throw_type_error(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
 }
 
 /// Define a global binding (writable, configurable, not enumerable), as built-ins are.
-pub fn define_global(vm: &mut Vm, name: &str, value: Value) {
-    let key = vm.key(name);
+pub fn define_global(vm: &mut Vm, name: &'static str, value: Value) {
+    let key = vm.static_key(name);
     let global = vm.intrinsics.global;
     vm.define_builtin(global, key, value, Attrs::HIDDEN);
 }
@@ -184,7 +184,7 @@ pub fn define_global(vm: &mut Vm, name: &str, value: Value) {
 /// and define it as a global.
 pub fn make_constructor(
     vm: &mut Vm,
-    name: &str,
+    name: &'static str,
     func: NativeFn,
     length: u32,
     proto: ObjectId,
@@ -197,7 +197,7 @@ pub fn make_constructor(
 /// [`make_constructor`] without the global binding (%TypedArray% has none).
 pub fn make_unbound_constructor(
     vm: &mut Vm,
-    name: &str,
+    name: &'static str,
     func: NativeFn,
     length: u32,
     proto: ObjectId,
@@ -219,9 +219,11 @@ pub fn make_unbound_constructor(
 }
 
 /// Define a getter-only accessor `name` on `obj` (configurable, not enumerable).
-pub fn define_getter(vm: &mut Vm, obj: ObjectId, name: &str, func: NativeFn) {
-    let key = vm.key(name);
-    define_keyed_getter(vm, obj, key, &format!("get {name}"), func);
+pub fn define_getter(vm: &mut Vm, obj: ObjectId, name: &'static str, func: NativeFn) {
+    let atom = vm.heap.intern_static(name);
+    let key = vm.key_from_string(atom);
+    let display = vm.heap.alloc_str(&["get ", name].concat());
+    define_keyed_getter(vm, obj, key, display, func);
 }
 
 /// [`define_getter`] under any key, the getter function named `display`
@@ -230,18 +232,19 @@ pub fn define_keyed_getter(
     vm: &mut Vm,
     obj: ObjectId,
     key: PropertyKey,
-    display: &str,
+    display: crate::heap::StringId,
     func: NativeFn,
 ) {
-    let getter = vm.new_native(func, display, 0, false);
+    let getter = vm.new_native_with_data(func, Value::string(display), 0, false, Box::new([]));
     let pair = vm.new_accessor(Value::object(getter), Value::UNDEFINED);
-    vm.define_builtin(obj, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
+    vm.define_new_builtin(obj, key, pair, Attrs(Attrs::ACCESSOR | Attrs::CONFIGURABLE));
 }
 
 /// Define `get [Symbol.species]() { return this }` on a constructor.
 pub fn define_species(vm: &mut Vm, ctor: ObjectId) {
     let key = PropertyKey::Symbol(vm.symbols.species);
-    define_keyed_getter(vm, ctor, key, "get [Symbol.species]", iterator::return_this);
+    let display = vm.heap.intern_static("get [Symbol.species]");
+    define_keyed_getter(vm, ctor, key, display, iterator::return_this);
 }
 
 /// Define a symbol-keyed native method, named `[description]`.
@@ -249,12 +252,12 @@ pub fn define_symbol_method(
     vm: &mut Vm,
     obj: ObjectId,
     symbol: crate::heap::SymbolId,
-    name: &str,
+    name: &'static str,
     func: NativeFn,
     length: u32,
 ) {
     let f = vm.new_native(func, name, length, false);
-    vm.define_builtin(
+    vm.define_new_builtin(
         obj,
         PropertyKey::Symbol(symbol),
         Value::object(f),
@@ -263,9 +266,9 @@ pub fn define_symbol_method(
 }
 
 /// Define `Symbol.toStringTag` on a prototype.
-pub fn define_to_string_tag(vm: &mut Vm, obj: ObjectId, tag: &str) {
-    let v = vm.intern_value(tag);
-    vm.define_builtin(
+pub fn define_to_string_tag(vm: &mut Vm, obj: ObjectId, tag: &'static str) {
+    let v = Value::string(vm.heap.intern_static(tag));
+    vm.define_new_builtin(
         obj,
         PropertyKey::Symbol(vm.symbols.to_string_tag),
         v,
@@ -348,5 +351,25 @@ mod tests {
             }
         }
         assert_eq!(dictionaries, Vec::<String>::new());
+    }
+
+    /// Built-ins are defined without looking for the key first
+    /// ([`Vm::define_new_builtin`]): a key defined twice would be in the shape twice.
+    #[test]
+    fn no_built_in_defines_a_key_twice() {
+        let mut vm = Vm::new();
+        vm.lockdown().expect("lockdown");
+        let objects: Vec<u32> = vm.heap.objects.live_indices().collect();
+        let mut twice = Vec::new();
+        for i in objects {
+            let keys = vm.heap.named_keys(ObjectId(i));
+            let mut seen = std::collections::HashSet::new();
+            for key in keys {
+                if !seen.insert(key) {
+                    twice.push(format!("{i}: {}", vm.key_to_display(key)));
+                }
+            }
+        }
+        assert_eq!(twice, Vec::<String>::new());
     }
 }

@@ -789,7 +789,7 @@ fn share_called_cell(vm: &mut Vm, a: Value, b: Value) {
     if let (Some(cell), Some(b)) = (cell, b.as_object())
         && let ObjectKind::Native(n) = &mut vm.heap.object_mut(b).kind
     {
-        std::rc::Rc::make_mut(n).data[5] = cell;
+        n.data[5] = cell;
     }
 }
 

@@ -79,7 +79,7 @@ fn revoke_proxy(vm: &mut Vm, _this: Value, _args: Args) -> JsResult<Value> {
         return Ok(Value::UNDEFINED);
     };
     if let ObjectKind::Native(n) = &mut vm.heap.object_mut(f).kind
-        && let Some(slot) = std::rc::Rc::make_mut(n).data.first_mut()
+        && let Some(slot) = n.data.first_mut()
     {
         *slot = Value::NULL;
     }

@@ -705,7 +705,8 @@ pub fn init(vm: &mut Vm) {
         define_getter(vm, proto, name, f);
     }
     let tag = PropertyKey::Symbol(vm.symbols.to_string_tag);
-    super::define_keyed_getter(vm, proto, tag, "get [Symbol.toStringTag]", to_string_tag);
+    let display = vm.heap.intern_static("get [Symbol.toStringTag]");
+    super::define_keyed_getter(vm, proto, tag, display, to_string_tag);
     let methods: [(&str, NativeFn, u32); 30] = [
         ("at", at, 1),
         ("copyWithin", copy_within, 2),

@@ -220,6 +220,20 @@ impl<T: Cell> Arena<T> {
         }
     }
 
+    /// Make room for `cells` slots in all (not fewer than it has), adding the new storage
+    /// to `bytes` as [`Arena::grow`] does.
+    fn reserve_cells(&mut self, cells: usize, bytes: &mut usize) {
+        if cells <= self.items.capacity() {
+            return;
+        }
+        let storage = self.storage_bytes();
+        self.items.reserve_exact(cells - self.items.len());
+        let capacity = self.items.capacity();
+        set_capacity(&mut self.live, capacity);
+        set_capacity(&mut self.marks, capacity);
+        *bytes += self.storage_bytes() - storage;
+    }
+
     /// Make room for more slots, adding their storage to `bytes`.
     #[cold]
     #[inline(never)]
@@ -368,6 +382,23 @@ pub struct HeapStats {
     pub strings: usize,
 }
 
+/// What a realm's intrinsics take ([`Heap::reserve_realm`]): the capacity each table would
+/// reach by doubling while they are made, so that reserving it at once changes no
+/// count. A test checks that a fresh realm fits (`a_realm_fits_the_room_reserved_for_it`).
+pub(crate) struct RealmRoom {
+    pub objects: usize,
+    pub strings: usize,
+    pub shapes: usize,
+    pub atoms: usize,
+}
+
+pub(crate) const REALM_ROOM: RealmRoom = RealmRoom {
+    objects: 1024,
+    strings: 1024,
+    shapes: 1024,
+    atoms: 640,
+};
+
 /// Collect once this many bytes were allocated since the last collection, at least.
 const MIN_GC_THRESHOLD: usize = 8 << 20;
 
@@ -459,8 +490,18 @@ impl Heap {
             #[cfg(feature = "gc-stress")]
             stress: stress::Trigger::new(),
         };
-        heap.length_atom = heap.intern("length");
+        heap.length_atom = heap.intern_static("length");
         heap
+    }
+
+    /// Make room for a realm's intrinsics ([`REALM_ROOM`]) in one step each, instead of
+    /// the dozens of copies growing by doubling makes while built-ins are created.
+    pub(crate) fn reserve_realm(&mut self) {
+        let room = REALM_ROOM;
+        self.objects.reserve_cells(room.objects, &mut self.bytes);
+        self.strings.reserve_cells(room.strings, &mut self.bytes);
+        self.shapes.reserve(room.shapes);
+        self.bytes += self.atoms.reserve(room.atoms);
     }
 
     /// Take every cell out of the heap (a fresh one, which a snapshot then restores into).
@@ -936,17 +977,41 @@ impl Heap {
 
     /// The interned string with these contents.
     pub fn intern_units(&mut self, units: Units<'_>) -> StringId {
+        self.intern_with(units, JsStr::from_view)
+    }
+
+    /// The atom with contents `units`, or a new one of the string `make` makes of them.
+    #[inline(always)]
+    fn intern_with<'a>(
+        &mut self,
+        units: Units<'a>,
+        make: impl FnOnce(Units<'a>) -> JsStr,
+    ) -> StringId {
         let hash = units.content_hash();
         for candidate in self.atoms.bucket(hash) {
             if self.flat_units(candidate).eq_units(units) {
                 return candidate;
             }
         }
-        let mut s = JsStr::from_view(units);
+        let mut s = make(units);
         s.is_atom = true;
         let id = self.alloc_string(s);
         self.bytes += self.atoms.insert(hash, id);
         id
+    }
+
+    /// [`Heap::intern`] for a name in the program's read-only data (a built-in's): a new
+    /// atom reads the name where it is instead of a copy, so it allocates no storage.
+    pub fn intern_static(&mut self, s: &'static str) -> StringId {
+        if !s.is_ascii() {
+            return self.intern(s);
+        }
+        let bytes = s.as_bytes();
+        self.intern_with(Units::Latin1(bytes), |_| JsStr {
+            data: StrData::Static(bytes),
+            len: bytes.len() as u32,
+            is_atom: true,
+        })
     }
 
     pub fn intern(&mut self, s: &str) -> StringId {
@@ -1248,7 +1313,8 @@ impl Heap {
                     StrData::Latin1(_)
                     | StrData::Utf16(_)
                     | StrData::SharedLatin1(_)
-                    | StrData::SharedUtf16(_) => {}
+                    | StrData::SharedUtf16(_)
+                    | StrData::Static(_) => {}
                 }
             }
         }
@@ -1508,6 +1574,40 @@ mod tests {
         assert_eq!(units.at(399_999), b'b' as u16);
     }
 
+    /// The room reserved for a realm is the capacity its tables reach anyway: a realm
+    /// that outgrew it would copy a table as it grows (raise [`REALM_ROOM`] to the next
+    /// power of two), and one in less than half of it holds memory it never uses.
+    #[test]
+    fn a_realm_fits_the_room_reserved_for_it() {
+        // the first VM on a thread (each test has its own) is built in place
+        let vm = crate::interpreter::Vm::new();
+        let heap = &vm.heap;
+        let room = REALM_ROOM;
+        let used = [
+            (
+                heap.objects.items.len(),
+                heap.objects.items.capacity(),
+                room.objects,
+            ),
+            (
+                heap.strings.items.len(),
+                heap.strings.items.capacity(),
+                room.strings,
+            ),
+            (heap.shapes.count(), room.shapes, room.shapes),
+        ];
+        for (len, capacity, reserved) in used {
+            assert_eq!(capacity, reserved);
+            assert!(len > reserved / 2 && len <= reserved, "{len} of {reserved}");
+        }
+        // a hash table holds 7/8 of its buckets
+        let atoms = heap.atoms.len();
+        assert!(
+            atoms > room.atoms / 2 && atoms <= room.atoms,
+            "{atoms} atoms"
+        );
+    }
+
     #[test]
     fn vms_after_the_first_on_a_thread_share_the_realm_template_storage() {
         let first = crate::interpreter::Vm::new();
@@ -1523,12 +1623,6 @@ mod tests {
         let vm = crate::interpreter::Vm::new();
         for object in vm.heap.objects.slots().flatten() {
             assert!(!object.slots.owns_vector());
-            if let ObjectKind::Native(n) = &object.kind {
-                assert!(
-                    std::rc::Rc::strong_count(n) > 1,
-                    "native records are shared"
-                );
-            }
         }
         for string in vm.heap.strings.slots().flatten() {
             assert!(!matches!(

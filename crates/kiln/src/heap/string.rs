@@ -25,6 +25,9 @@ pub enum StrData {
     /// [`JsStr::share`]); they read as `Latin1` and `Utf16` do
     SharedLatin1(Rc<[u8]>),
     SharedUtf16(Rc<[u16]>),
+    /// units in the program's read-only data (a built-in's name, see
+    /// [`super::Heap::intern_static`]); they read as `Latin1` does
+    Static(&'static [u8]),
     Rope {
         left: StringId,
         right: StringId,
@@ -133,6 +136,7 @@ impl StrData {
             StrData::Utf16(u) => Some(Units::Utf16(u)),
             StrData::SharedLatin1(b) => Some(Units::Latin1(b)),
             StrData::SharedUtf16(u) => Some(Units::Utf16(u)),
+            StrData::Static(b) => Some(Units::Latin1(b)),
             StrData::Rope { .. } | StrData::Slice { .. } => None,
         }
     }
@@ -390,6 +394,13 @@ impl AtomTable {
                 self.collisions.entry(hash).or_default().push(id)
             }
         }
+        3 * (self.maps_bytes() - before)
+    }
+    /// Make room for `atoms` atoms in all; returns the bytes by which
+    /// [`AtomTable::owned_bytes`] grew, as [`AtomTable::insert`] does.
+    pub fn reserve(&mut self, atoms: usize) -> usize {
+        let before = self.maps_bytes();
+        self.first.reserve(atoms.saturating_sub(self.first.len()));
         3 * (self.maps_bytes() - before)
     }
     /// Bytes the table's maps hold, and those of the maps they become when they next

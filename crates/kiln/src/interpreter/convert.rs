@@ -365,6 +365,13 @@ impl Vm {
         self.key_from_string(atom)
     }
 
+    /// [`Vm::key`] for a name in the program's read-only data (a built-in's), which the
+    /// key's atom reads in place ([`crate::heap::Heap::intern_static`]).
+    pub fn static_key(&mut self, s: &'static str) -> PropertyKey {
+        let atom = self.heap.intern_static(s);
+        self.key_from_string(atom)
+    }
+
     /// A property key as a JavaScript value (a string or symbol).
     pub fn key_to_value(&mut self, key: PropertyKey) -> Value {
         match key {

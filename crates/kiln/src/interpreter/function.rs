@@ -5,7 +5,7 @@ use super::generator::{GeneratorState, GeneratorStatus, ResumeMode, SavedFrame, 
 use super::{Args, CodeBlock, Exit, Frame, ReturnTo, Vm};
 use crate::JsResult;
 use crate::builtins::proxy;
-use crate::heap::{EnvId, ObjectId};
+use crate::heap::{EnvId, ObjectId, StringId};
 use crate::object::{
     Attrs, Closure, NativeFn, NativeFunction, ObjectKind, Property, PropertyKey, Slots,
 };
@@ -201,11 +201,11 @@ impl Vm {
     pub fn new_native(
         &mut self,
         func: NativeFn,
-        name: &str,
+        name: &'static str,
         length: u32,
         constructor: bool,
     ) -> ObjectId {
-        let name = self.heap.intern(name);
+        let name = self.heap.intern_static(name);
         self.new_native_with_data(func, Value::string(name), length, constructor, Box::new([]))
     }
 
@@ -219,12 +219,12 @@ impl Vm {
     ) -> ObjectId {
         let shape = self.shapes.plain;
         let proto = Some(self.intrinsics.function_prototype);
-        let kind = ObjectKind::Native(Rc::new(NativeFunction {
+        let kind = ObjectKind::Native(NativeFunction {
             func,
             constructor,
             data,
             realm: self.realm,
-        }));
+        });
         let f = self.heap.new_object_with_shape(shape, proto, kind);
         self.heap.object_mut(f).slots = Slots::from_slice(&[Value::int(length as i32), name]);
         f
@@ -239,15 +239,32 @@ impl Vm {
         self.range_error("Maximum call stack size exceeded")
     }
 
-    /// Define a native method `name` on `obj` (writable, configurable, not enumerable).
+    /// Define a native method `name` on `obj` (writable, configurable, not enumerable),
+    /// which does not have `name` yet (a built-in being made, or a dictionary-mode
+    /// object such as the global object).
     pub fn define_native(
         &mut self,
         obj: ObjectId,
-        name: &str,
+        name: &'static str,
         func: NativeFn,
         length: u32,
     ) -> ObjectId {
-        let name = self.heap.intern(name);
+        let name = self.heap.intern_static(name);
+        let f = self.new_native_with_data(func, Value::string(name), length, false, Box::new([]));
+        let key = self.key_from_string(name);
+        self.define_new_builtin(obj, key, Value::object(f), Attrs::HIDDEN);
+        f
+    }
+
+    /// Define a native method named by an atom on `obj`, replacing a property of that
+    /// name (an embedder's function, its name interned by the caller).
+    pub fn define_native_atom(
+        &mut self,
+        obj: ObjectId,
+        name: StringId,
+        func: NativeFn,
+        length: u32,
+    ) -> ObjectId {
         let f = self.new_native_with_data(func, Value::string(name), length, false, Box::new([]));
         let key = self.key_from_string(name);
         self.define_builtin(obj, key, Value::object(f), Attrs::HIDDEN);

@@ -769,6 +769,7 @@ impl Vm {
     /// Build a VM and its realm from nothing.
     fn build() -> Vm {
         let mut heap = Heap::new();
+        heap.reserve_realm();
         let atoms = Atoms::new(&mut heap);
         let symbols = WellKnownSymbols::new(&mut heap);
         let mut vm = Vm::unbuilt(heap, atoms, symbols);

@@ -334,6 +334,21 @@ impl Vm {
         self.heap.put_own(obj, key, Property { value, attrs });
     }
 
+    /// [`Vm::define_builtin`] for a key `obj` does not have yet (a built-in being made):
+    /// no lookup first, so making a large prototype builds no key table on the way (the
+    /// first lookup while a program runs builds its final shape's, once). A fresh realm
+    /// has no key twice (`no_built_in_defines_a_key_twice`).
+    pub fn define_new_builtin(
+        &mut self,
+        obj: ObjectId,
+        key: PropertyKey,
+        value: Value,
+        attrs: Attrs,
+    ) {
+        debug_assert!(self.heap.own_property(obj, key).is_none());
+        self.heap.add_own(obj, key, Property { value, attrs });
+    }
+
     /// [[GetOwnProperty]]
     pub fn get_own_property(
         &mut self,

@@ -307,6 +307,12 @@ impl ShapeTable {
         }
     }
 
+    /// Make room for `shapes` shapes made since the table was shared.
+    pub fn reserve(&mut self, shapes: usize) {
+        self.shapes
+            .reserve_exact(shapes.saturating_sub(self.shapes.len()));
+    }
+
     /// The empty shape for objects whose prototype is `proto`.
     pub fn root(&mut self, proto: Option<ObjectId>) -> ShapeId {
         if let Some(id) = self.existing_root(proto) {

@@ -322,12 +322,12 @@ impl<'a> PayloadReader<'a> {
                     .registry
                     .native(self.r.u32()?)
                     .ok_or_else(|| corrupt("unknown native function"))?;
-                ObjectKind::Native(std::rc::Rc::new(NativeFunction {
+                ObjectKind::Native(NativeFunction {
                     func,
                     constructor: self.r.bool()?,
                     data: self.values()?.into_boxed_slice(),
                     realm: self.realm_id(vm)?,
-                }))
+                })
             }
             4 => ObjectKind::Bound(Box::new(BoundFunction {
                 target: self.object_id()?,
