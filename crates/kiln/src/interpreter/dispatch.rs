@@ -51,11 +51,27 @@ impl Vm {
                 "a frame is entered outside its code or registers"
             );
 
+            // The running frame's registers, as a pointer into the value stack. The stack's
+            // storage moves when something pushes past its capacity, which running
+            // JavaScript or a built-in may do: `tri!`, the way to every such path, and the
+            // few other calls that can run JavaScript take the pointer again after them.
+            // SAFETY: `base` is within the stack (checked above).
+            let mut regs = unsafe { self.stack.as_mut_ptr().add(base) };
+            macro_rules! refresh {
+                () => {
+                    // SAFETY: as above: the running frame's registers are still there.
+                    regs = unsafe { self.stack.as_mut_ptr().add(base) }
+                };
+            }
             macro_rules! reg {
                 ($r:expr) => {
-                    // SAFETY: `base + $r` is inside the running frame's registers, which
-                    // exist (see above).
-                    *unsafe { self.stack.get_unchecked_mut(base + $r as usize) }
+                    // SAFETY: `regs` points at the running frame's registers, which exist
+                    // (see above), as they lie now (it is taken again after every call
+                    // that may move the stack), and `$r` is one of them.
+                    *unsafe {
+                        debug_assert!(std::ptr::eq(regs, self.stack.as_ptr().add(base)));
+                        &mut *regs.add($r as usize)
+                    }
                 };
             }
             macro_rules! sync {
@@ -81,7 +97,9 @@ impl Vm {
             macro_rules! tri {
                 ($e:expr) => {{
                     sync!();
-                    or_unwind!($e)
+                    let v = or_unwind!($e);
+                    refresh!();
+                    v
                 }};
             }
             // Return from the running frame. Its position is not recorded first: the frame
@@ -669,11 +687,19 @@ impl Vm {
                     }
                     Instr::StrictEq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        reg!(dst) = Value::bool(self.strict_equals(a, b));
+                        let r = match (a.as_int(), b.as_int()) {
+                            (Some(x), Some(y)) => x == y,
+                            _ => self.strict_equals(a, b),
+                        };
+                        reg!(dst) = Value::bool(r);
                     }
                     Instr::StrictNotEq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        reg!(dst) = Value::bool(!self.strict_equals(a, b));
+                        let r = match (a.as_int(), b.as_int()) {
+                            (Some(x), Some(y)) => x == y,
+                            _ => self.strict_equals(a, b),
+                        };
+                        reg!(dst) = Value::bool(!r);
                     }
                     Instr::Lt { dst, lhs, rhs } => compare!(dst, lhs, rhs, <, false, false),
                     Instr::Gt { dst, lhs, rhs } => compare!(dst, lhs, rhs, >, true, false),
@@ -777,7 +803,10 @@ impl Vm {
                     Instr::Jump { offset } => jump!(offset),
                     Instr::Loop { offset } => {
                         jump!(offset);
-                        tri!(self.safe_point(offset.unsigned_abs() as u64));
+                        // A safe point collects and checks budgets; it never moves the stack,
+                        // so the registers' pointer stays.
+                        sync!();
+                        or_unwind!(self.safe_point(offset.unsigned_abs() as u64));
                     }
                     Instr::JumpIfTrue { src, offset } => {
                         let v = reg!(src);
@@ -837,6 +866,13 @@ impl Vm {
                     }
                     Instr::Return { src } => {
                         let v = reg!(src);
+                        if let Some(r) = self.pop_plain_frame() {
+                            // The caller's registers are below this frame's and still there.
+                            self.stack.truncate(base);
+                            let caller = self.frames.last().expect("caller frame").base as usize;
+                            self.stack[caller + r as usize] = v;
+                            continue 'frames;
+                        }
                         leave!(self.return_from_frame(v))
                     }
                     Instr::ReturnUndefined => leave!(self.return_from_frame(Value::UNDEFINED)),
@@ -913,6 +949,10 @@ impl Vm {
                             reg!(dst) = r;
                             continue;
                         }
+                        let start = base + args as usize + 1;
+                        if tri!(self.push_plain_call(f, this, start, argc as usize, dst)) {
+                            continue 'frames;
+                        }
                         flow!(self.call_instruction(
                             f,
                             this,
@@ -929,6 +969,16 @@ impl Vm {
                     } => {
                         let f = reg!(func);
                         sync!();
+                        let start = base + args as usize + 1;
+                        if tri!(self.push_plain_call(
+                            f,
+                            Value::UNDEFINED,
+                            start,
+                            argc as usize,
+                            dst
+                        )) {
+                            continue 'frames;
+                        }
                         flow!(self.call_instruction(
                             f,
                             Value::UNDEFINED,
@@ -1046,6 +1096,7 @@ impl Vm {
                     Instr::IteratorCloseOnThrow { iter } => {
                         let it = reg!(iter);
                         self.iterator_close_after_throw(it, crate::Thrown);
+                        refresh!();
                     }
                     Instr::ForInPrepare { dst, src } => {
                         let v = reg!(src);
@@ -1076,6 +1127,7 @@ impl Vm {
                             Some(l) => self.dispose_resources_step(l, &mut error),
                             None => Ok(None),
                         };
+                        refresh!();
                         self.roots.truncate(mark);
                         if let Some(e) = error {
                             reg!(kind) = Value::int(Completion::Throw as i32);
@@ -1088,6 +1140,7 @@ impl Vm {
                         let mut error = (k == Value::int(Completion::Throw as i32)).then_some(v);
                         let mark = self.roots.len();
                         self.suppress_dispose_error(&mut error, e);
+                        refresh!();
                         self.roots.truncate(mark);
                         reg!(kind) = Value::int(Completion::Throw as i32);
                         reg!(kind + 1) = error.unwrap_or(e);
@@ -1242,6 +1295,67 @@ impl Vm {
         let base = self.frames.last().expect("frame").base as usize;
         self.stack[base + dst as usize] = r;
         Ok(Flow::Continue)
+    }
+
+    /// The common call: a normal function, arrow or method of the running realm. Its frame
+    /// is pushed here, inlined into the loop, without the generic path's checks for
+    /// `call`/`apply`, class constructors, realms and async functions; `Ok(false)` when
+    /// `f` is anything else.
+    #[inline(always)]
+    fn push_plain_call(
+        &mut self,
+        f: Value,
+        this: Value,
+        start: usize,
+        argc: usize,
+        dst: u16,
+    ) -> JsResult<bool> {
+        let Some(fobj) = f.as_object() else {
+            return Ok(false);
+        };
+        let ObjectKind::Closure(c) = &self.heap.object(fobj).kind else {
+            return Ok(false);
+        };
+        if !matches!(
+            c.code.kind,
+            FunctionKind::Normal | FunctionKind::Arrow | FunctionKind::Method
+        ) || c.code.realm != self.realm
+        {
+            return Ok(false);
+        }
+        let (code, env) = (c.code.clone(), c.env);
+        self.push_frame_inline(
+            code,
+            fobj,
+            env,
+            this,
+            start,
+            argc,
+            Value::UNDEFINED,
+            ReturnTo::Register(dst),
+            false,
+        )?;
+        self.safe_point(super::meter::CALL_COST)?;
+        Ok(true)
+    }
+
+    /// Pop the running frame if returning from it is only that: it was called for a
+    /// register, in the running realm, not as a constructor or a generator. The register
+    /// it returns to, or `None` (nothing popped) for [`Vm::return_from_frame`].
+    #[inline(always)]
+    fn pop_plain_frame(&mut self) -> Option<u16> {
+        let frame = self.frames.last().expect("frame");
+        match frame.ret {
+            ReturnTo::Register(r)
+                if !frame.construct
+                    && frame.generator.is_none()
+                    && frame.caller_realm == self.realm =>
+            {
+                self.frames.truncate(self.frames.len() - 1);
+                Some(r)
+            }
+            _ => None,
+        }
     }
 
     fn new_instruction(&mut self, f: Value, start: usize, argc: usize, dst: u16) -> JsResult<Flow> {

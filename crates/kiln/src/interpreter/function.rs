@@ -28,17 +28,43 @@ impl Vm {
         ret: ReturnTo,
         construct: bool,
     ) -> JsResult<()> {
+        self.push_frame_inline(
+            code, callee, env, this, args_start, argc, new_target, ret, construct,
+        )
+    }
+
+    /// [`Vm::push_frame_from_stack`], inlined into the dispatch loop's plain calls, where
+    /// most of its arguments are constants.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn push_frame_inline(
+        &mut self,
+        code: Rc<CodeBlock>,
+        callee: ObjectId,
+        env: Option<EnvId>,
+        this: Value,
+        args_start: usize,
+        argc: usize,
+        new_target: Value,
+        ret: ReturnTo,
+        construct: bool,
+    ) -> JsResult<()> {
         if self.frames.len() >= self.limits.max_frames {
             return Err(self.stack_overflow());
         }
         let base = self.stack.len();
         let registers = code.register_count.max(1) as usize;
         let params = code.param_count as usize;
-        self.stack.resize(base + registers, Value::UNDEFINED);
-        self.stack[base] = this;
         let copied = argc.min(params).min(registers - 1);
-        self.stack
-            .copy_within(args_start..args_start + copied, base + 1);
+        self.stack.reserve(registers);
+        self.stack.push(this);
+        // A loop, not `copy_within`: calls pass a few arguments, fewer than a `memmove`
+        // call costs to set up.
+        for i in args_start..args_start + copied {
+            let arg = self.stack[i];
+            self.stack.push(arg);
+        }
+        self.stack.resize(base + registers, Value::UNDEFINED);
         let args_at = base + registers;
         if code.needs_arguments {
             self.stack.extend_from_within(args_start..args_start + argc);
