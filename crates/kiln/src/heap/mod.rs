@@ -402,6 +402,9 @@ pub(crate) const REALM_ROOM: RealmRoom = RealmRoom {
 /// Collect once this many bytes were allocated since the last collection, at least.
 const MIN_GC_THRESHOLD: usize = 8 << 20;
 
+/// Concatenations at most this long are copied at once instead of made ropes.
+const SHORT_CONCAT: usize = 24;
+
 #[derive(Clone)]
 pub struct Heap {
     pub objects: Arena<Object>,
@@ -910,7 +913,7 @@ impl Heap {
             return;
         }
         let data = match self.flat_units(id) {
-            Units::Latin1(b) => StrData::Latin1(b.into()),
+            Units::Latin1(b) => StrData::latin1(b),
             Units::Utf16(u) => StrData::Utf16(u.into()),
         };
         let s = self.strings.get_mut(id.0);
@@ -963,10 +966,13 @@ impl Heap {
             return a;
         }
         let len = la + lb;
-        if len <= 24 && self.is_flat(a) && self.is_flat(b) {
-            let mut units = self.flat_units(a).to_vec();
-            self.flat_units(b).extend_into(&mut units);
-            return self.alloc_units(&units);
+        if len as usize <= SHORT_CONCAT && self.is_flat(a) && self.is_flat(b) {
+            let mut units = [0; SHORT_CONCAT];
+            let (x, y) = (self.flat_units(a), self.flat_units(b));
+            for (i, u) in x.iter().chain(y.iter()).enumerate() {
+                units[i] = u;
+            }
+            return self.alloc_units(&units[..len as usize]);
         }
         self.alloc_string(JsStr {
             data: StrData::Rope { left: a, right: b },
@@ -1311,6 +1317,7 @@ impl Heap {
                     }
                     StrData::Slice { base, .. } => next = Some(base),
                     StrData::Latin1(_)
+                    | StrData::Inline { .. }
                     | StrData::Utf16(_)
                     | StrData::SharedLatin1(_)
                     | StrData::SharedUtf16(_)

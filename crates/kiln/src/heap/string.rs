@@ -20,6 +20,13 @@ use std::rc::Rc;
 pub enum StrData {
     /// every code unit is below 256
     Latin1(Box<[u8]>),
+    /// a one-byte string of at most [`INLINE_LEN`] units, kept in its table entry: most
+    /// strings a program makes (words, keys, tokens, numbers) are this short, and making
+    /// or freeing one then costs no allocation
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_LEN],
+    },
     Utf16(Box<[u16]>),
     /// units shared with the realm template the heap was copied from (see
     /// [`JsStr::share`]); they read as `Latin1` and `Utf16` do
@@ -39,6 +46,11 @@ pub enum StrData {
         start: u32,
     },
 }
+
+/// The most units a one-byte string keeps in place ([`StrData::Inline`]): as many as fit
+/// beside the variant's tag and length in the space the boxed variants take.
+pub const INLINE_LEN: usize = 22;
+const _: () = assert!(size_of::<StrData>() == 24);
 
 /// Substrings at least this long share their base's storage instead of copying it.
 pub const MIN_SLICE_LEN: usize = 32;
@@ -67,8 +79,20 @@ impl JsStr {
     pub fn from_units(units: &[u16]) -> JsStr {
         let len = units.len() as u32;
         if units.iter().fold(0, |acc, &u| acc | u) < 256 {
+            let data = if units.len() <= INLINE_LEN {
+                let mut bytes = [0; INLINE_LEN];
+                for (b, &u) in bytes.iter_mut().zip(units) {
+                    *b = u as u8;
+                }
+                StrData::Inline {
+                    len: len as u8,
+                    bytes,
+                }
+            } else {
+                StrData::Latin1(units.iter().map(|&u| u as u8).collect())
+            };
             JsStr {
-                data: StrData::Latin1(units.iter().map(|&u| u as u8).collect()),
+                data,
                 len,
                 is_atom: false,
             }
@@ -84,7 +108,11 @@ impl JsStr {
     /// A string of the units `units` (two-byte units all below 256 are stored as one byte).
     pub fn from_view(units: Units<'_>) -> JsStr {
         match units {
-            Units::Latin1(b) => JsStr::from_latin1(b.into()),
+            Units::Latin1(b) => JsStr {
+                data: StrData::latin1(b),
+                len: b.len() as u32,
+                is_atom: false,
+            },
             Units::Utf16(u) => JsStr::from_units(u),
         }
     }
@@ -100,7 +128,7 @@ impl JsStr {
 
     pub fn from_text(s: &str) -> JsStr {
         if s.is_ascii() {
-            JsStr::from_latin1(s.as_bytes().into())
+            JsStr::from_view(Units::Latin1(s.as_bytes()))
         } else {
             let units: Vec<u16> = s.encode_utf16().collect();
             JsStr::from_units(&units)
@@ -127,12 +155,27 @@ impl JsStr {
 }
 
 impl StrData {
+    /// One-byte units, kept in place when they fit.
+    pub fn latin1(units: &[u8]) -> StrData {
+        if units.len() <= INLINE_LEN {
+            let mut bytes = [0; INLINE_LEN];
+            bytes[..units.len()].copy_from_slice(units);
+            StrData::Inline {
+                len: units.len() as u8,
+                bytes,
+            }
+        } else {
+            StrData::Latin1(units.into())
+        }
+    }
+
     /// The units of a flat string stored in place (owned or shared); None for a rope or a
     /// slice.
     #[inline]
     pub fn units(&self) -> Option<Units<'_>> {
         match self {
             StrData::Latin1(b) => Some(Units::Latin1(b)),
+            StrData::Inline { len, bytes } => Some(Units::Latin1(&bytes[..*len as usize])),
             StrData::Utf16(u) => Some(Units::Utf16(u)),
             StrData::SharedLatin1(b) => Some(Units::Latin1(b)),
             StrData::SharedUtf16(u) => Some(Units::Utf16(u)),
@@ -450,6 +493,30 @@ mod tests {
         assert_eq!(idx("-1"), None);
         assert_eq!(idx(""), None);
         assert_eq!(idx("1e3"), None);
+    }
+
+    #[test]
+    fn short_one_byte_strings_are_kept_in_place() {
+        let fits = "a".repeat(INLINE_LEN);
+        let over = "a".repeat(INLINE_LEN + 1);
+        for (text, inline) in [("", true), (fits.as_str(), true), (over.as_str(), false)] {
+            let units: Vec<u16> = text.encode_utf16().collect();
+            for s in [JsStr::from_text(text), JsStr::from_units(&units)] {
+                assert_eq!(matches!(s.data, StrData::Inline { .. }), inline, "{text:?}");
+                assert_eq!(s.len as usize, text.len());
+                assert!(
+                    s.data
+                        .units()
+                        .unwrap()
+                        .eq_units(Units::Latin1(text.as_bytes()))
+                );
+            }
+        }
+        // two-byte units stay two-byte, however short
+        assert!(matches!(
+            JsStr::from_units(&[0x100]).data,
+            StrData::Utf16(_)
+        ));
     }
 
     #[test]
