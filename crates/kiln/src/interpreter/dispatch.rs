@@ -29,7 +29,12 @@ impl Vm {
     pub(crate) fn run(&mut self) -> JsResult<Exit> {
         'frames: loop {
             let frame = self.frames.last().expect("a running frame");
-            let code = frame.code.clone();
+            // SAFETY: the running frame's `Rc` keeps its code alive while this iteration
+            // runs it. Only instructions that change frames pop or move that frame, and each
+            // leaves the iteration (`continue 'frames` or a return) without reading `code`
+            // again; a moved frame (a generator's) takes the `Rc` along, and the block
+            // itself never moves.
+            let code: &super::CodeBlock = unsafe { &*std::rc::Rc::as_ptr(&frame.code) };
             debug_assert_eq!(code.realm, self.realm, "code runs in its own realm");
             let base = frame.base as usize;
             let mut pc = frame.pc as usize;
