@@ -89,11 +89,16 @@ pub fn is_js_whitespace(c: char) -> bool {
     )
 }
 
+/// 2^63: doubles below it in magnitude convert to an i64 exactly (after truncation).
+pub(crate) const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
 /// [ToInt32](https://tc39.es/ecma262/#sec-toint32) of a number.
 #[inline]
 pub fn f64_to_int32(n: f64) -> i32 {
-    if n.is_finite() && n.abs() < 2147483648.0 {
-        return n as i32;
+    // Below 2^63 (a NaN fails the test) the integer part fits an i64, whose low 32 bits
+    // are the result: no floating-point remainder.
+    if n.abs() < TWO_POW_63 {
+        return n as i64 as i32;
     }
     if !n.is_finite() {
         return 0;

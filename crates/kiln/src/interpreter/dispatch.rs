@@ -608,10 +608,10 @@ impl Vm {
                         dst,
                         lhs,
                         rhs,
-                        |x: i32, y: i32| if x >= 0 && y > 0 {
-                            Value::int(x % y)
-                        } else {
-                            Value::number(super::operators::number_rem(x as f64, y as f64))
+                        |x: i32, y: i32| match x.checked_rem(y) {
+                            // a zero remainder of a negative dividend is -0, a double
+                            Some(r) if r != 0 || x >= 0 => Value::int(r),
+                            _ => Value::number(super::operators::number_rem(x as f64, y as f64)),
                         },
                         super::operators::number_rem,
                         BinaryOp::Mod

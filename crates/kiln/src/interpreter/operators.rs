@@ -2,7 +2,7 @@
 //! operators, including BigInt arithmetic. The dispatch loop handles int32
 //! and double operands inline and calls these for everything else.
 
-use super::convert::{Hint, f64_to_int32};
+use super::convert::{Hint, TWO_POW_63, f64_to_int32};
 use super::{InlineCache, InstanceofEntry, Vm};
 use crate::JsResult;
 use crate::heap::ObjectId;
@@ -44,6 +44,17 @@ pub fn number_pow(x: f64, y: f64) -> f64 {
 
 /// Number `%` (truncating remainder, sign of the dividend).
 pub fn number_rem(x: f64, y: f64) -> f64 {
+    // Integral operands below 2^63 (big-number code's limbs and products, negative
+    // int32s) divide exactly as integers, many times faster than `fmod`.
+    if x.abs() < TWO_POW_63
+        && y.abs() < TWO_POW_63
+        && let (a, b) = (x as i64, y as i64)
+        && a as f64 == x
+        && b as f64 == y
+        && let Some(r) = a.checked_rem(b)
+    {
+        return if r == 0 { 0.0f64.copysign(x) } else { r as f64 };
+    }
     if y.is_infinite() && x.is_finite() {
         return x;
     }
