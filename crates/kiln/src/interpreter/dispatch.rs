@@ -871,12 +871,18 @@ impl Vm {
                     }
                     Instr::Return { src } => {
                         let v = reg!(src);
-                        if let Some(r) = self.pop_plain_frame() {
-                            // The caller's registers are below this frame's and still there.
+                        if let Some(ret) = self.pop_plain_frame() {
                             self.stack.truncate(base);
-                            let caller = self.frames.last().expect("caller frame").base as usize;
-                            self.stack[caller + r as usize] = v;
-                            continue 'frames;
+                            match ret {
+                                ReturnTo::Register(r) => {
+                                    // The caller's registers are below this frame's.
+                                    let caller =
+                                        self.frames.last().expect("caller frame").base as usize;
+                                    self.stack[caller + r as usize] = v;
+                                    continue 'frames;
+                                }
+                                ReturnTo::Exit => return Ok(Exit::Return(v)),
+                            }
                         }
                         leave!(self.return_from_frame(v))
                     }
@@ -1344,23 +1350,18 @@ impl Vm {
         Ok(true)
     }
 
-    /// Pop the running frame if returning from it is only that: it was called for a
-    /// register, in the running realm, not as a constructor or a generator. The register
-    /// it returns to, or `None` (nothing popped) for [`Vm::return_from_frame`].
+    /// Pop the running frame if returning from it is only that: it runs in its caller's
+    /// realm, not as a constructor or a generator. Where its value goes, or `None`
+    /// (nothing popped) for [`Vm::return_from_frame`].
     #[inline(always)]
-    fn pop_plain_frame(&mut self) -> Option<u16> {
+    fn pop_plain_frame(&mut self) -> Option<ReturnTo> {
         let frame = self.frames.last().expect("frame");
-        match frame.ret {
-            ReturnTo::Register(r)
-                if !frame.construct
-                    && frame.generator.is_none()
-                    && frame.caller_realm == self.realm =>
-            {
-                self.frames.truncate(self.frames.len() - 1);
-                Some(r)
-            }
-            _ => None,
+        if frame.construct || frame.generator.is_some() || frame.caller_realm != self.realm {
+            return None;
         }
+        let ret = frame.ret;
+        self.frames.truncate(self.frames.len() - 1);
+        Some(ret)
     }
 
     fn new_instruction(&mut self, f: Value, start: usize, argc: usize, dst: u16) -> JsResult<Flow> {

@@ -421,7 +421,7 @@ impl Vm {
                     }
                     (this, false)
                 };
-                self.push_frame_from_stack(
+                self.push_frame_inline(
                     code,
                     fobj,
                     env,
