@@ -1335,7 +1335,7 @@ impl Vm {
             return Ok(false);
         }
         let (code, env) = (c.code.clone(), c.env);
-        self.push_frame_inline(
+        self.push_frame_from_stack(
             code,
             fobj,
             env,

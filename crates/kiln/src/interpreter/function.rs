@@ -15,29 +15,10 @@ use std::rc::Rc;
 
 impl Vm {
     /// Push a frame for `code` with arguments `stack[args_start .. args_start + argc]`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push_frame_from_stack(
-        &mut self,
-        code: Rc<CodeBlock>,
-        callee: ObjectId,
-        env: Option<EnvId>,
-        this: Value,
-        args_start: usize,
-        argc: usize,
-        new_target: Value,
-        ret: ReturnTo,
-        construct: bool,
-    ) -> JsResult<()> {
-        self.push_frame_inline(
-            code, callee, env, this, args_start, argc, new_target, ret, construct,
-        )
-    }
-
-    /// [`Vm::push_frame_from_stack`], inlined into the dispatch loop's plain calls, where
-    /// most of its arguments are constants.
+    /// Inlined: in the dispatch loop's plain calls most of its arguments are constants.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn push_frame_inline(
+    pub(crate) fn push_frame_from_stack(
         &mut self,
         code: Rc<CodeBlock>,
         callee: ObjectId,
@@ -421,7 +402,7 @@ impl Vm {
                     }
                     (this, false)
                 };
-                self.push_frame_inline(
+                self.push_frame_from_stack(
                     code,
                     fobj,
                     env,
