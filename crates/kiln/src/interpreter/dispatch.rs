@@ -284,25 +284,25 @@ impl Vm {
 
                     // ---- globals ----
                     Instr::GetGlobal { dst, site } => {
-                        let v = if let Some(v) = self.global_cached(&code, site) {
+                        let v = if let Some(v) = self.global_cached(code, site) {
                             v
                         } else {
-                            tri!(self.get_global_slow(&code, site, true))
+                            tri!(self.get_global_slow(code, site, true))
                         };
                         reg!(dst) = v;
                     }
                     Instr::GetGlobalOrUndefined { dst, site } => {
-                        let v = if let Some(v) = self.global_cached(&code, site) {
+                        let v = if let Some(v) = self.global_cached(code, site) {
                             v
                         } else {
-                            tri!(self.get_global_slow(&code, site, false))
+                            tri!(self.get_global_slow(code, site, false))
                         };
                         reg!(dst) = v;
                     }
                     Instr::SetGlobal { src, site } => {
                         let v = reg!(src);
-                        if !self.set_global_cached(&code, site, v) {
-                            tri!(self.set_global_slow(&code, site, v));
+                        if !self.set_global_cached(code, site, v) {
+                            tri!(self.set_global_slow(code, site, v));
                         }
                     }
                     Instr::CheckGlobalDeclaration { site, kind } => {
@@ -335,16 +335,16 @@ impl Vm {
                     // ---- properties ----
                     Instr::GetNamed { dst, obj, site } => {
                         let receiver = reg!(obj);
-                        let v = match self.get_named_cached(receiver, &code, site) {
+                        let v = match self.get_named_cached(receiver, code, site) {
                             Some(v) => v,
-                            None => tri!(self.get_named_slow(receiver, &code, site)),
+                            None => tri!(self.get_named_slow(receiver, code, site)),
                         };
                         reg!(dst) = v;
                     }
                     Instr::SetNamed { obj, src, site } => {
                         let (receiver, v) = (reg!(obj), reg!(src));
-                        if !self.set_named_cached(receiver, v, &code, site) {
-                            tri!(self.set_named_slow(receiver, v, &code, site));
+                        if !self.set_named_cached(receiver, v, code, site) {
+                            tri!(self.set_named_slow(receiver, v, code, site));
                         }
                     }
                     Instr::GetIndex { dst, obj, key } => {
@@ -373,8 +373,8 @@ impl Vm {
                     }
                     Instr::DefineNamed { obj, src, site } => {
                         let (o, v) = (reg!(obj), reg!(src));
-                        if !self.define_named_cached(o, v, &code, site) {
-                            tri!(self.define_named_slow(o, v, &code, site));
+                        if !self.define_named_cached(o, v, code, site) {
+                            tri!(self.define_named_slow(o, v, code, site));
                         }
                     }
                     Instr::DefineIndex { obj, key, src } => {
@@ -487,7 +487,7 @@ impl Vm {
                         tri!(self.copy_data_properties(d, s, e));
                     }
                     Instr::Closure { dst, func } => {
-                        let f = self.make_closure(&code, func);
+                        let f = self.make_closure(code, func);
                         reg!(dst) = Value::object(f);
                     }
                     Instr::CreateClass {
@@ -496,7 +496,7 @@ impl Vm {
                         heritage,
                     } => {
                         let h = reg!(heritage);
-                        let (ctor, proto) = tri!(self.create_class(&code, func, h));
+                        let (ctor, proto) = tri!(self.create_class(code, func, h));
                         reg!(dst) = Value::object(ctor);
                         reg!(dst + 1) = Value::object(proto);
                     }
@@ -522,11 +522,11 @@ impl Vm {
                         tri!(self.initialize_fields(callee, this));
                     }
                     Instr::NewRegExp { dst, idx } => {
-                        let r = tri!(self.regexp_literal(&code, idx));
+                        let r = tri!(self.regexp_literal(code, idx));
                         reg!(dst) = r;
                     }
                     Instr::GetTemplateObject { dst, idx } => {
-                        let t = self.template_object(&code, idx);
+                        let t = self.template_object(code, idx);
                         reg!(dst) = Value::object(t);
                     }
                     Instr::CreateArguments { dst, mapped } => {
@@ -851,7 +851,7 @@ impl Vm {
                         }
                     }
                     Instr::SwitchInt { src, table } => {
-                        if let Some(target) = switch_target(&code, table, reg!(src)) {
+                        if let Some(target) = switch_target(code, table, reg!(src)) {
                             pc = target;
                         }
                     }
