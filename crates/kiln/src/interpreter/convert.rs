@@ -458,6 +458,15 @@ impl Vm {
         }
     }
 
+    /// [`Vm::strict_equals`] with the int32 case decided inline (the dispatch loop's `===`).
+    #[inline(always)]
+    pub(crate) fn strict_equals_inline(&mut self, a: Value, b: Value) -> bool {
+        match (a.as_int(), b.as_int()) {
+            (Some(x), Some(y)) => x == y,
+            _ => self.strict_equals(a, b),
+        }
+    }
+
     /// [IsStrictlyEqual](https://tc39.es/ecma262/#sec-isstrictlyequal)
     #[inline]
     pub fn strict_equals(&mut self, a: Value, b: Value) -> bool {

@@ -692,18 +692,12 @@ impl Vm {
                     }
                     Instr::StrictEq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        let r = match (a.as_int(), b.as_int()) {
-                            (Some(x), Some(y)) => x == y,
-                            _ => self.strict_equals(a, b),
-                        };
+                        let r = self.strict_equals_inline(a, b);
                         reg!(dst) = Value::bool(r);
                     }
                     Instr::StrictNotEq { dst, lhs, rhs } => {
                         let (a, b) = (reg!(lhs), reg!(rhs));
-                        let r = match (a.as_int(), b.as_int()) {
-                            (Some(x), Some(y)) => x == y,
-                            _ => self.strict_equals(a, b),
-                        };
+                        let r = self.strict_equals_inline(a, b);
                         reg!(dst) = Value::bool(!r);
                     }
                     Instr::Lt { dst, lhs, rhs } => compare!(dst, lhs, rhs, <, false, false),
