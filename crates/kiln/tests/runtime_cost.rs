@@ -63,6 +63,54 @@ fn create_run_empty_and_drop() {
     }
 }
 
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn create_eval_and_drop() {
+    warm_up();
+    for _ in 0..runtimes() {
+        let mut rt = Runtime::new();
+        let result = rt.eval("1+1").unwrap();
+        drop(std::hint::black_box((rt, result)));
+    }
+}
+
+/// The runtime after each is the last one recycled ([`Runtime::recycle`]) rather than
+/// dropped and made again.
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn recycle() {
+    warm_up();
+    let mut rt = Runtime::new();
+    for _ in 0..runtimes() {
+        rt = std::hint::black_box(rt).recycle();
+    }
+}
+
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn recycle_eval() {
+    warm_up();
+    let mut rt = Runtime::new();
+    for _ in 0..runtimes() {
+        std::hint::black_box(rt.eval("1+1").unwrap());
+        rt = rt.recycle();
+    }
+}
+
+#[test]
+#[ignore = "a measurement: run under callgrind with KILN_RUNTIMES"]
+fn recycle_register_three_run_empty() {
+    warm_up();
+    let mut rt = Runtime::new();
+    for _ in 0..runtimes() {
+        rt.register_async("tools.search");
+        rt.register_async("tools.fetch");
+        rt.register_async("tools.write");
+        std::hint::black_box(rt.start("1", "agent.js").unwrap());
+        rt = rt.recycle();
+    }
+}
+
 /// What one runtime does to its realm and capabilities is not seen by the next.
 #[test]
 fn runtimes_made_in_a_row_do_not_see_each_other() {

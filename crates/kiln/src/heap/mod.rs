@@ -123,6 +123,13 @@ pub trait Cell: Default {
 }
 
 /// A typed arena with a free list and mark bits.
+///
+/// # Invariants
+///
+/// 1. In a copy of a realm template's arena ([`Clone`]), bit `i` of `written` is set
+///    for every entry `i < copied` that may differ from the template's entry `i`: every
+///    write to an entry goes through [`Arena::get_mut`], [`Arena::alloc`] or the sweep,
+///    which set it ([`Arena::note_write`]). [`Arena::reset_to`] rests on it.
 pub struct Arena<T> {
     items: Vec<T>,
     live: Vec<bool>,
@@ -130,6 +137,12 @@ pub struct Arena<T> {
     free: Vec<u32>,
     /// entries marked by the collection under way, so that the sweep sizes `free` once
     marked: usize,
+    /// how many entries this arena copied from the arena it was cloned from (0 if it was
+    /// not cloned)
+    copied: usize,
+    /// one bit per copied entry (rounded up to whole words): written since the copy
+    /// (invariant 1)
+    written: Vec<u64>,
     #[cfg(feature = "gc-stress")]
     poison: stress::Poison,
 }
@@ -137,7 +150,8 @@ pub struct Arena<T> {
 /// A copy keeps the arena's spare capacity (a derived clone would not): a realm
 /// template's arenas are given room ([`Heap::share_storage`]) so that a copy's first
 /// allocations do not move the whole arena, and the copy's byte count, taken from the
-/// template's, counts that room.
+/// template's, counts that room. The copy records which of the entries it copied it
+/// writes to, so that [`Arena::reset_to`] can make it a copy again.
 impl<T: Clone> Clone for Arena<T> {
     fn clone(&self) -> Self {
         Arena {
@@ -146,6 +160,8 @@ impl<T: Clone> Clone for Arena<T> {
             marks: clone_with_capacity(&self.marks),
             free: clone_with_capacity(&self.free),
             marked: self.marked,
+            copied: self.items.len(),
+            written: vec![0; self.items.len().div_ceil(64)],
             #[cfg(feature = "gc-stress")]
             poison: self.poison.clone(),
         }
@@ -191,8 +207,19 @@ impl<T: Cell> Arena<T> {
             marks: Vec::new(),
             free: Vec::new(),
             marked: 0,
+            copied: 0,
+            written: Vec::new(),
             #[cfg(feature = "gc-stress")]
             poison: stress::Poison::new::<T>(),
+        }
+    }
+
+    /// Record that entry `i` may now differ from the entry it was copied from
+    /// (invariant 1); nothing for an arena that is not a copy, or an entry made since.
+    #[inline(always)]
+    fn note_write(&mut self, i: u32) {
+        if let Some(word) = self.written.get_mut((i >> 6) as usize) {
+            *word |= 1 << (i & 63);
         }
     }
 
@@ -206,6 +233,7 @@ impl<T: Cell> Arena<T> {
         *bytes += size - size_of::<T>();
         *filled += size_of::<T>();
         if let Some(i) = self.free.pop() {
+            self.note_write(i);
             self.items[i as usize] = item;
             self.live[i as usize] = true;
             i
@@ -273,6 +301,7 @@ impl<T: Cell> Arena<T> {
     pub fn get_mut(&mut self, i: u32) -> &mut T {
         #[cfg(feature = "gc-stress")]
         self.poison.check(i, &self.live, "write to");
+        self.note_write(i);
         &mut self.items[i as usize]
     }
 
@@ -308,6 +337,7 @@ impl<T: Cell> Arena<T> {
             } else {
                 #[cfg(feature = "gc-stress")]
                 let what = self.items[i].describe();
+                self.note_write(i as u32);
                 self.items[i] = T::default();
                 self.live[i] = false;
                 #[cfg(not(feature = "gc-stress"))]
@@ -362,6 +392,50 @@ impl<T: Cell> Arena<T> {
             .enumerate()
             .filter(|(_, l)| **l)
             .map(|(i, _)| i as u32)
+    }
+}
+
+impl<T: Cell + Clone> Arena<T> {
+    /// Whether this arena is a copy ([`Clone`]) of an arena as long as `template`.
+    fn is_copy_of(&self, template: &Arena<T>) -> bool {
+        self.copied == template.items.len() && self.items.len() >= self.copied
+    }
+
+    /// Make this copy of `template` ([`Arena::is_copy_of`]) equal to a new copy of it
+    /// again, with the same capacity: the entries made since go, and the copied ones
+    /// written to since are copied again (invariant 1), so a copy that wrote to few
+    /// entries costs few clones.
+    fn reset_to(&mut self, template: &Arena<T>) {
+        debug_assert!(self.is_copy_of(template));
+        self.items.truncate(template.items.len());
+        for (word_index, word) in self.written.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let i = word_index * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let (Some(item), Some(original)) = (self.items.get_mut(i), template.items.get(i))
+                {
+                    item.clone_from(original);
+                }
+            }
+        }
+        set_capacity(&mut self.items, template.items.capacity());
+        for (bits, original) in [
+            (&mut self.live, &template.live),
+            (&mut self.marks, &template.marks),
+        ] {
+            bits.clear();
+            bits.extend_from_slice(original);
+            set_capacity(bits, original.capacity());
+        }
+        self.free.clear();
+        self.free.extend_from_slice(&template.free);
+        set_capacity(&mut self.free, template.free.capacity());
+        self.marked = template.marked;
+        #[cfg(feature = "gc-stress")]
+        {
+            self.poison = template.poison.clone();
+        }
     }
 }
 
@@ -456,6 +530,34 @@ pub struct Heap {
     /// when the stress mode collects next
     #[cfg(feature = "gc-stress")]
     stress: stress::Trigger,
+    /// which heap this one is, and which it is a copy of ([`Heap::reset_to`])
+    lineage: Lineage,
+}
+
+/// A heap's identity and the identity of the heap it was cloned from (0: none). A clone
+/// gets no identity of its own: only a realm template, which copies are made from, is
+/// given one ([`Heap::share_storage`]).
+#[derive(Debug, Default)]
+struct Lineage {
+    id: u64,
+    copy_of: u64,
+}
+
+impl Clone for Lineage {
+    fn clone(&self) -> Self {
+        Lineage {
+            id: 0,
+            copy_of: self.id,
+        }
+    }
+}
+
+impl Lineage {
+    /// A new identity, never given before in this process.
+    fn new_id() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl Default for Heap {
@@ -492,6 +594,7 @@ impl Heap {
             finalized: Vec::new(),
             #[cfg(feature = "gc-stress")]
             stress: stress::Trigger::new(),
+            lineage: Lineage::default(),
         };
         heap.length_atom = heap.intern_static("length");
         heap
@@ -509,6 +612,7 @@ impl Heap {
 
     /// Take every cell out of the heap (a fresh one, which a snapshot then restores into).
     pub(crate) fn take_cells(&mut self) -> (RestoredCells, Arena<Object>) {
+        self.lineage = Lineage::default();
         let cells = RestoredCells {
             strings: std::mem::replace(&mut self.strings, Arena::new()),
             symbols: std::mem::replace(&mut self.symbols, Arena::new()),
@@ -526,6 +630,7 @@ impl Heap {
         cells: RestoredCells,
         shapes: ShapeTable,
     ) -> Result<(), &'static str> {
+        self.lineage = Lineage::default();
         self.strings = cells.strings;
         self.symbols = cells.symbols;
         self.bigints = cells.bigints;
@@ -564,6 +669,7 @@ impl Heap {
     /// it, a copy's first allocation moved each arena it touched whole, several times
     /// the cost of the allocations themselves. The byte count moves with the room.
     pub fn share_storage(&mut self) {
+        self.lineage.id = Lineage::new_id();
         for object in &mut self.objects.items {
             object.slots.share();
         }
@@ -581,6 +687,67 @@ impl Heap {
         self.bigints.keep_headroom();
         self.envs.keep_headroom();
         self.bytes = (self.bytes + self.overhead_bytes()).saturating_sub(before);
+    }
+
+    /// Make this copy of `template` ([`Clone`], after [`Heap::share_storage`]) what a new
+    /// copy of it would be, reusing its arenas: the cells made since are dropped, the
+    /// template's cells that were written to since are copied again, and every other
+    /// field is copied from the template as a clone copies it. Cheaper than dropping
+    /// this heap and cloning the template when little of the template was written to.
+    /// False, with nothing changed, if this heap is not a copy of `template` (a heap
+    /// built in place, a snapshot restored into it, a copy of another template).
+    pub fn reset_to(&mut self, template: &Heap) -> bool {
+        let arenas_match = self.objects.is_copy_of(&template.objects)
+            && self.strings.is_copy_of(&template.strings)
+            && self.symbols.is_copy_of(&template.symbols)
+            && self.bigints.is_copy_of(&template.bigints)
+            && self.envs.is_copy_of(&template.envs);
+        if template.lineage.id == 0 || self.lineage.copy_of != template.lineage.id || !arenas_match
+        {
+            return false;
+        }
+        let mut arenas = (
+            std::mem::replace(&mut self.objects, Arena::new()),
+            std::mem::replace(&mut self.strings, Arena::new()),
+            std::mem::replace(&mut self.symbols, Arena::new()),
+            std::mem::replace(&mut self.bigints, Arena::new()),
+            std::mem::replace(&mut self.envs, Arena::new()),
+        );
+        arenas.0.reset_to(&template.objects);
+        arenas.1.reset_to(&template.strings);
+        arenas.2.reset_to(&template.symbols);
+        arenas.3.reset_to(&template.bigints);
+        arenas.4.reset_to(&template.envs);
+        // Every field named, so that a field added later must be decided here too.
+        *self = Heap {
+            objects: arenas.0,
+            strings: arenas.1,
+            symbols: arenas.2,
+            bigints: arenas.3,
+            envs: arenas.4,
+            shapes: template.shapes.clone(),
+            length_atom: template.length_atom,
+            single_unit_strings: template.single_unit_strings.clone(),
+            proto_epoch: template.proto_epoch,
+            atoms: template.atoms.clone(),
+            bytes: template.bytes,
+            filled: template.filled,
+            external: template.external,
+            held: template.held.clone(),
+            next_gc: template.next_gc,
+            next_gc_for_room: template.next_gc_for_room,
+            limit: template.limit,
+            work: template.work,
+            collections: template.collections,
+            gray: template.gray.clone(),
+            gray_envs: template.gray_envs.clone(),
+            weak_holders: template.weak_holders.clone(),
+            finalized: template.finalized.clone(),
+            #[cfg(feature = "gc-stress")]
+            stress: template.stress.clone(),
+            lineage: template.lineage.clone(),
+        };
+        true
     }
 
     /// Count the bytes of every live cell again (after a restore).
@@ -1262,6 +1429,7 @@ impl Heap {
         }
         let weak = std::mem::take(&mut self.weak_holders);
         for &w in &weak {
+            self.objects.note_write(w.0);
             let (objects, symbols) = (&self.objects.marks, &self.symbols.marks);
             let live = |v: Value| match v.kind() {
                 Kind::Object(o) => objects[o.0 as usize],

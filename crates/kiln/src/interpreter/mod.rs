@@ -722,6 +722,13 @@ impl Default for Vm {
     }
 }
 
+thread_local! {
+    /// Whether this thread built a VM in place ([`Vm::new`]).
+    static BUILT_IN_PLACE: Cell<bool> = const { Cell::new(false) };
+    /// The realm template VMs on this thread are copied from ([`Vm::new`]).
+    static TEMPLATE: OnceCell<Vm> = const { OnceCell::new() };
+}
+
 impl Vm {
     /// A VM with a fresh realm. From the second VM on a thread, the realm is copied from
     /// a template built once per thread: copying the cells is several times cheaper than
@@ -732,10 +739,6 @@ impl Vm {
     /// copy cost about a third more than one realm, which a process that makes a single
     /// VM (the CLI, a server's cold start) would never get back.
     pub fn new() -> Vm {
-        thread_local! {
-            static BUILT_IN_PLACE: Cell<bool> = const { Cell::new(false) };
-            static TEMPLATE: OnceCell<Vm> = const { OnceCell::new() };
-        }
         if !BUILT_IN_PLACE.replace(true) {
             return Vm::build();
         }
@@ -750,9 +753,34 @@ impl Vm {
         })
     }
 
+    /// This VM made new again: what [`Vm::new`] returns from the second VM on a thread,
+    /// made from this VM's heap when it is a copy of the thread's realm template
+    /// ([`Heap::reset_to`]: only the template's cells written to since are copied again,
+    /// the cells made since are dropped). Every other field starts as in a new copy.
+    pub fn into_pristine(self) -> Vm {
+        TEMPLATE.with(|template| {
+            let Some(template) = template.get() else {
+                drop(self);
+                return Vm::new();
+            };
+            let Vm { mut heap, .. } = self;
+            if heap.reset_to(&template.heap) {
+                template.pristine_with(heap)
+            } else {
+                drop(heap);
+                template.fork_pristine()
+            }
+        })
+    }
+
     /// A copy of a freshly built VM (nothing has run in it): the heap, the realm and the
     /// engine's caches of it; every per-run field starts fresh.
     fn fork_pristine(&self) -> Vm {
+        self.pristine_with(self.heap.clone())
+    }
+
+    /// This freshly built VM over `heap`, a copy of its heap (new, or reset to it).
+    fn pristine_with(&self, heap: Heap) -> Vm {
         Vm {
             intrinsics: self.intrinsics.clone(),
             realm: self.realm,
@@ -762,7 +790,7 @@ impl Vm {
             symbol_registry: self.symbol_registry.clone(),
             small_int_strings: self.small_int_strings.clone(),
             shapes: self.shapes,
-            ..Vm::unbuilt(self.heap.clone(), self.atoms.clone(), self.symbols.clone())
+            ..Vm::unbuilt(heap, self.atoms.clone(), self.symbols.clone())
         }
     }
 
