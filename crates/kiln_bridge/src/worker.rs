@@ -100,7 +100,8 @@ pub(crate) struct Worker {
     sessions: FxHashMap<u64, Live>,
     /// the runtime the next session starts on, built while the worker was quiet
     spare: Option<Runtime>,
-    /// runtimes of ended sessions, dropped while the worker is quiet
+    /// runtimes of ended sessions, recycled into the spare or dropped while the worker is
+    /// quiet
     ended: Vec<Runtime>,
     /// envelopes taken from the channel early (to look for more answers), in order
     backlog: VecDeque<Envelope>,
@@ -198,7 +199,8 @@ impl Worker {
         }
     }
 
-    /// The next envelope; in the meantime, drop ended runtimes and build the spare.
+    /// The next envelope; in the meantime, make the spare (from an ended runtime when there
+    /// is one, [`Runtime::recycle`]) and drop the other ended runtimes.
     /// With no session live, that housekeeping starts at once; with sessions suspended
     /// at host calls, only after `QUIET` passes without a command.
     fn wait(&mut self, envelopes: &Receiver<Envelope>) -> Option<Envelope> {
@@ -209,10 +211,12 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => return None,
             }
         }
-        self.ended.clear();
+        let mut ended = std::mem::take(&mut self.ended).into_iter();
         if self.spare.is_none() {
-            self.spare = Some(Runtime::new());
+            // an ended runtime made new again costs several times less than a new one
+            self.spare = Some(ended.next().map_or_else(Runtime::new, Runtime::recycle));
         }
+        drop(ended);
         envelopes.recv().ok()
     }
 

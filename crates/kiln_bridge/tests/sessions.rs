@@ -962,3 +962,34 @@ fn an_answers_command_that_answers_a_call_twice_fails_with_kind_host() {
         );
     }
 }
+
+/// Workers start a session on the runtime of an ended one made new again
+/// (`Runtime::recycle`): nothing a guest changed is seen by the sessions after it.
+#[test]
+fn sessions_after_a_guest_that_changed_the_realm_see_it_as_built() {
+    let script = "
+        const seen = [typeof globalThis.mark, typeof Array.prototype.mark, Object.isFrozen(Math),
+                      typeof globalThis.s, typeof tools.other, typeof input.extra].join();
+        globalThis.mark = 1; Array.prototype.mark = 1; Object.freeze(Math);
+        globalThis.s = Symbol.for('x'); input.extra = 1; tools.other = 1;
+        new Promise(() => {}); Promise.resolve().then(() => { globalThis.late = 1 });
+        seen";
+    for isolation in isolations() {
+        for round in 0..6 {
+            let host = Host::start(
+                &isolation,
+                script,
+                Settings::default(),
+                &[("tools.check", Mode::Call)],
+            );
+            assert_eq!(
+                host.next(),
+                Event::Complete("undefined,undefined,false,undefined,undefined,undefined".into()),
+                "round {round}"
+            );
+            drop(host);
+            // the worker recycles the ended runtime while it is idle
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
