@@ -9,7 +9,7 @@ use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, HOST, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use kiln_web::{IncomingRequest, latin1_bytes, latin1_string};
+use kiln_web::{HeaderList, latin1_bytes};
 use std::cell::Cell;
 use std::convert::Infallible;
 use std::rc::Rc;
@@ -136,27 +136,26 @@ async fn respond(worker: &Rc<Worker>, request: Request<Incoming>) -> Response<Fu
             };
         }
     };
-    let authority = match parts.headers.get(HOST).and_then(|h| h.to_str().ok()) {
-        Some(host) if !host.is_empty() => host.to_string(),
-        _ => worker.local_address().to_string(),
-    };
     let path = parts
         .uri
         .path_and_query()
         .map(|p| p.as_str())
         .unwrap_or("/");
-    let headers = parts
+    let url = match parts.headers.get(HOST).and_then(|h| h.to_str().ok()) {
+        Some(host) if !host.is_empty() => ["http://", host, path].concat(),
+        _ => format!("http://{}{path}", worker.local_address()),
+    };
+    let bytes = parts
         .headers
         .iter()
-        .map(|(name, value)| (name.as_str().to_string(), latin1_string(value.as_bytes())))
-        .collect();
-    let incoming = IncomingRequest {
-        method: parts.method.as_str().to_string(),
-        url: format!("http://{authority}{path}"),
-        headers,
-        body: body.to_vec(),
-    };
-    match worker.handle(incoming).await {
+        .map(|(name, value)| name.as_str().len() + value.len() + 2)
+        .sum();
+    let mut headers = HeaderList::with_capacity(bytes);
+    for (name, value) in &parts.headers {
+        headers.push_bytes(name.as_str(), value.as_bytes());
+    }
+    let method = parts.method.as_str().to_string();
+    match worker.handle(method, url, headers, Vec::from(body)).await {
         Reply::Response(response) => into_hyper(response),
         Reply::Failure(status) => {
             status_only(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
@@ -178,14 +177,10 @@ fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
         StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = out.headers_mut();
     headers.reserve(response.headers.len());
-    for (name, value) in response.headers {
-        // (An ASCII value's bytes are its text: the string's buffer becomes the value.)
-        let value = if value.is_ascii() {
-            HeaderValue::from_maybe_shared(Bytes::from(value)).ok()
-        } else {
-            latin1_bytes(&value).and_then(|v| HeaderValue::from_bytes(&v).ok())
-        };
-        if let (Ok(name), Some(value)) = (HeaderName::from_bytes(name.as_bytes()), value) {
+    for (name, value) in response.headers.iter() {
+        if let (Ok(name), Some(value)) =
+            (HeaderName::from_bytes(name.as_bytes()), header_value(value))
+        {
             headers.append(name, value);
         }
     }
@@ -198,6 +193,17 @@ fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
     out
 }
 
+/// A header value from its text (a byte string: each character one byte); the Content-Types
+/// `Response` gives bodies are prebuilt.
+fn header_value(text: &str) -> Option<HeaderValue> {
+    match text {
+        "application/json" => Some(HeaderValue::from_static("application/json")),
+        "text/plain;charset=UTF-8" => Some(HeaderValue::from_static("text/plain;charset=UTF-8")),
+        _ if text.is_ascii() => HeaderValue::from_str(text).ok(),
+        _ => latin1_bytes(text).and_then(|bytes| HeaderValue::from_bytes(&bytes).ok()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,17 +213,25 @@ mod tests {
         let response = kiln_web::HandlerResponse {
             status: 200,
             status_text: String::new(),
-            headers: vec![
-                ("content-type".into(), "application/json".into()),
-                ("x-latin-1".into(), "caf\u{e9}".into()),
-                ("x-refused".into(), "a\u{7f}".into()),
-            ],
+            headers: kiln_web::HeaderList::from(
+                [
+                    ("content-type".into(), "application/json".into()),
+                    ("x-latin-1".into(), "caf\u{e9}".into()),
+                    ("x-refused".into(), "a\u{7f}".into()),
+                    ("x-text".into(), "text/plain;charset=UTF-8".into()),
+                    ("x-ascii".into(), "a b".into()),
+                ]
+                .as_slice(),
+            ),
             body: b"{}".to_vec(),
         };
         let out = into_hyper(response);
         let headers = out.headers();
         assert_eq!(headers["content-type"].as_bytes(), b"application/json");
         assert_eq!(headers["x-latin-1"].as_bytes(), b"caf\xe9");
+        assert_eq!(headers["x-text"].as_bytes(), b"text/plain;charset=UTF-8");
+        assert_eq!(headers["x-ascii"].as_bytes(), b"a b");
+        assert_eq!(headers.len(), 4);
         // (DEL is not a header value byte; Headers never lets it through.)
         assert!(!headers.contains_key("x-refused"));
     }

@@ -16,7 +16,7 @@
 
 use crate::{Budgets, Config, CurrentCode, fetch};
 use kiln::{CallId, ErrorKind, ErrorReport, HostError, HostValue, Limits, Outcome, Runtime};
-use kiln_web::{HandlerResponse, IncomingRequest, Web, WebCall, WebOptions};
+use kiln_web::{HandlerResponse, HeaderList, Web, WebCall, WebOptions};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -186,15 +186,25 @@ impl Worker {
         }
     }
 
-    /// Run `request` and give its reply: at once when the handler completes without
-    /// waiting on the host, else when the execution task has the response.
-    pub async fn handle(self: &Rc<Self>, request: IncomingRequest) -> Reply {
+    /// Run a request (its method, absolute URL, headers and body) and give its reply: at
+    /// once when the handler completes without waiting on the host, else when the execution
+    /// task has the response.
+    pub async fn handle(
+        self: &Rc<Self>,
+        method: String,
+        url: String,
+        headers: HeaderList,
+        body: Vec<u8>,
+    ) -> Reply {
         let mut instance = match self.take_instance() {
             Ok(instance) => instance,
             Err(report) => return self.failure(None, &report),
         };
         let started = Instant::now();
-        let outcome = instance.web.dispatch(&mut instance.runtime, request);
+        let outcome =
+            instance
+                .web
+                .dispatch_parts(&mut instance.runtime, method, url, headers, body);
         let response = instance.web.take_response();
         match outcome {
             Ok(Outcome::Suspended(calls)) => {

@@ -2,6 +2,7 @@
 //! it hands back (through the synchronous `respond` host function, so that the response
 //! leaves while `ctx.waitUntil` work goes on).
 
+use crate::codec::latin1_string;
 use kiln::{ErrorReport, HostValue, Outcome, Runtime};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,7 +28,7 @@ pub struct HandlerResponse {
     pub status: u16,
     pub status_text: String,
     /// lower-case names, in the handler's order (`set-cookie` values separate)
-    pub headers: Vec<(String, String)>,
+    pub headers: HeaderList,
     pub body: Vec<u8>,
 }
 
@@ -43,40 +44,9 @@ impl HandlerResponse {
         Some(HandlerResponse {
             status: u16::try_from(status as i64).ok()?,
             status_text,
-            headers: header_pairs(list)?,
+            headers: HeaderList::from_guest(list)?,
             body: body_from_guest(body)?,
         })
-    }
-}
-
-/// A header list from the guest as pairs: the flat list (name, value, name, value, ...) as
-/// an array of strings or as one string joining it with "\n" (which no header name or value
-/// holds); None when it is neither or has a name without a value.
-fn header_pairs(list: HostValue) -> Option<Vec<(String, String)>> {
-    match list {
-        HostValue::String(joined) if joined.is_empty() => Some(Vec::new()),
-        HostValue::String(joined) => {
-            let mut parts = joined.split('\n');
-            let mut headers = Vec::new();
-            while let Some(name) = parts.next() {
-                headers.push((name.to_string(), parts.next()?.to_string()));
-            }
-            Some(headers)
-        }
-        HostValue::Array(list) => {
-            let mut headers = Vec::with_capacity(list.len() / 2);
-            let mut list = list.into_iter();
-            while let Some(name) = list.next() {
-                match (name, list.next()) {
-                    (HostValue::String(name), Some(HostValue::String(value))) => {
-                        headers.push((name, value))
-                    }
-                    _ => return None,
-                }
-            }
-            Some(headers)
-        }
-        _ => None,
     }
 }
 
@@ -102,33 +72,187 @@ pub(crate) fn body_from_guest(body: HostValue) -> Option<Vec<u8>> {
     }
 }
 
-/// Headers as they cross to the guest: one string joining names and values with "\n"
-/// (name, value, name, value, ...), which is one allocation on either side of the boundary
-/// and is split only if the handler reads them; the flat list of strings when a name or a
-/// value holds a "\n" (HTTP allows none).
-pub(crate) fn header_list(headers: &[(String, String)]) -> HostValue {
-    if headers
-        .iter()
-        .any(|(name, value)| name.contains('\n') || value.contains('\n'))
-    {
-        return HostValue::Array(
-            headers
-                .iter()
-                .flat_map(|(k, v)| [HostValue::from(k.as_str()), HostValue::from(v.as_str())])
-                .collect(),
-        );
-    }
-    let length = headers.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
-    let mut joined = String::with_capacity(length);
-    for (i, (name, value)) in headers.iter().enumerate() {
-        if i > 0 {
-            joined.push('\n');
+/// A header list in the form it crosses to the guest, built one header at a time: the
+/// names and values joined with "\n" (name, value, name, value, ...), one string on either
+/// side of the boundary that the guest splits only if the handler reads the headers; or the
+/// flat list of strings once a name or a value holds a "\n" (HTTP carries none).
+///
+/// A server fills one from the request it parsed without a pair of strings per header:
+///
+/// ```
+/// let mut headers = kiln_web::HeaderList::with_capacity(64);
+/// headers.push_bytes("host", b"example.com");
+/// headers.push_bytes("x-name", b"caf\xe9"); // each byte is one character
+/// headers.push("accept", "*/*");
+/// assert_eq!(headers.len(), 3);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct HeaderList {
+    joined: String,
+    /// the headers in `joined`
+    len: usize,
+    /// the flat list (with the headers of `joined` first), once a name or value held a "\n"
+    flat: Option<Vec<HostValue>>,
+}
+
+impl HeaderList {
+    /// An empty list with room for `bytes` bytes of names and values (and one separator
+    /// after each).
+    pub fn with_capacity(bytes: usize) -> Self {
+        HeaderList {
+            joined: String::with_capacity(bytes),
+            len: 0,
+            flat: None,
         }
-        joined.push_str(name);
-        joined.push('\n');
-        joined.push_str(value);
     }
-    HostValue::String(joined)
+
+    /// The number of headers.
+    pub fn len(&self) -> usize {
+        match &self.flat {
+            Some(flat) => flat.len() / 2,
+            None => self.len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Append a header: its lower-case name and its value.
+    pub fn push(&mut self, name: &str, value: &str) {
+        if self.flat.is_none() && !name.contains('\n') && !value.contains('\n') {
+            self.start_header(name);
+            self.joined.push_str(value);
+        } else {
+            let flat = self.flat_list();
+            flat.push(HostValue::from(name));
+            flat.push(HostValue::from(value));
+        }
+    }
+
+    /// Append a header whose value is a byte string, as HTTP carries it: each byte is one
+    /// character (U+0000 to U+00FF), as a WebIDL `ByteString` is.
+    pub fn push_bytes(&mut self, name: &str, value: &[u8]) {
+        if self.flat.is_none() && !name.contains('\n') && !value.contains(&b'\n') {
+            self.start_header(name);
+            match std::str::from_utf8(value) {
+                Ok(text) if text.is_ascii() => self.joined.push_str(text),
+                _ => self.joined.extend(value.iter().map(|&b| char::from(b))),
+            }
+        } else {
+            let flat = self.flat_list();
+            flat.push(HostValue::from(name));
+            flat.push(HostValue::String(latin1_string(value)));
+        }
+    }
+
+    /// The separator and the name of a header appended to `joined`.
+    fn start_header(&mut self, name: &str) {
+        if self.len > 0 {
+            self.joined.push('\n');
+        }
+        self.joined.push_str(name);
+        self.joined.push('\n');
+        self.len += 1;
+    }
+
+    /// The flat list, made from `joined` the first time (whose parts hold no "\n").
+    fn flat_list(&mut self) -> &mut Vec<HostValue> {
+        let (joined, len) = (&self.joined, self.len);
+        self.flat.get_or_insert_with(|| {
+            if len == 0 {
+                Vec::new()
+            } else {
+                joined.split('\n').map(HostValue::from).collect()
+            }
+        })
+    }
+
+    /// The headers, in order.
+    pub fn iter(&self) -> HeaderIter<'_> {
+        match &self.flat {
+            Some(flat) => HeaderIter::Flat(flat.chunks_exact(2)),
+            None if self.len == 0 => HeaderIter::Flat([].chunks_exact(2)),
+            None => HeaderIter::Joined(self.joined.split('\n')),
+        }
+    }
+
+    /// A header list from the guest: the flat list (name, value, name, value, ...) as an
+    /// array of strings or as one string joining it with "\n" (which no header name or
+    /// value holds); None when it is neither or has a name without a value.
+    pub(crate) fn from_guest(list: HostValue) -> Option<Self> {
+        match list {
+            HostValue::String(joined) if joined.is_empty() => Some(HeaderList::default()),
+            HostValue::String(joined) => {
+                let parts = joined.bytes().filter(|&b| b == b'\n').count() + 1;
+                (parts % 2 == 0).then_some(HeaderList {
+                    joined,
+                    len: parts / 2,
+                    flat: None,
+                })
+            }
+            HostValue::Array(flat)
+                if flat.len() % 2 == 0
+                    && flat.iter().all(|item| matches!(item, HostValue::String(_))) =>
+            {
+                Some(HeaderList {
+                    joined: String::new(),
+                    len: 0,
+                    flat: Some(flat),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The list as the guest receives it.
+    pub(crate) fn into_guest(self) -> HostValue {
+        match self.flat {
+            Some(flat) => HostValue::Array(flat),
+            None => HostValue::String(self.joined),
+        }
+    }
+}
+
+/// Lists are equal when they hold the same headers in the same order, in either form.
+impl PartialEq for HeaderList {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for HeaderList {}
+
+/// The headers of a [`HeaderList`] as (name, value) pairs, from [`HeaderList::iter`].
+pub enum HeaderIter<'a> {
+    Joined(std::str::Split<'a, char>),
+    Flat(std::slice::ChunksExact<'a, HostValue>),
+}
+
+impl<'a> Iterator for HeaderIter<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            HeaderIter::Joined(parts) => Some((parts.next()?, parts.next()?)),
+            HeaderIter::Flat(pairs) => match pairs.next()? {
+                [HostValue::String(name), HostValue::String(value)] => Some((name, value)),
+                // (`push` and `from_guest` put only strings in the list.)
+                _ => None,
+            },
+        }
+    }
+}
+
+impl From<&[(String, String)]> for HeaderList {
+    fn from(headers: &[(String, String)]) -> Self {
+        let bytes = headers.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+        let mut list = HeaderList::with_capacity(bytes);
+        for (name, value) in headers {
+            list.push(name, value);
+        }
+        list
+    }
 }
 
 /// The web platform installed in one runtime: dispatches requests to its handler.
@@ -152,14 +276,28 @@ impl Web {
         runtime: &mut Runtime,
         request: IncomingRequest,
     ) -> Result<Outcome, ErrorReport> {
+        let headers = HeaderList::from(request.headers.as_slice());
+        self.dispatch_parts(runtime, request.method, request.url, headers, request.body)
+    }
+
+    /// [`Web::dispatch`] of a request given as its parts: the method, the absolute URL as
+    /// received, the headers (lower-case names, in the order received) and the body.
+    pub fn dispatch_parts(
+        &self,
+        runtime: &mut Runtime,
+        method: String,
+        url: String,
+        headers: HeaderList,
+        body: Vec<u8>,
+    ) -> Result<Outcome, ErrorReport> {
         self.response.borrow_mut().take();
         runtime.call(
             "__kiln_dispatch",
             &[
-                HostValue::String(request.method),
-                HostValue::String(request.url),
-                header_list(&request.headers),
-                body_to_guest(request.body),
+                HostValue::String(method),
+                HostValue::String(url),
+                headers.into_guest(),
+                body_to_guest(body),
             ],
         )
     }
@@ -174,23 +312,61 @@ impl Web {
 mod tests {
     use super::*;
 
+    fn pairs(items: &[(&str, &str)]) -> HeaderList {
+        let pairs: Vec<(String, String)> = items
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        HeaderList::from(pairs.as_slice())
+    }
+
+    fn header_list(items: &[(&str, &str)]) -> HostValue {
+        pairs(items).into_guest()
+    }
+
     #[test]
     fn headers_cross_as_one_string_unless_a_value_holds_a_line_feed() {
-        let pairs = |items: &[(&str, &str)]| -> Vec<(String, String)> {
-            items
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        };
         assert_eq!(header_list(&[]), HostValue::from(""));
         assert_eq!(
-            header_list(&pairs(&[("a", "1"), ("b", ""), ("a", "2")])),
+            header_list(&[("a", "1"), ("b", ""), ("a", "2")]),
             HostValue::from("a\n1\nb\n\na\n2")
         );
+        assert_eq!(header_list(&[("a", "x\ny")]), strings(&["a", "x\ny"]));
+        // The headers before the first line feed join the list in their order.
         assert_eq!(
-            header_list(&pairs(&[("a", "x\ny")])),
-            strings(&["a", "x\ny"])
+            header_list(&[("a", "1"), ("", ""), ("b", "x\ny"), ("c", "3")]),
+            strings(&["a", "1", "", "", "b", "x\ny", "c", "3"])
         );
+        assert_eq!(header_list(&[("a\nb", "1")]), strings(&["a\nb", "1"]));
+    }
+
+    #[test]
+    fn header_values_from_bytes_are_byte_strings() {
+        let mut list = HeaderList::with_capacity(0);
+        list.push_bytes("host", b"a.example");
+        list.push_bytes("x-latin-1", b"caf\xe9");
+        list.push_bytes("x-empty", b"");
+        assert_eq!(list.len(), 3);
+        assert_eq!(
+            list.clone().into_guest(),
+            HostValue::from("host\na.example\nx-latin-1\ncaf\u{e9}\nx-empty\n")
+        );
+        list.push_bytes("x-lf", b"\xff\n");
+        assert_eq!(list.len(), 4);
+        assert_eq!(
+            list.into_guest(),
+            strings(&[
+                "host",
+                "a.example",
+                "x-latin-1",
+                "caf\u{e9}",
+                "x-empty",
+                "",
+                "x-lf",
+                "\u{ff}\n"
+            ])
+        );
+        assert!(HeaderList::default().is_empty());
     }
 
     fn strings(items: &[&str]) -> HostValue {
@@ -207,7 +383,7 @@ mod tests {
             Some(HandlerResponse {
                 status: 201,
                 status_text: "Made".into(),
-                headers: vec![("a".into(), String::new()), ("b".into(), "x".into())],
+                headers: pairs(&[("a", ""), ("b", "x")]),
                 body: b"hi".to_vec(),
             })
         );
@@ -221,17 +397,25 @@ mod tests {
 
     #[test]
     fn a_header_list_may_come_as_one_string_joined_with_line_feeds() {
-        let joined = |text: &str| header_pairs(HostValue::from(text));
-        assert_eq!(joined(""), Some(vec![]));
+        let joined = |text: &str| HeaderList::from_guest(HostValue::from(text));
+        assert_eq!(joined(""), Some(pairs(&[])));
         assert_eq!(
             joined("content-type\napplication/json"),
-            Some(vec![("content-type".into(), "application/json".into())])
+            Some(pairs(&[("content-type", "application/json")]))
         );
+        let list = joined("a\n\nb\nx").unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list.iter().collect::<Vec<_>>(), [("a", ""), ("b", "x")]);
+        // the same headers in the other form
+        assert_eq!(list, pairs(&[("a", ""), ("b", "x")]));
         assert_eq!(
-            joined("a\n\nb\nx"),
-            Some(vec![("a".into(), String::new()), ("b".into(), "x".into())])
+            list,
+            HeaderList::from_guest(strings(&["a", "", "b", "x"])).unwrap()
         );
+        assert_eq!(joined("\n"), Some(pairs(&[("", "")])));
         assert_eq!(joined("a\n1\nb"), None);
-        assert_eq!(header_pairs(HostValue::Number(1.0)), None);
+        assert_eq!(HeaderList::from_guest(HostValue::Number(1.0)), None);
+        let not_strings = HostValue::Array(vec![HostValue::from("a"), HostValue::Number(1.0)]);
+        assert_eq!(HeaderList::from_guest(not_strings), None);
     }
 }

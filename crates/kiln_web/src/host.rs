@@ -205,7 +205,7 @@ impl FetchResponse {
         HostValue::Array(vec![
             HostValue::Number(self.status as f64),
             HostValue::String(self.status_text),
-            crate::handler::header_list(&self.headers),
+            crate::HeaderList::from(self.headers.as_slice()).into_guest(),
             crate::handler::body_to_guest(self.body),
             HostValue::String(self.url),
             HostValue::Bool(self.redirected),

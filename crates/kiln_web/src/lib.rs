@@ -40,7 +40,7 @@ mod host;
 mod loader;
 
 pub use codec::{latin1_bytes, latin1_string};
-pub use handler::{HandlerResponse, IncomingRequest, Web};
+pub use handler::{HandlerResponse, HeaderList, IncomingRequest, Web};
 pub use host::{
     ConsoleSink, FetchRequest, FetchResponse, WebCall, WebOptions, install, network_error,
 };

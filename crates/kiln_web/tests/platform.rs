@@ -528,6 +528,10 @@ fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+fn header_list(items: &[(&str, &str)]) -> kiln_web::HeaderList {
+    kiln_web::HeaderList::from(pairs(items).as_slice())
+}
+
 fn incoming(url: &str, headers: &[(&str, &str)]) -> kiln_web::IncomingRequest {
     kiln_web::IncomingRequest {
         method: "GET".into(),
@@ -589,7 +593,7 @@ fn request_headers_from_the_host_keep_their_order_repeats_and_case_rules() {
     );
     assert_eq!(
         response.headers,
-        pairs(&[
+        header_list(&[
             ("set-cookie", "a=1"),
             ("set-cookie", "b=2"),
             ("x-seen", "text/html, */*"),
@@ -787,7 +791,7 @@ fn a_response_is_recognized_by_its_brand_and_its_headers_read_whatever_form_they
     assert_eq!(
         (response.headers, response.body),
         (
-            pairs(&[("content-type", "application/json")]),
+            header_list(&[("content-type", "application/json")]),
             br#"{"a":1}"#.to_vec()
         )
     );
@@ -798,7 +802,7 @@ fn a_response_is_recognized_by_its_brand_and_its_headers_read_whatever_form_they
     let (_, response) = next();
     assert_eq!(
         response.unwrap().headers,
-        pairs(&[("content-type", "application/json"), ("x-one", "1")])
+        header_list(&[("content-type", "application/json"), ("x-one", "1")])
     );
     let (_, response) = next();
     let response = response.unwrap();
@@ -811,17 +815,17 @@ fn a_response_is_recognized_by_its_brand_and_its_headers_read_whatever_form_they
         (
             201,
             "Made",
-            pairs(&[("content-type", "text/plain;charset=UTF-8")])
+            header_list(&[("content-type", "text/plain;charset=UTF-8")])
         )
     );
     let (_, response) = next();
     assert_eq!(
         response.unwrap().headers,
-        pairs(&[("content-type", "text/json")])
+        header_list(&[("content-type", "text/json")])
     );
     let (_, response) = next();
     let response = response.unwrap();
-    assert_eq!((response.status, response.headers), (204, vec![]));
+    assert_eq!((response.status, response.headers), (204, header_list(&[])));
     assert_eq!(
         lines.take(),
         [
