@@ -6,7 +6,7 @@ use crate::worker::{Reply, Worker};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_LENGTH, HOST, HeaderName, HeaderValue};
+use hyper::header::{CONTENT_LENGTH, HOST, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use kiln_web::{HeaderList, latin1_bytes};
@@ -158,8 +158,12 @@ async fn respond(worker: &Rc<Worker>, request: Request<Incoming>) -> Response<Fu
         headers.push_bytes(name.as_str(), value.as_bytes());
     }
     let method = parts.method.as_str().to_string();
+    // The request's header map, emptied, holds the response's headers: its room is reused,
+    // and hyper keeps the response's map to parse the next request on the connection into.
+    let mut map = parts.headers;
+    map.clear();
     match worker.handle(method, url, headers, Vec::from(body)).await {
-        Reply::Response(response) => into_hyper(response),
+        Reply::Response(response) => into_hyper(response, map),
         Reply::Failure(status) => {
             status_only(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         }
@@ -172,13 +176,13 @@ fn status_only(status: StatusCode) -> Response<Full<Bytes>> {
     response
 }
 
-/// The handler's response for hyper. Its headers were validated by `Headers` (token names,
-/// no CR/LF/NUL, bytes only), so a refusal here means a bug: that header is left out.
-fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
-    let mut out = Response::new(Full::new(Bytes::from(response.body)));
-    *out.status_mut() =
-        StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let headers = out.headers_mut();
+/// The handler's response for hyper, its headers put in `headers` (an empty map). They were
+/// validated by `Headers` (token names, no CR/LF/NUL, bytes only), so a refusal here means a
+/// bug: that header is left out.
+fn into_hyper(
+    response: kiln_web::HandlerResponse,
+    mut headers: HeaderMap,
+) -> Response<Full<Bytes>> {
     headers.reserve(response.headers.len());
     for (name, value) in response.headers.iter() {
         if let (Ok(name), Some(value)) =
@@ -187,6 +191,10 @@ fn into_hyper(response: kiln_web::HandlerResponse) -> Response<Full<Bytes>> {
             headers.append(name, value);
         }
     }
+    let mut out = Response::new(Full::new(Bytes::from(response.body)));
+    *out.status_mut() =
+        StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    *out.headers_mut() = headers;
     if !response.status_text.is_empty()
         && let Some(reason) = latin1_bytes(&response.status_text)
             .and_then(|text| hyper::ext::ReasonPhrase::try_from(text).ok())
@@ -228,7 +236,10 @@ mod tests {
             ),
             body: b"{}".to_vec(),
         };
-        let out = into_hyper(response);
+        let mut room = HeaderMap::new();
+        room.insert(HOST, HeaderValue::from_static("a.example"));
+        room.clear();
+        let out = into_hyper(response, room);
         let headers = out.headers();
         assert_eq!(headers["content-type"].as_bytes(), b"application/json");
         assert_eq!(headers["x-latin-1"].as_bytes(), b"caf\xe9");
