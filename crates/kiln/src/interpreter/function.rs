@@ -45,7 +45,14 @@ impl Vm {
             let arg = self.stack[i];
             self.stack.push(arg);
         }
-        self.stack.resize(base + registers, Value::UNDEFINED);
+        // The other registers start undefined, written in place: `resize` is an outlined
+        // call that costs more than the few registers a small function has.
+        let filled = 1 + copied;
+        self.stack.spare_capacity_mut()[..registers - filled]
+            .fill(std::mem::MaybeUninit::new(Value::UNDEFINED));
+        // SAFETY: the capacity holds `registers` values past `base` (reserved above), and
+        // the ones past the `filled` pushed were initialised just above.
+        unsafe { self.stack.set_len(base + registers) };
         let args_at = base + registers;
         if code.needs_arguments {
             self.stack.extend_from_within(args_start..args_start + argc);
