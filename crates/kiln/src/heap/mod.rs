@@ -476,6 +476,9 @@ pub(crate) const REALM_ROOM: RealmRoom = RealmRoom {
 /// Collect once this many bytes were allocated since the last collection, at least.
 const MIN_GC_THRESHOLD: usize = 8 << 20;
 
+/// A cycle allocates at least this many bytes, however little the heap holds.
+const MIN_GC_ALLOWANCE: usize = 4 << 20;
+
 /// Concatenations at most this long are copied at once instead of made ropes.
 const SHORT_CONCAT: usize = 24;
 
@@ -783,11 +786,17 @@ impl Heap {
     /// Spare slots are counted against the limit, but an allowance in proportion to them
     /// would let each cycle's garbage, which grows the arenas, raise the next cycle's
     /// allowance: a program with a small live set grew its arenas to the number of
-    /// objects made between two collections, several times its live set.
+    /// objects made between two collections, several times its live set. The allowance
+    /// is never below `MIN_GC_ALLOWANCE`: with a small live set, every collection traces
+    /// the realm and sweeps the whole arenas, which a cycle of a few hundred kilobytes
+    /// (a closure-heavy loop collected 290 times) repeats far more often than it frees.
     fn schedule_collection(&mut self) {
         let held = self.bytes.saturating_sub(self.arenas_spare_bytes());
         self.filled = 0;
-        self.next_gc = self.bytes.saturating_add(held).max(MIN_GC_THRESHOLD);
+        self.next_gc = self
+            .bytes
+            .saturating_add(held.max(MIN_GC_ALLOWANCE))
+            .max(MIN_GC_THRESHOLD);
         self.limit_next_collection(self.limit);
     }
 
