@@ -2,9 +2,10 @@
 //! ([spec](https://tc39.es/ecma262/#sec-promise-objects)).
 //!
 //! A reaction record is an internal object holding
-//! `[kind, handler, capability promise, resolve, reject]`. Kinds
-//! `FULFILL`/`REJECT` call a JavaScript handler; `AWAIT_FULFILL`/`AWAIT_REJECT`
-//! resume the suspended async frame stored as the handler.
+//! `[kind, on fulfilled, on rejected, capability promise, resolve, reject]`: one record
+//! stands for the spec's pair of fulfill and reject reactions, and its job is told which
+//! settled. Kind `THEN` calls a JavaScript handler; `AWAIT` resumes the suspended async
+//! frame stored as the fulfill handler.
 //!
 //! `then` on a promise whose species is %Promise% makes no resolving functions: its
 //! record's resolve and reject are undefined and the job settles the capability's promise
@@ -30,27 +31,61 @@ pub enum Status {
 pub struct PromiseState {
     pub status: Status,
     pub result: Value,
-    pub fulfill_reactions: Vec<ObjectId>,
-    pub reject_reactions: Vec<ObjectId>,
+    /// the reaction records waiting while it is pending
+    pub reactions: Reactions,
     pub is_handled: bool,
 }
 
 impl PromiseState {
     pub fn trace(&self, out: &mut Vec<Value>) {
         out.push(self.result);
-        out.extend(
-            self.fulfill_reactions
-                .iter()
-                .chain(&self.reject_reactions)
-                .map(|&r| Value::object(r)),
-        );
+        out.extend(self.reactions.iter().map(Value::object));
     }
 }
 
-const FULFILL: i32 = 0;
-const REJECT: i32 = 1;
-const AWAIT_FULFILL: i32 = 2;
-const AWAIT_REJECT: i32 = 3;
+/// The reaction records of a pending promise, in the order they were added. Most
+/// promises get one, which is held without a vector.
+#[derive(Clone, Debug, Default)]
+pub struct Reactions {
+    first: Option<ObjectId>,
+    rest: Vec<ObjectId>,
+}
+
+impl Reactions {
+    fn push(&mut self, reaction: ObjectId) {
+        if self.first.is_none() {
+            self.first = Some(reaction);
+        } else {
+            self.rest.push(reaction);
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.first.into_iter().chain(self.rest.iter().copied())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    /// The bytes they hold outside the promise.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.rest.capacity() * size_of::<ObjectId>()
+    }
+}
+
+impl FromIterator<ObjectId> for Reactions {
+    fn from_iter<I: IntoIterator<Item = ObjectId>>(iter: I) -> Reactions {
+        let mut reactions = Reactions::default();
+        for r in iter {
+            reactions.push(r);
+        }
+        reactions
+    }
+}
+
+const THEN: i32 = 0;
+const AWAIT: i32 = 1;
 
 pub fn init(vm: &mut Vm) {
     let proto = vm
@@ -89,8 +124,7 @@ impl Vm {
         let state = PromiseState {
             status: Status::Pending,
             result: Value::UNDEFINED,
-            fulfill_reactions: Vec::new(),
-            reject_reactions: Vec::new(),
+            reactions: Reactions::default(),
             is_handled: false,
         };
         self.heap
@@ -147,62 +181,59 @@ impl Vm {
             ObjectKind::Promise(p) if p.status == Status::Pending => {
                 p.status = status;
                 p.result = value;
-                let fulfill = std::mem::take(&mut p.fulfill_reactions);
-                let reject = std::mem::take(&mut p.reject_reactions);
-                if status == Status::Fulfilled {
-                    fulfill
-                } else {
-                    reject
-                }
+                std::mem::take(&mut p.reactions)
             }
             _ => return,
         };
-        for reaction in reactions {
+        let rejected = status == Status::Rejected;
+        for reaction in reactions.iter() {
             self.enqueue_job(Job::Reaction {
                 reaction,
                 argument: value,
+                rejected,
             });
         }
     }
 
-    /// [PerformPromiseThen](https://tc39.es/ecma262/#sec-performpromisethen) with raw reaction records.
-    fn perform_then_records(
-        &mut self,
-        promise: ObjectId,
-        on_fulfilled: ObjectId,
-        on_rejected: ObjectId,
-    ) {
+    /// [PerformPromiseThen](https://tc39.es/ecma262/#sec-performpromisethen) with a raw
+    /// reaction record.
+    fn perform_then_record(&mut self, promise: ObjectId, reaction: ObjectId) {
         let settled = match &mut self.heap.object_mut(promise).kind {
             ObjectKind::Promise(p) => {
                 p.is_handled = true;
                 match p.status {
                     Status::Pending => {
-                        p.fulfill_reactions.push(on_fulfilled);
-                        p.reject_reactions.push(on_rejected);
+                        p.reactions.push(reaction);
                         None
                     }
-                    Status::Fulfilled => Some((on_fulfilled, p.result)),
-                    Status::Rejected => Some((on_rejected, p.result)),
+                    Status::Fulfilled => Some((p.result, false)),
+                    Status::Rejected => Some((p.result, true)),
                 }
             }
             _ => None,
         };
-        if let Some((reaction, argument)) = settled {
-            self.enqueue_job(Job::Reaction { reaction, argument });
+        if let Some((argument, rejected)) = settled {
+            self.enqueue_job(Job::Reaction {
+                reaction,
+                argument,
+                rejected,
+            });
         }
     }
 
     fn reaction_record(
         &mut self,
         kind: i32,
-        handler: Value,
+        on_fulfilled: Value,
+        on_rejected: Value,
         capability: Option<Capability>,
     ) -> ObjectId {
         let (p, res, rej) = match capability {
             Some(c) => (c.promise, c.resolve, c.reject),
             None => (Value::UNDEFINED, Value::UNDEFINED, Value::UNDEFINED),
         };
-        let values: Box<[Value]> = Box::new([Value::int(kind), handler, p, res, rej]);
+        let values: Box<[Value]> =
+            Box::new([Value::int(kind), on_fulfilled, on_rejected, p, res, rej]);
         self.heap.new_object(None, ObjectKind::Internal(values))
     }
 
@@ -224,17 +255,16 @@ impl Vm {
         } else {
             Value::UNDEFINED
         };
-        let fr = self.reaction_record(FULFILL, f, capability);
-        let rr = self.reaction_record(REJECT, r, capability);
-        self.perform_then_records(promise, fr, rr);
+        let reaction = self.reaction_record(THEN, f, r, capability);
+        self.perform_then_record(promise, reaction);
     }
 
     /// `await v` in the frame of `generator`: resume it when `v` settles.
     pub(crate) fn await_subscribe(&mut self, generator: ObjectId, v: Value) -> JsResult<()> {
         let promise = self.promise_resolve(Value::object(self.intrinsics.promise), v)?;
-        let fr = self.reaction_record(AWAIT_FULFILL, Value::object(generator), None);
-        let rr = self.reaction_record(AWAIT_REJECT, Value::object(generator), None);
-        self.perform_then_records(promise, fr, rr);
+        let generator = Value::object(generator);
+        let reaction = self.reaction_record(AWAIT, generator, Value::UNDEFINED, None);
+        self.perform_then_record(promise, reaction);
         Ok(())
     }
 
@@ -419,37 +449,45 @@ fn capability_executor(vm: &mut Vm, _this: Value, args: Args) -> JsResult<Value>
 }
 
 /// Run one promise reaction job.
-pub fn run_reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsResult<()> {
+pub fn run_reaction_job(
+    vm: &mut Vm,
+    reaction: ObjectId,
+    argument: Value,
+    rejected: bool,
+) -> JsResult<()> {
     // The job was taken off the queue, so nothing else roots its record while the handler
     // runs JavaScript (and may collect).
     let mark = vm.roots.len();
     vm.roots.extend([Value::object(reaction), argument]);
-    let result = reaction_job(vm, reaction, argument);
+    let result = reaction_job(vm, reaction, argument, rejected);
     vm.roots.truncate(mark);
     result
 }
 
-fn reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value) -> JsResult<()> {
-    let [kind, handler, promise, resolve, reject] = match &vm.heap.object(reaction).kind {
-        ObjectKind::Internal(v) if v.len() == 5 => [v[0], v[1], v[2], v[3], v[4]],
-        _ => return Ok(()),
-    };
-    let kind = kind.as_int().unwrap_or(FULFILL);
-    if kind == AWAIT_FULFILL || kind == AWAIT_REJECT {
-        let generator = handler.as_object().expect("await reaction holds its frame");
-        let mode = if kind == AWAIT_FULFILL {
-            ResumeMode::Next
-        } else {
+fn reaction_job(vm: &mut Vm, reaction: ObjectId, argument: Value, rejected: bool) -> JsResult<()> {
+    let [kind, on_fulfilled, on_rejected, promise, resolve, reject] =
+        match &vm.heap.object(reaction).kind {
+            ObjectKind::Internal(v) if v.len() == 6 => [v[0], v[1], v[2], v[3], v[4], v[5]],
+            _ => return Ok(()),
+        };
+    if kind.as_int() == Some(AWAIT) {
+        let generator = on_fulfilled
+            .as_object()
+            .expect("await reaction holds its frame");
+        let mode = if rejected {
             ResumeMode::Throw
+        } else {
+            ResumeMode::Next
         };
         vm.resume_suspended(generator, mode, argument)?;
         return Ok(());
     }
+    let handler = if rejected { on_rejected } else { on_fulfilled };
     let outcome = if handler.is_undefined() {
-        if kind == FULFILL {
-            Ok(argument)
-        } else {
+        if rejected {
             Err(argument)
+        } else {
+            Ok(argument)
         }
     } else {
         match vm.call(handler, Value::UNDEFINED, &[argument]) {

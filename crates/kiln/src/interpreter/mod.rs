@@ -546,8 +546,12 @@ pub enum Exit {
 #[derive(Clone, Copy, Debug)]
 pub enum Job {
     /// [PromiseReactionJob](https://tc39.es/ecma262/#sec-newpromisereactionjob): a reaction
-    /// record (see `builtins::promise`) and the settled value
-    Reaction { reaction: ObjectId, argument: Value },
+    /// record (see `builtins::promise`), the settled value and whether it was a rejection
+    Reaction {
+        reaction: ObjectId,
+        argument: Value,
+        rejected: bool,
+    },
     /// [PromiseResolveThenableJob](https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob)
     ResolveThenable {
         promise: ObjectId,
@@ -1255,9 +1259,9 @@ impl Vm {
         }
         for job in &self.jobs {
             let values = match *job {
-                Job::Reaction { reaction, argument } => {
-                    [Value::object(reaction), argument, Value::UNDEFINED]
-                }
+                Job::Reaction {
+                    reaction, argument, ..
+                } => [Value::object(reaction), argument, Value::UNDEFINED],
                 Job::ResolveThenable {
                     promise,
                     thenable,
@@ -1431,8 +1435,12 @@ impl Vm {
                 self.settle_async_waits()?;
             }
             match job {
-                Job::Reaction { reaction, argument } => {
-                    crate::builtins::promise::run_reaction_job(self, reaction, argument)?
+                Job::Reaction {
+                    reaction,
+                    argument,
+                    rejected,
+                } => {
+                    crate::builtins::promise::run_reaction_job(self, reaction, argument, rejected)?
                 }
                 Job::ResolveThenable {
                     promise,

@@ -469,8 +469,7 @@ impl Object {
         match &self.kind {
             ObjectKind::Promise(p) => {
                 malloc_block(size_of::<crate::builtins::promise::PromiseState>())
-                    + (p.fulfill_reactions.capacity() + p.reject_reactions.capacity())
-                        * size_of::<ObjectId>()
+                    + p.reactions.heap_bytes()
             }
             ObjectKind::Native(n) => 32 + n.data.len() * 8,
             ObjectKind::Bound(b) => 32 + b.args.len() * 8,

@@ -401,13 +401,11 @@ impl<'a> PayloadReader<'a> {
                     _ => return Err(corrupt("bad promise status")),
                 };
                 let result = self.value()?;
-                let fulfill_reactions = self.r.list(1, |r| r.u32().map(ObjectId))?;
-                let reject_reactions = self.r.list(1, |r| r.u32().map(ObjectId))?;
+                let reactions = self.r.list(1, |r| r.u32().map(ObjectId))?;
                 ObjectKind::Promise(Box::new(PromiseState {
                     status,
                     result,
-                    fulfill_reactions,
-                    reject_reactions,
+                    reactions: reactions.into_iter().collect(),
                     is_handled: self.r.bool()?,
                 }))
             }

@@ -441,11 +441,9 @@ impl<'a> PayloadWriter<'a> {
                     Status::Rejected => 2,
                 });
                 self.value(p.result);
-                for reactions in [&p.fulfill_reactions, &p.reject_reactions] {
-                    self.w.usize(reactions.len());
-                    for r in reactions {
-                        self.w.u32(r.0);
-                    }
+                self.w.usize(p.reactions.len());
+                for r in p.reactions.iter() {
+                    self.w.u32(r.0);
                 }
                 self.w.bool(p.is_handled);
             }
