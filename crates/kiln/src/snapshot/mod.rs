@@ -42,7 +42,7 @@ use std::ops::Range;
 
 const MAGIC: &[u8; 8] = b"KILNSNAP";
 /// Bumped whenever the payload layout changes.
-const FORMAT_VERSION: u32 = 5;
+const FORMAT_VERSION: u32 = 6;
 const TAG_LEN: usize = 32;
 
 /// Why a snapshot could not be made or restored. The kinds are stable.
