@@ -18,7 +18,8 @@ fn warm_up() {
 /// Every cell of the runtime's heap, written out: two runtimes with the same image hold
 /// the same cells at the same ids (slot values to the bit, shapes, prototypes, flags,
 /// dictionaries, elements, string storage, symbols), the same number of shapes, and
-/// count the same bytes.
+/// count the same bytes. Objects are also marked unchanged again (`pristine_copy`), so
+/// that the next recycle need not copy them.
 fn heap_image(rt: &mut Runtime) -> String {
     use std::fmt::Write;
     let heap = &rt.vm().heap;
@@ -38,12 +39,13 @@ fn heap_image(rt: &mut Runtime) -> String {
         let dict: Vec<_> = o.dict.iter().flat_map(|d| d.iter()).collect();
         writeln!(
             image,
-            "o{i} {:?} {:?} {} {} {} {} {:?} {:?} {:?} {:?}",
+            "o{i} {:?} {:?} {} {} {} {} {} {:?} {:?} {:?} {:?}",
             o.shape,
             o.proto,
             o.extensible,
             o.used_as_prototype,
             o.hardened,
+            o.pristine_copy,
             o.slots.is_shared(),
             slots,
             o.elements,

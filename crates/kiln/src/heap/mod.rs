@@ -115,6 +115,17 @@ impl Env {
 
 /// What can live in an [`Arena`]: a cell with a cheap placeholder for free slots.
 pub trait Cell: Default {
+    /// Called with every write access ([`Arena::get_mut`]): a cell that keeps a flag of
+    /// being unchanged since it was copied clears it here.
+    #[inline(always)]
+    fn note_write(&mut self) {}
+
+    /// Whether this cell, a copy of `original` made by cloning it, is certainly still
+    /// equal to it: the same fields, and storage still shared with it or held in place
+    /// (so that no reader, and no byte count, can tell the two apart). False when unsure:
+    /// [`Arena::reset_to`] then copies the cell again.
+    fn unchanged_from(&self, original: &Self) -> bool;
+
     /// What the cell is, for reports of stale ids (`String` for a String wrapper object).
     #[cfg(feature = "gc-stress")]
     fn describe(&self) -> String {
@@ -123,13 +134,6 @@ pub trait Cell: Default {
 }
 
 /// A typed arena with a free list and mark bits.
-///
-/// # Invariants
-///
-/// 1. In a copy of a realm template's arena ([`Clone`]), bit `i` of `written` is set
-///    for every entry `i < copied` that may differ from the template's entry `i`: every
-///    write to an entry goes through [`Arena::get_mut`], [`Arena::alloc`] or the sweep,
-///    which set it ([`Arena::note_write`]). [`Arena::reset_to`] rests on it.
 pub struct Arena<T> {
     items: Vec<T>,
     live: Vec<bool>,
@@ -140,9 +144,6 @@ pub struct Arena<T> {
     /// how many entries this arena copied from the arena it was cloned from (0 if it was
     /// not cloned)
     copied: usize,
-    /// one bit per copied entry (rounded up to whole words): written since the copy
-    /// (invariant 1)
-    written: Vec<u64>,
     #[cfg(feature = "gc-stress")]
     poison: stress::Poison,
 }
@@ -150,8 +151,8 @@ pub struct Arena<T> {
 /// A copy keeps the arena's spare capacity (a derived clone would not): a realm
 /// template's arenas are given room ([`Heap::share_storage`]) so that a copy's first
 /// allocations do not move the whole arena, and the copy's byte count, taken from the
-/// template's, counts that room. The copy records which of the entries it copied it
-/// writes to, so that [`Arena::reset_to`] can make it a copy again.
+/// template's, counts that room. The copy records how many entries it copied, so that
+/// [`Arena::reset_to`] can make it a copy again.
 impl<T: Clone> Clone for Arena<T> {
     fn clone(&self) -> Self {
         Arena {
@@ -161,7 +162,6 @@ impl<T: Clone> Clone for Arena<T> {
             free: clone_with_capacity(&self.free),
             marked: self.marked,
             copied: self.items.len(),
-            written: vec![0; self.items.len().div_ceil(64)],
             #[cfg(feature = "gc-stress")]
             poison: self.poison.clone(),
         }
@@ -208,18 +208,8 @@ impl<T: Cell> Arena<T> {
             free: Vec::new(),
             marked: 0,
             copied: 0,
-            written: Vec::new(),
             #[cfg(feature = "gc-stress")]
             poison: stress::Poison::new::<T>(),
-        }
-    }
-
-    /// Record that entry `i` may now differ from the entry it was copied from
-    /// (invariant 1); nothing for an arena that is not a copy, or an entry made since.
-    #[inline(always)]
-    fn note_write(&mut self, i: u32) {
-        if let Some(word) = self.written.get_mut((i >> 6) as usize) {
-            *word |= 1 << (i & 63);
         }
     }
 
@@ -233,7 +223,6 @@ impl<T: Cell> Arena<T> {
         *bytes += size - size_of::<T>();
         *filled += size_of::<T>();
         if let Some(i) = self.free.pop() {
-            self.note_write(i);
             self.items[i as usize] = item;
             self.live[i as usize] = true;
             i
@@ -301,8 +290,9 @@ impl<T: Cell> Arena<T> {
     pub fn get_mut(&mut self, i: u32) -> &mut T {
         #[cfg(feature = "gc-stress")]
         self.poison.check(i, &self.live, "write to");
-        self.note_write(i);
-        &mut self.items[i as usize]
+        let item = &mut self.items[i as usize];
+        item.note_write();
+        item
     }
 
     /// Set the mark bit; true if it was clear (the entry needs tracing).
@@ -337,7 +327,6 @@ impl<T: Cell> Arena<T> {
             } else {
                 #[cfg(feature = "gc-stress")]
                 let what = self.items[i].describe();
-                self.note_write(i as u32);
                 self.items[i] = T::default();
                 self.live[i] = false;
                 #[cfg(not(feature = "gc-stress"))]
@@ -402,21 +391,17 @@ impl<T: Cell + Clone> Arena<T> {
     }
 
     /// Make this copy of `template` ([`Arena::is_copy_of`]) equal to a new copy of it
-    /// again, with the same capacity: the entries made since go, and the copied ones
-    /// written to since are copied again (invariant 1), so a copy that wrote to few
-    /// entries costs few clones.
+    /// again, with the same capacity: the entries made since go, and each copied entry
+    /// that is not certainly unchanged ([`Cell::unchanged_from`]) is copied again. Finding
+    /// what changed here, rather than recording writes as they happen, keeps every write
+    /// free of bookkeeping; a copy that changed few entries costs a comparison per entry
+    /// and few clones.
     fn reset_to(&mut self, template: &Arena<T>) {
         debug_assert!(self.is_copy_of(template));
         self.items.truncate(template.items.len());
-        for (word_index, word) in self.written.iter_mut().enumerate() {
-            let mut bits = std::mem::take(word);
-            while bits != 0 {
-                let i = word_index * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if let (Some(item), Some(original)) = (self.items.get_mut(i), template.items.get(i))
-                {
-                    item.clone_from(original);
-                }
+        for (item, original) in self.items.iter_mut().zip(&template.items) {
+            if !item.unchanged_from(original) {
+                item.clone_from(original);
             }
         }
         set_capacity(&mut self.items, template.items.capacity());
@@ -675,6 +660,7 @@ impl Heap {
         self.lineage.id = Lineage::new_id();
         for object in &mut self.objects.items {
             object.slots.share();
+            object.pristine_copy = true;
         }
         for env in &mut self.envs.items {
             env.slots.share();
@@ -1438,14 +1424,15 @@ impl Heap {
         }
         let weak = std::mem::take(&mut self.weak_holders);
         for &w in &weak {
-            self.objects.note_write(w.0);
             let (objects, symbols) = (&self.objects.marks, &self.symbols.marks);
             let live = |v: Value| match v.kind() {
                 Kind::Object(o) => objects[o.0 as usize],
                 Kind::Symbol(s) => symbols[s.0 as usize],
                 _ => true,
             };
-            let kind = &mut self.objects.items[w.0 as usize].kind;
+            let object = &mut self.objects.items[w.0 as usize];
+            object.note_write();
+            let kind = &mut object.kind;
             crate::builtins::collections::sweep_weak(kind, live);
             crate::builtins::weak_ref::sweep(kind, live, &mut self.finalized);
         }
@@ -1506,6 +1493,17 @@ impl Heap {
 }
 
 impl Cell for Object {
+    /// A write may change any field: comparing them all at a reset cost more than this
+    /// one store per write saves.
+    #[inline(always)]
+    fn note_write(&mut self) {
+        self.pristine_copy = false;
+    }
+
+    fn unchanged_from(&self, original: &Self) -> bool {
+        self.pristine_copy && original.pristine_copy
+    }
+
     #[cfg(feature = "gc-stress")]
     fn describe(&self) -> String {
         stress::variant_name(&self.kind)
@@ -1513,6 +1511,43 @@ impl Cell for Object {
 }
 
 impl Cell for JsStr {
+    fn unchanged_from(&self, original: &Self) -> bool {
+        let data = match (&self.data, &original.data) {
+            (StrData::SharedLatin1(a), StrData::SharedLatin1(b)) => std::rc::Rc::ptr_eq(a, b),
+            (StrData::SharedUtf16(a), StrData::SharedUtf16(b)) => std::rc::Rc::ptr_eq(a, b),
+            (StrData::Static(a), StrData::Static(b)) => std::ptr::eq(*a, *b),
+            (
+                StrData::Inline { len, bytes },
+                StrData::Inline {
+                    len: original_len,
+                    bytes: original_bytes,
+                },
+            ) => len == original_len && bytes == original_bytes,
+            (
+                StrData::Rope { left, right },
+                StrData::Rope {
+                    left: original_left,
+                    right: original_right,
+                },
+            ) => left == original_left && right == original_right,
+            (
+                StrData::Slice { base, start },
+                StrData::Slice {
+                    base: original_base,
+                    start: original_start,
+                },
+            ) => base == original_base && start == original_start,
+            // boxed units (a template shares its own) and changed data
+            _ => false,
+        };
+        let JsStr {
+            data: _,
+            len,
+            is_atom,
+        } = self;
+        data && *len == original.len && *is_atom == original.is_atom
+    }
+
     #[cfg(feature = "gc-stress")]
     fn describe(&self) -> String {
         let start: String = match self.data.units() {
@@ -1529,11 +1564,31 @@ impl Cell for JsStr {
     }
 }
 
-impl Cell for Symbol {}
+impl Cell for Symbol {
+    fn unchanged_from(&self, original: &Self) -> bool {
+        let Symbol {
+            description,
+            is_private,
+            registered,
+        } = self;
+        *description == original.description
+            && *is_private == original.is_private
+            && *registered == original.registered
+    }
+}
 
-impl Cell for BigInt {}
+impl Cell for BigInt {
+    fn unchanged_from(&self, original: &Self) -> bool {
+        self == original
+    }
+}
 
 impl Cell for Env {
+    fn unchanged_from(&self, original: &Self) -> bool {
+        let Env { parent, slots } = self;
+        *parent == original.parent && slots.unchanged_from(&original.slots)
+    }
+
     #[cfg(feature = "gc-stress")]
     fn describe(&self) -> String {
         format!("{} slots", self.slots.len())
@@ -1576,6 +1631,7 @@ impl Default for Object {
             extensible: false,
             used_as_prototype: false,
             hardened: false,
+            pristine_copy: false,
         }
     }
 }

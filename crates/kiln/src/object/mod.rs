@@ -398,6 +398,11 @@ pub struct Object {
     pub used_as_prototype: bool,
     /// frozen together with everything reachable from it (`harden`, `lockdown`)
     pub hardened: bool,
+    /// an object of a realm template, or a copy of one not written to since: set when the
+    /// template is shared ([`crate::heap::Heap::share_storage`]), cleared by every write
+    /// ([`crate::heap::Arena::get_mut`]); [`crate::heap::Heap::reset_to`] copies again the
+    /// objects where it is clear
+    pub pristine_copy: bool,
 }
 
 /// Inlined wherever it is called: a copy of a realm template clones about a thousand
@@ -416,6 +421,7 @@ impl Clone for Object {
             extensible: self.extensible,
             used_as_prototype: self.used_as_prototype,
             hardened: self.hardened,
+            pristine_copy: self.pristine_copy,
         }
     }
 }
@@ -437,6 +443,7 @@ impl Object {
             extensible: true,
             used_as_prototype: false,
             hardened: false,
+            pristine_copy: false,
         }
     }
 

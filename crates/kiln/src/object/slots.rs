@@ -156,6 +156,23 @@ impl Slots {
         }
     }
 
+    /// Whether these values, a clone of `original`'s, are certainly still the same: the
+    /// same shared block, the same values in place, or both empty without a vector.
+    pub fn unchanged_from(&self, original: &Slots) -> bool {
+        match (self, original) {
+            (Slots::Shared(a), Slots::Shared(b)) => Rc::ptr_eq(a, b),
+            (
+                Slots::Inline { len, values },
+                Slots::Inline {
+                    len: original_len,
+                    values: original_values,
+                },
+            ) => len == original_len && values == original_values,
+            (Slots::Owned(a), Slots::Owned(b)) => a.capacity() == 0 && b.is_empty(),
+            _ => false,
+        }
+    }
+
     /// Whether the values are in a shared block.
     pub fn is_shared(&self) -> bool {
         matches!(self, Slots::Shared(_))

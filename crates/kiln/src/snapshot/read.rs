@@ -302,6 +302,7 @@ impl<'a> PayloadReader<'a> {
             extensible: self.r.bool()?,
             used_as_prototype: self.r.bool()?,
             hardened: self.r.bool()?,
+            pristine_copy: false,
         })
     }
 
