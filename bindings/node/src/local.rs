@@ -80,16 +80,7 @@ fn spare_runtime() -> Runtime {
 /// Keeps an ended session's runtime for `housekeep` to drop, or drops it now when
 /// enough are waiting.
 fn retire(runtime: Runtime) {
-    let kept = ENDED.with(|ended| {
-        let mut ended = ended.borrow_mut();
-        if ended.len() < MAX_ENDED {
-            ended.push(ManuallyDrop::new(runtime));
-            None
-        } else {
-            Some(runtime)
-        }
-    });
-    drop(kept);
+    kiln_bridge::local::keep_ended(&ENDED, runtime, MAX_ENDED);
 }
 
 /// One execution on node's thread. `send` takes an encoded command and returns the

@@ -15,17 +15,41 @@
 //! computes; `kiln.run` has none and runs straight through. This file is the pyo3 glue:
 //! Python values to answers, events to Python.
 //!
-//! The runtime is made, used and dropped inside the guest, so it never leaves this
-//! thread; the run object is `unsendable` (pyo3 refuses it to other threads), and a
-//! [`Canceller`] stops it from any thread.
+//! The runtime is taken, used and given back inside the guest, so it never leaves this
+//! thread: an ended run's runtime waits in this thread's pool and the next run starts on
+//! it made new again (`Runtime::recycle`, several times cheaper than making one). The
+//! run object is `unsendable` (pyo3 refuses it to other threads), and a [`Canceller`]
+//! stops it from any thread.
 
 use crate::{event_to_python, refused, values};
 use kiln::{CallId, HostReply, Runtime};
 use kiln_bridge::local::{Answer, Begin, Execution, LocalGuest, Stop};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use std::cell::RefCell;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Runtimes of ended runs kept on a thread for the next runs; past this many, a run drops
+/// its own.
+const MAX_ENDED: usize = 4;
+
+thread_local! {
+    /// Runtimes of ended runs on this thread (see `kiln_bridge::local::EndedRuntimes`).
+    static ENDED: RefCell<Vec<ManuallyDrop<Runtime>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A runtime for a run: an ended run's, made new again, or a new one.
+fn runtime() -> Runtime {
+    let ended = ENDED.with(|ended| ended.borrow_mut().pop());
+    ended.map_or_else(Runtime::new, |r| ManuallyDrop::into_inner(r).recycle())
+}
+
+/// Keeps an ended run's runtime for the next run, or drops it when enough are kept.
+fn retire(runtime: Runtime) {
+    kiln_bridge::local::keep_ended(&ENDED, runtime, MAX_ENDED);
+}
 
 /// Stops a [`LocalRun`] from any thread.
 #[pyclass(module = "kiln._native", frozen)]
@@ -109,8 +133,8 @@ impl LocalRun {
         let execution = Execution {
             begin: Begin::Start(Box::new(start)),
             pause: pause_us.map(Duration::from_micros),
-            runtime: Runtime::new,
-            retire: drop,
+            runtime,
+            retire,
         };
         self.local
             .begin(execution)

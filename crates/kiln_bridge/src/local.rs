@@ -57,6 +57,7 @@ use kiln::{
     CallId, CallReporting, ConsoleLevel, ErrorReport, HostError, HostReply, HostValue,
     InterruptHandle, Outcome, PendingCall, Runtime,
 };
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -128,6 +129,27 @@ pub struct Execution {
     pub runtime: fn() -> Runtime,
     /// takes the runtime when the execution is over
     pub retire: fn(Runtime),
+}
+
+/// Runtimes of ended executions kept on a thread, for later executions to start on made
+/// new again (`Runtime::recycle`). (`ManuallyDrop`: a runtime left when the thread ends is
+/// not dropped by the thread's destructors, which may run after the engine's own
+/// thread-local state is gone; it goes with the thread's memory.)
+pub type EndedRuntimes = std::thread::LocalKey<std::cell::RefCell<Vec<ManuallyDrop<Runtime>>>>;
+
+/// Keeps an ended execution's runtime in `ended` for a later one, or drops it when `max`
+/// are kept already.
+pub fn keep_ended(ended: &'static EndedRuntimes, runtime: Runtime, max: usize) {
+    let kept = ended.with(|ended| {
+        let mut ended = ended.borrow_mut();
+        if ended.len() < max {
+            ended.push(ManuallyDrop::new(runtime));
+            None
+        } else {
+            Some(runtime)
+        }
+    });
+    drop(kept);
 }
 
 /// What stops an execution, from any thread: the runtime's interrupt once it has one.
