@@ -77,8 +77,8 @@ fn spare_runtime() -> Runtime {
     spare.map_or_else(Runtime::new, ManuallyDrop::into_inner)
 }
 
-/// Keeps an ended session's runtime for `housekeep` to drop, or drops it now when
-/// enough are waiting.
+/// Keeps an ended session's runtime for `housekeep` to recycle or drop, or drops it now
+/// when enough are waiting.
 fn retire(runtime: Runtime) {
     kiln_bridge::local::keep_ended(&ENDED, runtime, MAX_ENDED);
 }

@@ -7,7 +7,17 @@ use url::Url;
 /// Bytes as a binary string (a WebIDL ByteString, the form bytes take in the guest's
 /// strings and in header values): one character, U+0000..U+00FF, per byte.
 pub fn latin1_string(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| b as char).collect()
+    let mut out = String::with_capacity(bytes.len());
+    push_latin1(&mut out, bytes);
+    out
+}
+
+/// Append `bytes` to `out` as a binary string ([`latin1_string`]); ASCII is copied whole.
+pub fn push_latin1(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if text.is_ascii() => out.push_str(text),
+        _ => out.extend(bytes.iter().map(|&b| char::from(b))),
+    }
 }
 
 /// The bytes of a binary string; None if a character is above U+00FF.

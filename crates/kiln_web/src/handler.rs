@@ -2,7 +2,7 @@
 //! it hands back (through the synchronous `respond` host function, so that the response
 //! leaves while `ctx.waitUntil` work goes on).
 
-use crate::codec::latin1_string;
+use crate::codec::{latin1_string, push_latin1};
 use kiln::{ErrorReport, HostValue, Outcome, Runtime};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -135,10 +135,7 @@ impl HeaderList {
     pub fn push_bytes(&mut self, name: &str, value: &[u8]) {
         if self.flat.is_none() && !name.contains('\n') && !value.contains(&b'\n') {
             self.start_header(name);
-            match std::str::from_utf8(value) {
-                Ok(text) if text.is_ascii() => self.joined.push_str(text),
-                _ => self.joined.extend(value.iter().map(|&b| char::from(b))),
-            }
+            push_latin1(&mut self.joined, value);
         } else {
             let flat = self.flat_list();
             flat.push(HostValue::from(name));
